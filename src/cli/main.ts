@@ -1,0 +1,26 @@
+/**
+ * Entry point of the `content-api` binary: runs the program and turns errors into one-line
+ * messages and exit codes (0 ok, 1 problems found, 2 could not run).
+ */
+import { CommanderError } from 'commander';
+import { ContentApiError } from '../errors.js';
+import { printMessage, stderrStyles } from './output.js';
+import { buildProgram } from './program.js';
+
+const program = buildProgram();
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // commander has printed the message (or the help, or the version) already.
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else {
+    const { red } = stderrStyles();
+    if (error instanceof ContentApiError && !program.opts().debug) {
+      printMessage(`${red('error')}: ${error.message}`);
+    } else {
+      printMessage(`${red('error')}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+    process.exitCode = 2;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Every failure the library reports is a `ContentApiError` with a stable `code`.
+ * The message is one line that names the thing (file, URL, JSON path) and the reason,
+ * so the CLI can print it as is. Anything else that escapes is a bug and gets a stack.
+ */
+export class ContentApiError extends Error {
+  override name = 'ContentApiError';
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** A flag or option value the command cannot work with (exit code 2). */
+export class InvalidArgumentError extends ContentApiError {
+  override name = 'InvalidArgumentError';
+  constructor(message: string) {
+    super('CONTENT_API_INVALID_ARGUMENT', message);
+  }
+}
+
+/** The output folder cannot be created or written (exit code 2). */
+export class OutputNotWritableError extends ContentApiError {
+  override name = 'OutputNotWritableError';
+  constructor(folder: string, reason: string, options?: { cause?: unknown }) {
+    super('CONTENT_API_OUTPUT_NOT_WRITABLE', `${folder}: output folder is not writable (${reason})`, options);
+  }
+}
+
+/** Why one original could not be rendered; the batch goes on without it. */
+export type SourceErrorCode =
+  | 'CONTENT_API_UNREADABLE'
+  | 'CONTENT_API_EMPTY_FILE'
+  | 'CONTENT_API_UNSUPPORTED_FORMAT'
+  | 'CONTENT_API_CORRUPT_IMAGE'
+  | 'CONTENT_API_PIXEL_LIMIT'
+  | 'CONTENT_API_NAME_COLLISION'
+  | 'CONTENT_API_RENDER_FAILED';
+
+/** One original failed: unreadable, empty, unsupported, corrupt, too large, or colliding. */
+export class SourceError extends ContentApiError {
+  override name = 'SourceError';
+  readonly source: string;
+  readonly reason: string;
+
+  constructor(code: SourceErrorCode, source: string, reason: string, options?: { cause?: unknown }) {
+    super(code, `${source}: ${reason}`, options);
+    this.source = source;
+    this.reason = reason;
+  }
+}
+
+/** The manifest in the output folder exists but cannot be read or locked. */
+export class ManifestError extends ContentApiError {
+  override name = 'ManifestError';
+  constructor(file: string, reason: string, options?: { cause?: unknown }) {
+    super('CONTENT_API_MANIFEST', `${file}: ${reason}`, options);
+  }
+}
+
+/** First line of any error's message, for one-line reports. */
+export function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return (text.split('\n').find((line) => line.trim() !== '') ?? text).trim();
+}

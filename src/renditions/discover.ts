@@ -1,0 +1,95 @@
+/**
+ * Turns the command line's files and folders into the list of originals to render, each
+ * with the path its renditions take under the output folder.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { SourceError } from '../errors.js';
+import { safeName } from './rules.js';
+
+/** Extensions picked up when a folder is recursed; a file named explicitly is always tried. */
+export const IMAGE_EXTENSIONS = new Set([
+  '.jpg', '.jpeg', '.jpe', '.png', '.webp', '.gif', '.avif', '.tif', '.tiff', '.heic', '.heif', '.jp2', '.jxl',
+]);
+
+export interface Original {
+  /** The original's path as found (input path joined with the path inside a folder). */
+  source: string;
+  /** Where its renditions go under the output folder: safe folder names and safe `<name>`, no extension. */
+  stem: string;
+}
+
+export interface Discovery {
+  originals: Original[];
+  failures: SourceError[];
+}
+
+/**
+ * Lists the originals under `inputs`. Folders are recursed (hidden entries and the output
+ * folder itself are left out); the path below the folder is kept, made URL-safe segment by
+ * segment. A file given directly goes to the top of the output folder.
+ */
+export async function discoverOriginals(inputs: string[], outDir: string): Promise<Discovery> {
+  const originals: Original[] = [];
+  const failures: SourceError[] = [];
+  const outAbsolute = path.resolve(outDir);
+  for (const input of inputs) {
+    const info = await stat(input).catch((error: NodeJS.ErrnoException) => error);
+    if (info instanceof Error) {
+      const reason = info.code === 'ENOENT' ? 'no such file or folder' : `cannot read (${info.code ?? info.message})`;
+      failures.push(new SourceError('CONTENT_API_UNREADABLE', input, reason));
+      continue;
+    }
+    if (!info.isDirectory()) {
+      originals.push({ source: input, stem: stemFor(path.basename(input)) });
+      continue;
+    }
+    const names = (await readdir(input, { recursive: true })).sort();
+    for (const name of names) {
+      const source = path.join(input, name);
+      const parts = name.split(path.sep);
+      if (parts.some((part) => part.startsWith('.'))) continue;
+      if (isInside(path.resolve(source), outAbsolute)) continue;
+      if (!IMAGE_EXTENSIONS.has(path.extname(name).toLowerCase())) continue;
+      if (!(await stat(source).catch(() => null))?.isFile()) continue;
+      originals.push({ source, stem: stemFor(...parts) });
+    }
+  }
+  return { originals, failures };
+}
+
+/** `stemFor('Old Works', 'Évening Light.JPG')` is `old-works/evening-light`. */
+export function stemFor(...segments: string[]): string {
+  const file = segments.at(-1) ?? '';
+  const folders = segments.slice(0, -1).map(safeName);
+  return [...folders, safeName(path.parse(file).name)].join('/');
+}
+
+/** True when `child` is `parent` or below it (both absolute). */
+export function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * Originals whose stems are equal would write the same files: each becomes a failure
+ * naming the other(s), and none of them is rendered.
+ */
+export function splitCollisions(originals: Original[]): Discovery {
+  const byStem = new Map<string, Original[]>();
+  for (const original of originals) byStem.set(original.stem, [...(byStem.get(original.stem) ?? []), original]);
+  const result: Discovery = { originals: [], failures: [] };
+  for (const [stem, group] of byStem) {
+    if (group.length === 1) {
+      result.originals.push(group[0]!);
+      continue;
+    }
+    for (const original of group) {
+      const others = group.filter((o) => o !== original).map((o) => o.source).join(', ');
+      result.failures.push(
+        new SourceError('CONTENT_API_NAME_COLLISION', original.source, `its renditions would be named like those of ${others} ('${stem}'); rename one`),
+      );
+    }
+  }
+  return result;
+}

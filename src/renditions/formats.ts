@@ -1,0 +1,74 @@
+/**
+ * Which format a rendition is written in, and with which settings. Pure: it works on the
+ * facts sharp reads from an original's header, so `--dry-run` can plan without decoding.
+ */
+
+/** The web's formats: what browsers show, and so what renditions are written in. */
+export const OUTPUT_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** The formats `--format` can force for every rendition. */
+export const FORCEABLE_FORMATS = ['jpeg', 'png', 'webp', 'avif'] as const;
+export type ForceableFormat = (typeof FORCEABLE_FORMATS)[number];
+
+export const FILE_EXTENSIONS: Readonly<Record<OutputFormat, string>> = {
+  jpeg: 'jpg',
+  png: 'png',
+  webp: 'webp',
+  avif: 'avif',
+  gif: 'gif',
+};
+
+/** Header facts about an original that decide its output. */
+export interface SourceFormatInfo {
+  /** sharp's decoder name: jpeg, png, webp, gif, heif, tiff, ... */
+  format: string;
+  /** For heif: `av1` (AVIF) or `hevc` (HEIC). */
+  compression?: string | undefined;
+  hasAlpha: boolean;
+  /** Number of frames; more than one for an animated GIF or WebP. */
+  pages: number;
+}
+
+/** Thrown message for originals that are not raster images we render. */
+export function unsupportedReason(info: SourceFormatInfo): string | null {
+  if (info.format === 'svg') return 'SVG is a vector format; renditions are made from raster originals';
+  if (info.format === 'pdf') return 'PDF is not an image format; export the page as an image first';
+  if (info.format === 'heif' && info.compression === 'hevc') return 'HEIC is not supported by this build; convert it to JPEG first';
+  return null;
+}
+
+/**
+ * The output format: the original's own for web formats (JPEG, PNG, WebP, AVIF, GIF); JPEG
+ * for others (TIFF, ...), or PNG when they have transparency; `force` overrides all.
+ */
+export function outputFormatFor(info: SourceFormatInfo, force?: ForceableFormat): OutputFormat {
+  if (force) return force;
+  switch (info.format) {
+    case 'jpeg':
+    case 'png':
+    case 'webp':
+    case 'gif':
+      return info.format;
+    case 'heif':
+      return info.compression === 'av1' ? 'avif' : info.hasAlpha ? 'png' : 'jpeg';
+    default:
+      // TIFF, JPEG 2000, ...: formats browsers do not show.
+      return info.hasAlpha ? 'png' : 'jpeg';
+  }
+}
+
+/** GIF and WebP keep their animation; other outputs take the first frame. */
+export function keepsAnimation(info: SourceFormatInfo, output: OutputFormat): boolean {
+  return info.pages > 1 && (output === 'gif' || output === 'webp') && (info.format === 'gif' || info.format === 'webp');
+}
+
+/** Encoder quality (1-100) for the lossy formats; PNG and GIF are lossless here. */
+export interface QualitySettings {
+  jpeg: number;
+  webp: number;
+  avif: number;
+}
+
+/** Defaults: sharp's own, which eleventy-img and most sharp users also get. */
+export const DEFAULT_QUALITY: Readonly<QualitySettings> = Object.freeze({ jpeg: 80, webp: 80, avif: 50 });

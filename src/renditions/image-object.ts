@@ -1,0 +1,54 @@
+/**
+ * The Image object of spec 2.5, built from the renditions written for an original.
+ */
+import { buildSrcset, mediaUrl, relativeSize, RENDITION_KEYS, type PixelSize, type RenditionKey } from './rules.js';
+
+/** One entry of an Image's `sizes`: a rendition's real pixel size and its URL. */
+export interface RenditionSize {
+  width: number;
+  height: number;
+  url: string;
+}
+
+/** An Image object as the Content API serves it (spec 2.5). */
+export interface ImageObject {
+  /** Relative width: the longer side is 1 (see `relativeSize`). */
+  width: number;
+  /** Relative height: the longer side is 1. */
+  height: number;
+  alt_text: string | null;
+  sizes: Record<RenditionKey, RenditionSize>;
+  /** `<url> <width>w` entries in xs..xl order. */
+  srcset: string;
+}
+
+/** A rendition file: its path under the output folder (with `/`) and its pixel size. */
+export interface RenditionFile extends PixelSize {
+  path: string;
+}
+
+export interface ImageObjectOptions {
+  /** Prefix of every URL; the file's path under the output folder follows it. */
+  mediaUrl: string;
+  altText?: string | null | undefined;
+}
+
+/** Builds the Image object for an original of `original` size whose renditions are `files`. */
+export function buildImageObject(
+  original: PixelSize,
+  files: Record<RenditionKey, RenditionFile>,
+  options: ImageObjectOptions,
+): ImageObject {
+  const sizes = Object.fromEntries(
+    RENDITION_KEYS.map((key) => {
+      const { width, height, path } = files[key];
+      return [key, { width, height, url: mediaUrl(options.mediaUrl, path) }];
+    }),
+  ) as Record<RenditionKey, RenditionSize>;
+  return {
+    ...relativeSize(original),
+    alt_text: options.altText ?? null,
+    sizes,
+    srcset: buildSrcset(sizes),
+  };
+}

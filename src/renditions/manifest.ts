@@ -1,0 +1,110 @@
+/**
+ * The manifest in the output folder: for each original, its content hash, the settings it
+ * was rendered with and the files written, so an unchanged original is skipped next time.
+ *
+ * It is one JSON file, always replaced atomically. Each run reads it once, then merges its
+ * own changes into the current file under a lock, so two runs into one folder at once
+ * neither corrupt it nor lose each other's entries.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { ManifestError } from '../errors.js';
+import { writeFileAtomic } from '../fs/atomic.js';
+import { withLock } from '../fs/lock.js';
+import { RENDITION_KEYS } from './rules.js';
+
+export const MANIFEST_FILE = '.content-api-manifest.json';
+const MANIFEST_VERSION = 1;
+
+const pixelSize = { width: z.number().int().positive(), height: z.number().int().positive() };
+const renditionRecord = z.object({ path: z.string().min(1), ...pixelSize, bytes: z.number().int().nonnegative() });
+
+const entrySchema = z.object({
+  /** The original as it was given on the command line. */
+  source: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Everything that changes the files' bytes; see `settingsKey`. */
+  settings: z.string(),
+  original: z.object(pixelSize),
+  renditions: z.object(Object.fromEntries(RENDITION_KEYS.map((k) => [k, renditionRecord])) as Record<
+    (typeof RENDITION_KEYS)[number],
+    typeof renditionRecord
+  >),
+});
+
+const manifestSchema = z.object({
+  version: z.literal(MANIFEST_VERSION),
+  entries: z.record(z.string(), entrySchema),
+});
+
+export type ManifestEntry = z.infer<typeof entrySchema>;
+type Entries = Record<string, ManifestEntry>;
+
+/** Reads the manifest; a missing one is empty, an unreadable one is reported and ignored. */
+export async function readManifest(outDir: string): Promise<{ entries: Entries; warning?: string }> {
+  const file = path.join(outDir, MANIFEST_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: {} };
+    throw new ManifestError(file, `cannot read (${(error as Error).message})`, { cause: error });
+  }
+  try {
+    return { entries: manifestSchema.parse(JSON.parse(text)).entries };
+  } catch {
+    return { entries: {}, warning: `${file}: not a valid manifest; every original will be rendered again` };
+  }
+}
+
+/** True when every file the entry records is still there with its recorded byte size. */
+export async function isIntact(outDir: string, entry: ManifestEntry): Promise<boolean> {
+  for (const rendition of Object.values(entry.renditions)) {
+    const info = await stat(path.join(outDir, rendition.path)).catch(() => null);
+    if (!info?.isFile() || info.size !== rendition.bytes) return false;
+  }
+  return true;
+}
+
+/**
+ * Collects a run's changes and merges them into the manifest file, at most every
+ * `intervalMs` while the run goes on (so a killed run keeps what it finished), and on `close`.
+ */
+export class ManifestWriter {
+  readonly #file: string;
+  readonly #pending = new Map<string, ManifestEntry>();
+  readonly #intervalMs: number;
+  #lastFlush = Date.now();
+  #flushing: Promise<void> = Promise.resolve();
+
+  constructor(outDir: string, intervalMs = 1_000) {
+    this.#file = path.join(outDir, MANIFEST_FILE);
+    this.#intervalMs = intervalMs;
+  }
+
+  /** Records `entry` under `key` (the original's path under the output folder, without extension). */
+  async set(key: string, entry: ManifestEntry): Promise<void> {
+    this.#pending.set(key, entry);
+    if (Date.now() - this.#lastFlush >= this.#intervalMs) await this.flush();
+  }
+
+  /** Writes the pending changes now. */
+  flush(): Promise<void> {
+    this.#flushing = this.#flushing.catch(() => undefined).then(() => this.#write());
+    return this.#flushing;
+  }
+
+  async #write(): Promise<void> {
+    this.#lastFlush = Date.now();
+    if (this.#pending.size === 0) return;
+    const changes = new Map(this.#pending);
+    this.#pending.clear();
+    await withLock(`${this.#file}.lock`, async () => {
+      const { entries } = await readManifest(path.dirname(this.#file));
+      for (const [key, entry] of changes) entries[key] = entry;
+      const sorted = Object.fromEntries(Object.entries(entries).sort(([a], [b]) => a.localeCompare(b)));
+      await writeFileAtomic(this.#file, `${JSON.stringify({ version: MANIFEST_VERSION, entries: sorted }, null, 2)}\n`);
+    });
+  }
+}

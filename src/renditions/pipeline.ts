@@ -1,0 +1,181 @@
+/**
+ * The sharp side of rendering: read an original's header, decode it once, and derive the
+ * five renditions from it, each resized from the previous (larger) one's pixels.
+ */
+import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp';
+import { SourceError, type SourceErrorCode } from '../errors.js';
+import { keepsAnimation, type OutputFormat, type QualitySettings, type SourceFormatInfo } from './formats.js';
+import { RENDITION_KEYS, renditionSizes, type PixelSize, type RenditionKey } from './rules.js';
+
+/** sharp's own default pixel limit (0x3FFF * 0x3FFF), the guard against decompression bombs. */
+export const DEFAULT_PIXEL_LIMIT = 268_402_689;
+
+/** What an original's header says, with its size as displayed (EXIF orientation applied). */
+export interface SourceInfo extends SourceFormatInfo {
+  size: PixelSize;
+}
+
+export interface EncodeSettings {
+  format: OutputFormat;
+  quality: QualitySettings;
+  /** Keep EXIF, XMP and IPTC (with an sRGB ICC profile) instead of stripping them. */
+  keepMetadata: boolean;
+  /** Largest number of input pixels (width x height x frames) to decode. */
+  pixelLimit: number;
+}
+
+/** One encoded rendition, shared by every key whose size is the same. */
+export interface EncodedRendition {
+  keys: RenditionKey[];
+  size: PixelSize;
+  data: Buffer;
+}
+
+/** Reads an original's header (no pixel decoding) and checks it against the pixel limit. */
+export async function readSourceInfo(source: string, input: Buffer, pixelLimit: number): Promise<SourceInfo> {
+  if (input.length === 0) throw new SourceError('CONTENT_API_EMPTY_FILE', source, 'file is empty');
+  let meta: Metadata;
+  try {
+    meta = await sharp(input, { limitInputPixels: pixelLimit }).metadata();
+  } catch (error) {
+    throw sourceErrorFrom(source, error);
+  }
+  const pages = meta.pages ?? 1;
+  const frameHeight = pages > 1 ? (meta.pageHeight ?? meta.height) : meta.height;
+  if (pixelLimit > 0 && meta.width * frameHeight * pages > pixelLimit) {
+    throw new SourceError(
+      'CONTENT_API_PIXEL_LIMIT',
+      source,
+      `${meta.width}x${frameHeight}${pages > 1 ? ` x ${pages} frames` : ''} exceeds the pixel limit of ${pixelLimit} (see --pixel-limit)`,
+    );
+  }
+  const swap = (meta.orientation ?? 1) >= 5;
+  return {
+    format: meta.format,
+    compression: meta.compression,
+    hasAlpha: meta.hasAlpha,
+    pages,
+    size: swap ? { width: frameHeight, height: meta.width } : { width: meta.width, height: frameHeight },
+  };
+}
+
+/**
+ * Decodes `input` once and yields the renditions largest first, each encoded once per
+ * distinct size (an original smaller than 2400 px gives one file content for lg and xl).
+ * Animated outputs, and `keepMetadata`, go through one pipeline per size instead, since raw
+ * pixels carry neither frames' timing nor metadata.
+ */
+export async function* encodeRenditions(
+  source: string,
+  input: Buffer,
+  info: SourceInfo,
+  settings: EncodeSettings,
+): AsyncGenerator<EncodedRendition> {
+  const groups = groupBySize(renditionSizes(info.size));
+  try {
+    if (keepsAnimation(info, settings.format) || settings.keepMetadata) {
+      const animated = keepsAnimation(info, settings.format);
+      for (const group of groups) {
+        const pipeline = open(input, settings, animated)
+          .resize(group.size.width, group.size.height, { fit: 'fill' })
+          .flatten(settings.format === 'jpeg' ? { background: '#ffffff' } : false);
+        if (settings.keepMetadata) pipeline.keepMetadata();
+        yield { ...group, data: await encode(pipeline, settings).toBuffer() };
+      }
+      return;
+    }
+    yield* cascade(input, groups, settings);
+  } catch (error) {
+    throw sourceErrorFrom(source, error);
+  }
+}
+
+/**
+ * Decode (with shrink-on-load where the largest rendition allows it) straight to the
+ * largest rendition's pixels, then derive each smaller one from the one before it. The
+ * encode of one size runs alongside the resize that makes the next.
+ */
+async function* cascade(
+  input: Buffer,
+  groups: Array<Omit<EncodedRendition, 'data'>>,
+  settings: EncodeSettings,
+): AsyncGenerator<EncodedRendition> {
+  const [first, ...rest] = groups;
+  if (!first) return;
+  let current = await open(input, settings, false)
+    .resize(first.size.width, first.size.height, { fit: 'fill' })
+    .flatten(settings.format === 'jpeg' ? { background: '#ffffff' } : false)
+    .toColourspace('srgb')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  for (const [index, group] of [first, ...rest].entries()) {
+    const raw = fromRaw(current.data, current.info);
+    const next = rest[index];
+    const [data, nextPixels] = await Promise.all([
+      encode(raw, settings).toBuffer(),
+      next &&
+        fromRaw(current.data, current.info)
+          .resize(next.size.width, next.size.height, { fit: 'fill' })
+          .raw()
+          .toBuffer({ resolveWithObject: true }),
+    ]);
+    yield { ...group, data };
+    if (nextPixels) current = nextPixels;
+  }
+}
+
+function open(input: Buffer, settings: EncodeSettings, animated: boolean): Sharp {
+  const options: SharpOptions = {
+    limitInputPixels: settings.pixelLimit > 0 ? settings.pixelLimit : false,
+    failOn: 'warning',
+    autoOrient: true,
+    animated,
+  };
+  return sharp(input, options);
+}
+
+function fromRaw(data: Buffer, info: OutputInfo): Sharp {
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
+}
+
+function encode(pipeline: Sharp, settings: EncodeSettings): Sharp {
+  const { quality } = settings;
+  switch (settings.format) {
+    case 'jpeg':
+      return pipeline.jpeg({ quality: quality.jpeg });
+    case 'png':
+      return pipeline.png();
+    case 'webp':
+      return pipeline.webp({ quality: quality.webp });
+    case 'avif':
+      return pipeline.avif({ quality: quality.avif });
+    case 'gif':
+      return pipeline.gif();
+  }
+}
+
+/** Distinct sizes, largest first, each with the keys that share it. */
+function groupBySize(sizes: Record<RenditionKey, PixelSize>): Array<Omit<EncodedRendition, 'data'>> {
+  const groups: Array<Omit<EncodedRendition, 'data'>> = [];
+  for (const key of [...RENDITION_KEYS].reverse()) {
+    const size = sizes[key];
+    const same = groups.find((g) => g.size.width === size.width && g.size.height === size.height);
+    if (same) same.keys.push(key);
+    else groups.push({ keys: [key], size });
+  }
+  return groups;
+}
+
+const SHARP_ERRORS: ReadonlyArray<[RegExp, SourceErrorCode, string?]> = [
+  [/unsupported image format/i, 'CONTENT_API_UNSUPPORTED_FORMAT', 'not an image in a supported format'],
+  [/pixel limit/i, 'CONTENT_API_PIXEL_LIMIT'],
+  [/.*/, 'CONTENT_API_CORRUPT_IMAGE'],
+];
+
+/** Turns a sharp/libvips error into a one-line SourceError naming the file. */
+function sourceErrorFrom(source: string, error: unknown): SourceError {
+  if (error instanceof SourceError) return error;
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
+  const [, code, reason] = SHARP_ERRORS.find(([pattern]) => pattern.test(message))!;
+  return new SourceError(code, source, reason ?? `cannot decode image (${message})`, { cause: error });
+}

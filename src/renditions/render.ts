@@ -1,0 +1,316 @@
+/**
+ * `render`: originals in, five renditions and an Image object out, for a whole batch.
+ * Each original fails alone; files appear whole or not at all; unchanged originals whose
+ * files are intact are skipped, by the manifest.
+ */
+import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { access, constants, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import pLimit from 'p-limit';
+import { InvalidArgumentError, OutputNotWritableError, SourceError } from '../errors.js';
+import { sweepStaleTemps, tempPathFor } from '../fs/atomic.js';
+import { discoverOriginals, isInside, splitCollisions, type Original } from './discover.js';
+import { DEFAULT_QUALITY, FILE_EXTENSIONS, outputFormatFor, unsupportedReason, type ForceableFormat, type OutputFormat, type QualitySettings } from './formats.js';
+import { buildImageObject, type ImageObject, type RenditionFile } from './image-object.js';
+import { isIntact, ManifestWriter, readManifest, type ManifestEntry } from './manifest.js';
+import { DEFAULT_PIXEL_LIMIT, encodeRenditions, readSourceInfo, type EncodeSettings, type SourceInfo } from './pipeline.js';
+import { DEFAULT_MEDIA_URL, RENDITION_BOXES, RENDITION_KEYS, renditionFileName, renditionSizes, type NamingStyle, type PixelSize, type RenditionKey } from './rules.js';
+
+/** Bumped when the pipeline's output changes for the same settings, so old files are redone. */
+const PIPELINE_VERSION = 1;
+
+export interface RenderOptions {
+  /** Output folder; renditions keep the originals' folder structure below it. */
+  outDir: string;
+  /** URL prefix of the output folder in Image objects (default `/media/`). */
+  mediaUrl?: string;
+  /** `max`: `<name>.max-<n>x<n>.<ext>` (default); `underscore`: `<name>_<n>x<n>.<ext>`. */
+  naming?: NamingStyle;
+  /** Convert every original to this format instead of keeping web formats. */
+  format?: ForceableFormat;
+  quality?: Partial<QualitySettings>;
+  /** Keep EXIF, XMP and IPTC metadata (default: stripped). */
+  keepMetadata?: boolean;
+  /** Largest original, in pixels, that will be decoded; 0 for no limit. */
+  pixelLimit?: number;
+  /** Originals rendered at once (default: the machine's cores). */
+  concurrency?: number;
+  /** Render every original again, even when the manifest says it is up to date. */
+  force?: boolean;
+  /** Plan only: report what would be written, write nothing. */
+  dryRun?: boolean;
+  /** The alt text of an original's Image object (default: null). */
+  altText?: (original: Original) => string | null | undefined;
+  /** Called after each original, rendered, skipped or failed. */
+  onProgress?: (event: RenderProgress) => void;
+  /** Stops starting new originals; those under way finish. */
+  signal?: AbortSignal;
+}
+
+export interface RenderProgress {
+  done: number;
+  total: number;
+  source: string;
+  status: RenderStatus | 'failed';
+}
+
+/** `rendered`: files written; `skipped`: up to date; `planned`: what `dryRun` would write. */
+export type RenderStatus = 'rendered' | 'skipped' | 'planned';
+
+export interface RenderResult {
+  source: string;
+  status: RenderStatus;
+  image: ImageObject;
+  /** The original's pixel size as displayed. */
+  original: PixelSize;
+  format: OutputFormat;
+  /** The rendition files, xs..xl, with paths under the output folder. */
+  files: Record<RenditionKey, RenditionFile>;
+}
+
+export interface RenderFailure {
+  source: string;
+  code: string;
+  error: string;
+}
+
+export interface RenderReport {
+  results: RenderResult[];
+  failures: RenderFailure[];
+  warnings: string[];
+}
+
+/**
+ * Renders every original under `inputs` (files and folders) into `options.outDir`.
+ * Throws only when the batch cannot run at all (bad options, output folder not writable);
+ * each original's own failure is in the report.
+ */
+export async function renderOriginals(inputs: string[], options: RenderOptions): Promise<RenderReport> {
+  const { results, errors, warnings } = await runBatch(inputs, options);
+  const failures = errors.map((error) => ({ source: error.source, code: error.code, error: error.message }));
+  return { results, failures, warnings };
+}
+
+/** Renders one original file; throws its `SourceError` if it fails. */
+export async function renderOriginal(source: string, options: RenderOptions): Promise<RenderResult> {
+  const { results, errors } = await runBatch([source], { ...options, concurrency: 1 });
+  if (errors[0]) throw errors[0];
+  return results[0]!;
+}
+
+async function runBatch(inputs: string[], options: RenderOptions) {
+  const settings = resolveSettings(options);
+  const outDir = path.resolve(options.outDir);
+  const realOut = options.dryRun ? outDir : await prepareOutput(outDir);
+  const warnings: string[] = [];
+  const manifest = await readManifest(outDir);
+  if (manifest.warning) warnings.push(manifest.warning);
+  if (!options.dryRun) {
+    const swept = await sweepStaleTemps(realOut);
+    if (swept.length > 0) warnings.push(`removed ${swept.length} temporary file(s) left by an interrupted run`);
+  }
+
+  const discovered = await discoverOriginals(inputs, outDir);
+  const { originals, failures } = splitCollisions(discovered.originals);
+  const errors: SourceError[] = [...discovered.failures, ...failures];
+  const writer = new ManifestWriter(outDir);
+  const context: Context = { options, settings, outDir, realOut, entries: manifest.entries, writer, dirs: new Map() };
+  const limit = pLimit(settings.concurrency);
+  const results: RenderResult[] = [];
+  const total = originals.length + errors.length;
+  let done = 0;
+  for (const error of errors) options.onProgress?.({ done: ++done, total, source: error.source, status: 'failed' });
+
+  await Promise.all(
+    originals.map((original) =>
+      limit(async () => {
+        let status: RenderProgress['status'] = 'failed';
+        try {
+          if (options.signal?.aborted) {
+            throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, 'not rendered: the run was interrupted');
+          }
+          const result = await renderOne(context, original);
+          results.push(result);
+          status = result.status;
+        } catch (error) {
+          if (!(error instanceof SourceError)) throw error;
+          errors.push(error);
+        }
+        options.onProgress?.({ done: ++done, total, source: original.source, status });
+      }),
+    ),
+  );
+  if (!options.dryRun) await writer.flush();
+
+  const bySource = (a: { source: string }, b: { source: string }) => a.source.localeCompare(b.source);
+  return { results: results.sort(bySource), errors: errors.sort(bySource), warnings };
+}
+
+interface Settings {
+  concurrency: number;
+  naming: NamingStyle;
+  mediaUrl: string;
+  quality: QualitySettings;
+  keepMetadata: boolean;
+  pixelLimit: number;
+  format: ForceableFormat | undefined;
+}
+
+interface Context {
+  options: RenderOptions;
+  settings: Settings;
+  outDir: string;
+  realOut: string;
+  entries: Record<string, ManifestEntry>;
+  writer: ManifestWriter;
+  /** Output folders already created and checked to be inside the output folder. */
+  dirs: Map<string, Promise<void>>;
+}
+
+function resolveSettings(options: RenderOptions): Settings {
+  const quality = { ...DEFAULT_QUALITY, ...options.quality };
+  for (const [format, value] of Object.entries(quality)) {
+    if (!Number.isInteger(value) || value < 1 || value > 100) {
+      throw new InvalidArgumentError(`Expected an integer from 1 to 100 for the ${format} quality but got ${value}`);
+    }
+  }
+  const concurrency = options.concurrency ?? availableParallelism();
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new InvalidArgumentError(`Expected a positive integer for concurrency but got ${concurrency}`);
+  }
+  const pixelLimit = options.pixelLimit ?? DEFAULT_PIXEL_LIMIT;
+  if (!Number.isInteger(pixelLimit) || pixelLimit < 0) {
+    throw new InvalidArgumentError(`Expected a non-negative integer for the pixel limit but got ${pixelLimit}`);
+  }
+  return {
+    concurrency,
+    naming: options.naming ?? 'max',
+    mediaUrl: options.mediaUrl ?? DEFAULT_MEDIA_URL,
+    quality,
+    keepMetadata: options.keepMetadata ?? false,
+    pixelLimit,
+    format: options.format,
+  };
+}
+
+async function prepareOutput(outDir: string): Promise<string> {
+  try {
+    await mkdir(outDir, { recursive: true });
+    await access(outDir, constants.W_OK);
+    return await realpath(outDir);
+  } catch (error) {
+    throw new OutputNotWritableError(outDir, (error as NodeJS.ErrnoException).code ?? (error as Error).message, { cause: error });
+  }
+}
+
+/** Everything that changes the bytes written for an original. */
+function settingsKey(settings: Settings, format: OutputFormat): string {
+  const quality = format === 'jpeg' || format === 'webp' || format === 'avif' ? settings.quality[format] : '-';
+  return `v${PIPELINE_VERSION} ${format} q${quality} ${settings.naming}${settings.keepMetadata ? ' keep-metadata' : ''}`;
+}
+
+async function renderOne(context: Context, original: Original): Promise<RenderResult> {
+  const { settings, options } = context;
+  const input = await readFile(original.source).catch((error: NodeJS.ErrnoException) => {
+    const reason = error.code === 'EISDIR' ? 'is a folder' : `cannot read (${error.code ?? error.message})`;
+    throw new SourceError('CONTENT_API_UNREADABLE', original.source, reason, { cause: error });
+  });
+  const sha256 = createHash('sha256').update(input).digest('hex');
+  const info = await readSourceInfo(original.source, input, settings.pixelLimit);
+  const unsupported = unsupportedReason(info);
+  if (unsupported) throw new SourceError('CONTENT_API_UNSUPPORTED_FORMAT', original.source, unsupported);
+  const format = outputFormatFor(info, settings.format);
+  const key = settingsKey(settings, format);
+  const files = plannedFiles(original.stem, info.size, format, settings.naming);
+  const result = (status: RenderStatus): RenderResult => ({
+    source: original.source,
+    status,
+    original: info.size,
+    format,
+    files,
+    image: buildImageObject(info.size, files, { mediaUrl: settings.mediaUrl, altText: options.altText?.(original) }),
+  });
+
+  const previous = context.entries[original.stem];
+  const upToDate = previous?.sha256 === sha256 && previous.settings === key && (await isIntact(context.outDir, previous));
+  if (upToDate && !options.force) return result('skipped');
+  if (options.dryRun) return result('planned');
+
+  const written = await writeRenditions(context, original, input, info, format, files);
+  await context.writer.set(original.stem, { source: original.source, sha256, settings: key, original: info.size, renditions: written });
+  if (previous) await removeReplaced(context, previous, written);
+  return result('rendered');
+}
+
+function plannedFiles(stem: string, size: PixelSize, format: OutputFormat, naming: NamingStyle): Record<RenditionKey, RenditionFile> {
+  const sizes = renditionSizes(size);
+  const entries = RENDITION_KEYS.map((key) => {
+    const box = RENDITION_BOXES[key];
+    const dir = path.posix.dirname(stem);
+    const name = renditionFileName(path.posix.basename(stem), box, FILE_EXTENSIONS[format], naming);
+    return [key, { path: dir === '.' ? name : `${dir}/${name}`, ...sizes[key] }] as const;
+  });
+  return Object.fromEntries(entries) as Record<RenditionKey, RenditionFile>;
+}
+
+/** Encodes to temporary files, then renames them all into place; on failure removes them. */
+async function writeRenditions(
+  context: Context,
+  original: Original,
+  input: Buffer,
+  info: SourceInfo,
+  format: OutputFormat,
+  files: Record<RenditionKey, RenditionFile>,
+): Promise<ManifestEntry['renditions']> {
+  const encode: EncodeSettings = { format, quality: context.settings.quality, keepMetadata: context.settings.keepMetadata, pixelLimit: context.settings.pixelLimit };
+  const temps: Array<{ temp: string; target: string }> = [];
+  const written = {} as ManifestEntry['renditions'];
+  try {
+    for await (const rendition of encodeRenditions(original.source, input, info, encode)) {
+      for (const key of rendition.keys) {
+        const file = files[key];
+        if (file.width !== rendition.size.width || file.height !== rendition.size.height) {
+          throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, `${key} came out ${rendition.size.width}x${rendition.size.height}, planned ${file.width}x${file.height}`);
+        }
+        const target = path.join(context.realOut, file.path);
+        await ensureDir(context, path.dirname(target));
+        const temp = tempPathFor(target);
+        temps.push({ temp, target });
+        await writeFile(temp, rendition.data, { flag: 'wx' });
+        written[key] = { ...file, bytes: rendition.data.length };
+      }
+    }
+    for (const { temp, target } of temps) await rename(temp, target);
+    return written;
+  } catch (error) {
+    await Promise.all(temps.map(({ temp }) => rm(temp, { force: true })));
+    if (error instanceof SourceError) throw error;
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, `cannot write renditions (${reason})`, { cause: error });
+  }
+}
+
+/** Creates an output folder once, refusing one that resolves outside the output folder (a symlink out). */
+function ensureDir(context: Context, dir: string): Promise<void> {
+  let ready = context.dirs.get(dir);
+  if (!ready) {
+    ready = (async () => {
+      await mkdir(dir, { recursive: true });
+      if (!isInside(await realpath(dir), context.realOut)) {
+        throw new Error(`${dir} resolves outside the output folder`);
+      }
+    })();
+    context.dirs.set(dir, ready);
+  }
+  return ready;
+}
+
+/** Removes files of an earlier rendering that the new one no longer writes (format or naming changed). */
+async function removeReplaced(context: Context, previous: ManifestEntry, written: ManifestEntry['renditions']): Promise<void> {
+  const keep = new Set(Object.values(written).map((file) => file.path));
+  for (const { path: old } of Object.values(previous.renditions)) {
+    const file = path.resolve(context.realOut, old);
+    if (!keep.has(old) && isInside(file, context.realOut) && file !== context.realOut) await rm(file, { force: true });
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The rendition rules of the Content API (spec 2.5), in one pure module.
+ *
+ * `render`, `check`, `inspect` and `serve` all import these: the five boxes, the fit
+ * arithmetic, the file naming and the srcset string live here and nowhere else.
+ * No I/O and no sharp import, so anything can use it cheaply.
+ */
+
+/** Rendition keys, smallest first; this is also the srcset order. */
+export const RENDITION_KEYS = ['xs', 'sm', 'md', 'lg', 'xl'] as const;
+export type RenditionKey = (typeof RENDITION_KEYS)[number];
+
+/** Side of the square bounding box of each rendition, in pixels. */
+export const RENDITION_BOXES: Readonly<Record<RenditionKey, number>> = Object.freeze({
+  xs: 300,
+  sm: 600,
+  md: 1200,
+  lg: 2400,
+  xl: 4800,
+});
+
+export interface PixelSize {
+  width: number;
+  height: number;
+}
+
+/**
+ * The size of an image of `size` fitted inside a `box` x `box` square: aspect ratio kept,
+ * never upscaled. The longer side becomes `box`; the shorter one is rounded to the nearest
+ * pixel, and never below 1 (a 4801x10 original gives 300x1 at xs).
+ */
+export function fitWithinBox(size: PixelSize, box: number): PixelSize {
+  assertPixelSize(size);
+  const long = Math.max(size.width, size.height);
+  if (long <= box) return { width: size.width, height: size.height };
+  const scaleShort = (short: number) => Math.max(1, Math.round((short * box) / long));
+  return size.width >= size.height
+    ? { width: box, height: scaleShort(size.height) }
+    : { width: scaleShort(size.width), height: box };
+}
+
+/** The five rendition sizes of an original of `size` (as displayed, after EXIF orientation). */
+export function renditionSizes(size: PixelSize): Record<RenditionKey, PixelSize> {
+  const entries = RENDITION_KEYS.map((key) => [key, fitWithinBox(size, RENDITION_BOXES[key])] as const);
+  return Object.fromEntries(entries) as Record<RenditionKey, PixelSize>;
+}
+
+/**
+ * Naming styles of rendition files (spec 4.2):
+ * - `max`: `<name>.max-<n>x<n>.<ext>` (the default, Wagtail's `max-` filter spec)
+ * - `underscore`: `<name>_<n>x<n>.<ext>`
+ */
+export type NamingStyle = 'max' | 'underscore';
+export const NAMING_STYLES: readonly NamingStyle[] = ['max', 'underscore'];
+
+/** The file name of a rendition: `renditionFileName('river', 300, 'jpg')` is `river.max-300x300.jpg`. */
+export function renditionFileName(name: string, box: number, ext: string, style: NamingStyle = 'max'): string {
+  return style === 'max' ? `${name}.max-${box}x${box}.${ext}` : `${name}_${box}x${box}.${ext}`;
+}
+
+export interface ParsedRenditionFileName {
+  name: string;
+  box: number;
+  ext: string;
+  style: NamingStyle;
+}
+
+const FILE_NAME_PATTERNS: ReadonlyArray<[NamingStyle, RegExp]> = [
+  ['max', /^(?<name>.+)\.max-(?<w>\d+)x(?<h>\d+)\.(?<ext>[A-Za-z0-9]+)$/],
+  ['underscore', /^(?<name>.+)_(?<w>\d+)x(?<h>\d+)\.(?<ext>[A-Za-z0-9]+)$/],
+];
+
+/**
+ * Reads a rendition file name (or the last segment of a URL path) backwards.
+ * Returns null when it follows neither naming style or its box is not square.
+ */
+export function parseRenditionFileName(fileNameOrPath: string): ParsedRenditionFileName | null {
+  const fileName = fileNameOrPath.slice(fileNameOrPath.lastIndexOf('/') + 1);
+  for (const [style, pattern] of FILE_NAME_PATTERNS) {
+    const groups = pattern.exec(fileName)?.groups;
+    if (!groups || groups.w !== groups.h) continue;
+    return { name: groups.name!, box: Number(groups.w), ext: groups.ext!, style };
+  }
+  return null;
+}
+
+/**
+ * The URL-safe form of a file or folder name, used for every `<name>` and folder written:
+ * Unicode is decomposed (NFKD) and its combining marks dropped (`é` -> `e`), letters are
+ * lower-cased, and every run of characters other than `a-z` and `0-9` becomes a single
+ * `-`, trimmed at both ends. A name with nothing left becomes `image`.
+ * `Évening Light (2).JPG` -> `evening-light-2` (the extension is removed by the caller).
+ */
+export function safeName(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return slug === '' ? 'image' : slug;
+}
+
+/** `<url> <width>w` entries joined by `, `, in xs..xl order (spec 2.5 rule 2). */
+export function buildSrcset(sizes: Record<RenditionKey, { width: number; url: string }>): string {
+  return RENDITION_KEYS.map((key) => `${sizes[key].url} ${sizes[key].width}w`).join(', ');
+}
+
+export interface SrcsetEntry {
+  url: string;
+  width: number;
+}
+
+/** Parses a srcset string; returns null for an entry that is not `<url> <n>w`. */
+export function parseSrcset(srcset: string): SrcsetEntry[] | null {
+  const entries: SrcsetEntry[] = [];
+  for (const part of srcset.split(',')) {
+    const match = /^\s*(\S+)\s+(\d+)w\s*$/.exec(part);
+    if (!match) return null;
+    entries.push({ url: match[1]!, width: Number(match[2]) });
+  }
+  return entries;
+}
+
+/**
+ * The relative `width` and `height` of an Image object (spec 2.5: "not an integer pixel
+ * count"). Rule: the longer side is 1 and the shorter side is its ratio to the longer,
+ * rounded to 6 decimals. A 6000x4000 original gives `{ width: 1, height: 0.666667 }`.
+ */
+export function relativeSize(size: PixelSize): { width: number; height: number } {
+  assertPixelSize(size);
+  const long = Math.max(size.width, size.height);
+  const ratio = (side: number) => Math.round((side / long) * 1e6) / 1e6;
+  return { width: ratio(size.width), height: ratio(size.height) };
+}
+
+/** Joins the `--media-url` prefix and a path under the output folder into a URL. */
+export function mediaUrl(prefix: string, relativePath: string): string {
+  const base = prefix.endsWith('/') ? prefix : `${prefix}/`;
+  return base + relativePath.split('/').map(encodeURIComponent).join('/');
+}
+
+export const DEFAULT_MEDIA_URL = '/media/';
+
+function assertPixelSize(size: PixelSize): void {
+  const ok = (n: number) => Number.isInteger(n) && n >= 1;
+  if (!ok(size.width) || !ok(size.height)) {
+    throw new RangeError(`Expected positive integer pixel sizes but got ${size.width}x${size.height}`);
+  }
+}
