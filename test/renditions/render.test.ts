@@ -1,0 +1,237 @@
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { parseSrcset, RENDITION_KEYS, renditionSizes } from '../../src/renditions/rules.js';
+import { renderOriginal, renderOriginals, type RenderResult } from '../../src/renditions/render.js';
+import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { animatedGif, orientedImage, photo, writeImage } from '../fixtures/images.js';
+import { tempDir } from '../fixtures/tmp.js';
+
+/** Reads every rendition back and checks it against the Image object and the rules. */
+async function expectFilesMatchImage(outDir: string, result: RenderResult) {
+  const expected = renditionSizes(result.original);
+  const srcset = parseSrcset(result.image.srcset);
+  expect(srcset).not.toBeNull();
+  for (const [index, key] of RENDITION_KEYS.entries()) {
+    const file = result.files[key];
+    const meta = await sharp(path.join(outDir, file.path)).metadata();
+    expect({ key, width: meta.width, height: meta.height }).toEqual({ key, ...expected[key] });
+    expect(result.image.sizes[key]).toEqual({ width: meta.width, height: meta.height, url: `/media/${file.path}` });
+    expect(srcset![index]).toEqual({ url: `/media/${file.path}`, width: meta.width });
+  }
+}
+
+describe('geometry, read back from the written files', () => {
+  const table: Array<[string, number, number]> = [
+    ['smaller than 300 px', 200, 150],
+    ['exactly 600x600', 600, 600],
+    ['301x301', 301, 301],
+    ['4801x10', 4801, 10],
+    ['10000x400 panorama', 10000, 400],
+    ['400x8000 tall', 400, 8000],
+    ['1x1', 1, 1],
+  ];
+  it.each(table)('%s', async (_name, width, height) => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'in/original.png', photo(width, height));
+    const out = path.join(dir, 'out');
+    const result = await renderOriginal(source, { outDir: out });
+    expect(result.status).toBe('rendered');
+    expect(result.original).toEqual({ width, height });
+    await expectFilesMatchImage(out, result);
+  });
+
+  it.each([1, 2, 3, 4, 5, 6, 7, 8])('EXIF orientation %i: sizes and pixels as displayed', async (orientation) => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, `o${orientation}.jpg`, await orientedImage(orientation));
+    const out = path.join(dir, 'out');
+    const result = await renderOriginal(source, { outDir: out });
+    const displayed = orientation >= 5 ? { width: 20, height: 40 } : { width: 40, height: 20 };
+    expect(result.original).toEqual(displayed);
+    await expectFilesMatchImage(out, result);
+    const xl = path.join(out, result.files.xl.path);
+    expect((await sharp(xl).metadata()).orientation ?? 1).toBe(1);
+    const { data } = await sharp(xl).raw().toBuffer({ resolveWithObject: true });
+    const pixel = (x: number, y: number) => [...data.subarray((y * displayed.width + x) * 3, (y * displayed.width + x) * 3 + 3)];
+    const [r, , b] = pixel(2, 2);
+    expect(r).toBeGreaterThan(200);
+    expect(b).toBeLessThan(60);
+    const [r2, , b2] = pixel(displayed.width - 3, displayed.height - 3);
+    expect(r2).toBeLessThan(60);
+    expect(b2).toBeGreaterThan(200);
+  });
+
+  it('renders a 24-megapixel-class JPEG with every rendition at its box', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'big.jpg', photo(6000, 4000).jpeg());
+    const out = path.join(dir, 'out');
+    const result = await renderOriginal(source, { outDir: out });
+    await expectFilesMatchImage(out, result);
+    expect(result.files.xl).toMatchObject({ width: 4800, height: 3200 });
+    expect(result.image).toMatchObject({ width: 1, height: 0.666667 });
+  });
+});
+
+describe('naming', () => {
+  it('writes <name>.max-<n>x<n>.<ext> by default, <name>_<n>x<n>.<ext> on request, keeping folders', async () => {
+    const dir = await tempDir();
+    await writeImage(dir, 'in/Old Works/Évening Light.JPG', photo(700, 500).jpeg());
+    const out = path.join(dir, 'out');
+    const [max] = (await renderOriginals([path.join(dir, 'in')], { outDir: out })).results;
+    expect(RENDITION_KEYS.map((key) => max!.files[key].path)).toEqual([300, 600, 1200, 2400, 4800].map((n) => `old-works/evening-light.max-${n}x${n}.jpg`));
+    const [under] = (await renderOriginals([path.join(dir, 'in')], { outDir: out, naming: 'underscore' })).results;
+    expect(under!.files.md.path).toBe('old-works/evening-light_1200x1200.jpg');
+    await stat(path.join(out, 'old-works/evening-light_1200x1200.jpg'));
+    // The files of the earlier naming are gone: the manifest knew them.
+    await expect(stat(path.join(out, 'old-works/evening-light.max-1200x1200.jpg'))).rejects.toThrow();
+  });
+
+  it('builds URLs from --media-url and the path under the output folder', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'a.png', photo(400, 300));
+    const result = await renderOriginal(source, { outDir: path.join(dir, 'out'), mediaUrl: 'https://cdn.example.org/m' });
+    expect(result.image.sizes.xs.url).toBe('https://cdn.example.org/m/a.max-300x300.png');
+    expect(result.image.srcset.startsWith('https://cdn.example.org/m/a.max-300x300.png 300w, ')).toBe(true);
+  });
+
+  it('refuses two originals that would write the same files, and renders the rest', async () => {
+    const dir = await tempDir();
+    await writeImage(dir, 'in/Photo.jpg', photo(100, 100).jpeg());
+    await writeImage(dir, 'in/photo.png', photo(100, 100).png());
+    await writeImage(dir, 'in/other.png', photo(100, 100).png());
+    const report = await renderOriginals([path.join(dir, 'in')], { outDir: path.join(dir, 'out') });
+    expect(report.results.map((r) => path.basename(r.source))).toEqual(['other.png']);
+    expect(report.failures.map((f) => [path.basename(f.source), f.code])).toEqual([
+      ['Photo.jpg', 'CONTENT_API_NAME_COLLISION'],
+      ['photo.png', 'CONTENT_API_NAME_COLLISION'],
+    ]);
+    expect(report.failures[0]!.error).toContain('photo.png');
+  });
+});
+
+describe('formats and colour', () => {
+  it('keeps web formats, turns TIFF into JPEG (PNG with alpha), and converts all with format', async () => {
+    const dir = await tempDir();
+    const inDir = path.join(dir, 'in');
+    await writeImage(inDir, 'a.webp', photo(500, 400).webp());
+    await writeImage(inDir, 'b.tif', photo(500, 400).tiff());
+    await writeImage(inDir, 'c.tif', photo(500, 400, 4).tiff({ compression: 'lzw' }));
+    await writeImage(inDir, 'd.avif', photo(320, 200).avif());
+    const out = path.join(dir, 'out');
+    const report = await renderOriginals([inDir], { outDir: out });
+    expect(report.results.map((r) => r.format)).toEqual(['webp', 'jpeg', 'png', 'avif']);
+    for (const result of report.results) {
+      const meta = await sharp(path.join(out, result.files.xs.path)).metadata();
+      expect(meta.format).toBe(result.format === 'avif' ? 'heif' : result.format);
+    }
+    const pngMeta = await sharp(path.join(out, report.results[2]!.files.sm.path)).metadata();
+    expect(pngMeta.hasAlpha).toBe(true);
+
+    const forced = await renderOriginals([inDir], { outDir: path.join(dir, 'forced'), format: 'webp' });
+    expect(forced.results.map((r) => r.format)).toEqual(['webp', 'webp', 'webp', 'webp']);
+    expect(forced.results[1]!.files.xs.path).toBe('b.max-300x300.webp');
+  });
+
+  it('converts a CMYK original to sRGB, as libvips colour management does', async () => {
+    const dir = await tempDir();
+    const colour = { r: 180, g: 90, b: 70 };
+    const cmyk = sharp({ create: { width: 640, height: 480, channels: 3, background: colour } }).toColourspace('cmyk').jpeg({ quality: 95 });
+    const source = await writeImage(dir, 'cmyk.jpg', cmyk);
+    const meta = await sharp(source).metadata();
+    expect([meta.space, meta.channels]).toEqual(['cmyk', 4]);
+    // The reference: libvips' own CMYK -> sRGB transform of the decoded original.
+    const reference = [...(await sharp(source).toColourspace('srgb').raw().toBuffer()).subarray(0, 3)];
+    expect(Math.abs(reference[0]! - colour.r)).toBeLessThan(20);
+    const out = path.join(dir, 'out');
+    const result = await renderOriginal(source, { outDir: out });
+    for (const key of RENDITION_KEYS) {
+      const file = path.join(out, result.files[key].path);
+      const written = await sharp(file).metadata();
+      expect([written.space, written.channels]).toEqual(['srgb', 3]);
+      const { channels } = await sharp(file).stats();
+      channels.forEach((channel, i) => expect(Math.abs(channel.mean - reference[i]!)).toBeLessThan(4));
+    }
+  });
+
+  it('flattens transparency onto white when the output is JPEG', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'clear.png', sharp({ create: { width: 50, height: 50, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png());
+    const out = path.join(dir, 'out');
+    const result = await renderOriginal(source, { outDir: out, format: 'jpeg' });
+    const { channels } = await sharp(path.join(out, result.files.xs.path)).stats();
+    expect(channels.map((c) => Math.round(c.mean))).toEqual([255, 255, 255]);
+  });
+
+  it('keeps an animated GIF animated, every frame resized', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'spin.gif', await animatedGif(800, 400, 4));
+    const out = path.join(dir, 'out');
+    const result = await renderOriginal(source, { outDir: out });
+    expect(result.format).toBe('gif');
+    expect(result.original).toEqual({ width: 800, height: 400 });
+    for (const key of RENDITION_KEYS) {
+      const meta = await sharp(path.join(out, result.files[key].path), { animated: true }).metadata();
+      expect(meta.pages).toBe(4);
+      expect({ width: meta.width, height: meta.pageHeight }).toEqual({ width: result.files[key].width, height: result.files[key].height });
+    }
+    expect(result.files.xs).toMatchObject({ width: 300, height: 150 });
+  });
+
+  it('strips metadata by default and keeps it on request', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'exif.jpg', photo(400, 300).jpeg().withExif({ IFD0: { Copyright: 'Gallery 2026' } }));
+    const stripped = await renderOriginal(source, { outDir: path.join(dir, 'a') });
+    expect((await sharp(path.join(dir, 'a', stripped.files.xs.path)).metadata()).exif).toBeUndefined();
+    const kept = await renderOriginal(source, { outDir: path.join(dir, 'b'), keepMetadata: true });
+    const exif = (await sharp(path.join(dir, 'b', kept.files.xs.path)).metadata()).exif;
+    expect(exif?.toString('latin1')).toContain('Gallery 2026');
+  });
+});
+
+describe('Image objects', () => {
+  it('carries alt text when given, null otherwise', async () => {
+    const dir = await tempDir();
+    await writeImage(dir, 'in/a.png', photo(30, 20));
+    await writeImage(dir, 'in/b.png', photo(30, 20));
+    const report = await renderOriginals([path.join(dir, 'in')], { outDir: path.join(dir, 'out'), altText: (o) => (o.source.endsWith('a.png') ? 'A river at dusk' : undefined) });
+    expect(report.results.map((r) => r.image.alt_text)).toEqual(['A river at dusk', null]);
+  });
+});
+
+describe('incremental runs', () => {
+  it('skips unchanged originals, redoes changed, damaged or forced ones', async () => {
+    const dir = await tempDir();
+    const inDir = path.join(dir, 'in');
+    await writeImage(inDir, 'a.jpg', photo(900, 600).jpeg());
+    await writeImage(inDir, 'b.jpg', photo(600, 900).jpeg());
+    await writeImage(inDir, 'c.jpg', photo(300, 300).jpeg());
+    const out = path.join(dir, 'out');
+    const statuses = async (options = {}) =>
+      (await renderOriginals([inDir], { outDir: out, ...options })).results.map((r) => `${path.basename(r.source)}:${r.status}`);
+
+    expect(await statuses()).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
+    const first = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
+    expect(Object.keys(first.entries)).toEqual(['a', 'b', 'c']);
+    expect(await statuses()).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
+
+    await writeImage(inDir, 'a.jpg', photo(900, 601).jpeg()); // changed content
+    await rm(path.join(out, 'b.max-300x300.jpg')); // damaged output
+    await writeFile(path.join(out, 'c.max-300x300.jpg'), 'truncated'); // damaged output
+    expect(await statuses()).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
+    expect(await statuses({ jpegQuality: 80 })).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
+    expect(await statuses({ quality: { jpeg: 60 } })).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
+    expect(await statuses({ quality: { jpeg: 60 }, force: true })).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
+    expect(await statuses({ quality: { jpeg: 60 } })).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
+  });
+
+  it('plans without writing on a dry run', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'a.jpg', photo(900, 600).jpeg());
+    const out = path.join(dir, 'out');
+    const result = await renderOriginal(source, { outDir: out, dryRun: true });
+    expect(result.status).toBe('planned');
+    expect(result.files.md).toMatchObject({ path: 'a.max-1200x1200.jpg', width: 900, height: 600 });
+    await expect(stat(out)).rejects.toThrow();
+  });
+});
