@@ -219,7 +219,7 @@ describe('incremental runs', () => {
     await rm(path.join(out, 'b.max-300x300.jpg')); // damaged output
     await writeFile(path.join(out, 'c.max-300x300.jpg'), 'truncated'); // damaged output
     expect(await statuses()).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
-    expect(await statuses({ jpegQuality: 80 })).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
+    expect(await statuses({ quality: { jpeg: 80 } })).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
     expect(await statuses({ quality: { jpeg: 60 } })).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
     expect(await statuses({ quality: { jpeg: 60 }, force: true })).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
     expect(await statuses({ quality: { jpeg: 60 } })).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
