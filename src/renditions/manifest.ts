@@ -100,11 +100,16 @@ export class ManifestWriter {
     if (this.#pending.size === 0) return;
     const changes = new Map(this.#pending);
     this.#pending.clear();
-    await withLock(`${this.#file}.lock`, async () => {
-      const { entries } = await readManifest(path.dirname(this.#file));
-      for (const [key, entry] of changes) entries[key] = entry;
-      const sorted = Object.fromEntries(Object.entries(entries).sort(([a], [b]) => a.localeCompare(b)));
-      await writeFileAtomic(this.#file, `${JSON.stringify({ version: MANIFEST_VERSION, entries: sorted }, null, 2)}\n`);
-    });
+    try {
+      await withLock(`${this.#file}.lock`, async () => {
+        const { entries } = await readManifest(path.dirname(this.#file));
+        for (const [key, entry] of changes) entries[key] = entry;
+        const sorted = Object.fromEntries(Object.entries(entries).sort(([a], [b]) => a.localeCompare(b)));
+        await writeFileAtomic(this.#file, `${JSON.stringify({ version: MANIFEST_VERSION, entries: sorted }, null, 2)}\n`);
+      });
+    } catch (error) {
+      if (error instanceof ManifestError) throw error;
+      throw new ManifestError(this.#file, `cannot update (${(error as Error).message})`, { cause: error });
+    }
   }
 }
