@@ -70,26 +70,3 @@ export function isInside(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
-
-/**
- * Originals whose stems are equal would write the same files: each becomes a failure
- * naming the other(s), and none of them is rendered.
- */
-export function splitCollisions(originals: Original[]): Discovery {
-  const byStem = new Map<string, Original[]>();
-  for (const original of originals) byStem.set(original.stem, [...(byStem.get(original.stem) ?? []), original]);
-  const result: Discovery = { originals: [], failures: [] };
-  for (const [stem, group] of byStem) {
-    if (group.length === 1) {
-      result.originals.push(group[0]!);
-      continue;
-    }
-    for (const original of group) {
-      const others = group.filter((o) => o !== original).map((o) => o.source).join(', ');
-      result.failures.push(
-        new SourceError('CONTENT_API_NAME_COLLISION', original.source, `its renditions would be named like those of ${others} ('${stem}'); rename one`),
-      );
-    }
-  }
-  return result;
-}

@@ -21,7 +21,7 @@ const pixelSize = { width: z.number().int().positive(), height: z.number().int()
 const renditionRecord = z.object({ path: z.string().min(1), ...pixelSize, bytes: z.number().int().nonnegative() });
 
 const entrySchema = z.object({
-  /** The original as it was given on the command line. */
+  /** The original's absolute path. */
   source: z.string(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   /** Everything that changes the files' bytes; see `settingsKey`. */
@@ -73,7 +73,7 @@ export async function isIntact(outDir: string, entry: ManifestEntry): Promise<bo
  */
 export class ManifestWriter {
   readonly #file: string;
-  readonly #pending = new Map<string, ManifestEntry>();
+  readonly #pending = new Map<string, ManifestEntry | null>();
   readonly #intervalMs: number;
   #lastFlush = Date.now();
   #flushing: Promise<void> = Promise.resolve();
@@ -83,9 +83,15 @@ export class ManifestWriter {
     this.#intervalMs = intervalMs;
   }
 
-  /** Records `entry` under `key` (the original's path under the output folder, without extension). */
+  /** Records `entry` under `key` (the image's path under the output folder, `<folders>/<name>.<ext>`). */
   async set(key: string, entry: ManifestEntry): Promise<void> {
     this.#pending.set(key, entry);
+    if (Date.now() - this.#lastFlush >= this.#intervalMs) await this.flush();
+  }
+
+  /** Removes the entry under `key`. */
+  async delete(key: string): Promise<void> {
+    this.#pending.set(key, null);
     if (Date.now() - this.#lastFlush >= this.#intervalMs) await this.flush();
   }
 
@@ -103,7 +109,10 @@ export class ManifestWriter {
     try {
       await withLock(`${this.#file}.lock`, async () => {
         const { entries } = await readManifest(path.dirname(this.#file));
-        for (const [key, entry] of changes) entries[key] = entry;
+        for (const [key, entry] of changes) {
+          if (entry) entries[key] = entry;
+          else delete entries[key];
+        }
         const sorted = Object.fromEntries(Object.entries(entries).sort(([a], [b]) => a.localeCompare(b)));
         await writeFileAtomic(this.#file, `${JSON.stringify({ version: MANIFEST_VERSION, entries: sorted }, null, 2)}\n`);
       });

@@ -32,8 +32,8 @@ export interface EncodedRendition {
 }
 
 /** Reads an original's header (no pixel decoding) and checks it against the pixel limit. */
-export async function readSourceInfo(source: string, input: Buffer, pixelLimit: number): Promise<SourceInfo> {
-  if (input.length === 0) throw new SourceError('CONTENT_API_EMPTY_FILE', source, 'file is empty');
+export async function readSourceInfo(source: string, input: Buffer | string, pixelLimit: number): Promise<SourceInfo> {
+  if (typeof input !== 'string' && input.length === 0) throw new SourceError('CONTENT_API_EMPTY_FILE', source, 'file is empty');
   let meta: Metadata;
   try {
     meta = await sharp(input, { limitInputPixels: pixelLimit }).metadata();

@@ -10,12 +10,13 @@ import path from 'node:path';
 import pLimit from 'p-limit';
 import { InvalidArgumentError, OutputNotWritableError, SourceError } from '../errors.js';
 import { sweepStaleTemps, tempPathFor } from '../fs/atomic.js';
-import { discoverOriginals, isInside, splitCollisions, type Original } from './discover.js';
-import { DEFAULT_QUALITY, FILE_EXTENSIONS, outputFormatFor, unsupportedReason, type ForceableFormat, type OutputFormat, type QualitySettings } from './formats.js';
+import { discoverOriginals, isInside, type Original } from './discover.js';
+import { planOriginal, splitCollisions, type Plan } from './plan.js';
+import { DEFAULT_QUALITY, type ForceableFormat, type OutputFormat, type QualitySettings } from './formats.js';
 import { buildImageObject, type ImageObject, type RenditionFile } from './image-object.js';
 import { isIntact, ManifestWriter, readManifest, type ManifestEntry } from './manifest.js';
 import { DEFAULT_PIXEL_LIMIT, encodeRenditions, readSourceInfo, type EncodeSettings, type SourceInfo } from './pipeline.js';
-import { DEFAULT_MEDIA_URL, RENDITION_BOXES, RENDITION_KEYS, renditionFileName, renditionSizes, type NamingStyle, type PixelSize, type RenditionKey } from './rules.js';
+import { DEFAULT_MEDIA_URL, type NamingStyle, type PixelSize, type RenditionKey } from './rules.js';
 
 /** Bumped when the pipeline's output changes for the same settings, so old files are redone. */
 const PIPELINE_VERSION = 1;
@@ -112,32 +113,36 @@ async function runBatch(inputs: string[], options: RenderOptions) {
   }
 
   const discovered = await discoverOriginals(inputs, outDir);
-  const { originals, failures } = splitCollisions(discovered.originals);
-  const errors: SourceError[] = [...discovered.failures, ...failures];
+  const errors: SourceError[] = [...discovered.failures];
+  const limit = pLimit(settings.concurrency);
+  const planned = await Promise.all(
+    discovered.originals.map((original) => limit(() => planOriginal(original, settings).catch((error: unknown) => keep(errors, error)))),
+  );
+  const { plans, errors: collisions } = splitCollisions(planned.filter((plan) => plan !== undefined));
+  errors.push(...collisions);
+
   const writer = new ManifestWriter(outDir);
   const context: Context = { options, settings, outDir, realOut, entries: manifest.entries, writer, dirs: new Map() };
-  const limit = pLimit(settings.concurrency);
   const results: RenderResult[] = [];
-  const total = originals.length + errors.length;
+  const total = plans.length + errors.length;
   let done = 0;
   for (const error of errors) options.onProgress?.({ done: ++done, total, source: error.source, status: 'failed' });
 
   await Promise.all(
-    originals.map((original) =>
+    plans.map((plan) =>
       limit(async () => {
         let status: RenderProgress['status'] = 'failed';
         try {
           if (options.signal?.aborted) {
-            throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, 'not rendered: the run was interrupted');
+            throw new SourceError('CONTENT_API_RENDER_FAILED', plan.original.source, 'not rendered: the run was interrupted');
           }
-          const result = await renderOne(context, original);
+          const result = await renderOne(context, plan);
           results.push(result);
           status = result.status;
         } catch (error) {
-          if (!(error instanceof SourceError)) throw error;
-          errors.push(error);
+          keep(errors, error);
         }
-        options.onProgress?.({ done: ++done, total, source: original.source, status });
+        options.onProgress?.({ done: ++done, total, source: plan.original.source, status });
       }),
     ),
   );
@@ -210,19 +215,9 @@ function settingsKey(settings: Settings, format: OutputFormat): string {
   return `v${PIPELINE_VERSION} ${format} q${quality} ${settings.naming}${settings.keepMetadata ? ' keep-metadata' : ''}`;
 }
 
-async function renderOne(context: Context, original: Original): Promise<RenderResult> {
+async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
   const { settings, options } = context;
-  const input = await readFile(original.source).catch((error: NodeJS.ErrnoException) => {
-    const reason = error.code === 'EISDIR' ? 'is a folder' : `cannot read (${error.code ?? error.message})`;
-    throw new SourceError('CONTENT_API_UNREADABLE', original.source, reason, { cause: error });
-  });
-  const sha256 = createHash('sha256').update(input).digest('hex');
-  const info = await readSourceInfo(original.source, input, settings.pixelLimit);
-  const unsupported = unsupportedReason(info);
-  if (unsupported) throw new SourceError('CONTENT_API_UNSUPPORTED_FORMAT', original.source, unsupported);
-  const format = outputFormatFor(info, settings.format);
-  const key = settingsKey(settings, format);
-  const files = plannedFiles(original.stem, info.size, format, settings.naming);
+  const { original, info, format, files } = plan;
   const result = (status: RenderStatus): RenderResult => ({
     source: original.source,
     status,
@@ -231,27 +226,37 @@ async function renderOne(context: Context, original: Original): Promise<RenderRe
     files,
     image: buildImageObject(info.size, files, { mediaUrl: settings.mediaUrl, altText: options.altText?.(original) }),
   });
-
-  const previous = context.entries[original.stem];
+  const input = await readFile(original.source).catch((error: NodeJS.ErrnoException) => {
+    throw new SourceError('CONTENT_API_UNREADABLE', original.source, `cannot read (${error.code ?? error.message})`, { cause: error });
+  });
+  const sha256 = createHash('sha256').update(input).digest('hex');
+  const key = settingsKey(settings, format);
+  const previous = context.entries[plan.key];
   const upToDate = previous?.sha256 === sha256 && previous.settings === key && (await isIntact(context.outDir, previous));
   if (upToDate && !options.force) return result('skipped');
   if (options.dryRun) return result('planned');
 
+  const now = await readSourceInfo(original.source, input, settings.pixelLimit);
+  if (now.format !== info.format || now.size.width !== info.size.width || now.size.height !== info.size.height) {
+    throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, 'the file changed during the run; run again');
+  }
   const written = await writeRenditions(context, original, input, info, format, files);
-  await context.writer.set(original.stem, { source: original.source, sha256, settings: key, original: info.size, renditions: written });
-  if (previous) await removeReplaced(context, previous, written);
+  const source = path.resolve(original.source);
+  await context.writer.set(plan.key, { source, sha256, settings: key, original: info.size, renditions: written });
+  // Earlier renderings of the same original (another naming, or another format and so
+  // another key) leave files this one no longer writes: remove them.
+  for (const [oldKey, entry] of Object.entries(context.entries)) {
+    if (entry.source === source) await removeStale(context, entry, written);
+    if (entry.source === source && oldKey !== plan.key) await context.writer.delete(oldKey);
+  }
   return result('rendered');
 }
 
-function plannedFiles(stem: string, size: PixelSize, format: OutputFormat, naming: NamingStyle): Record<RenditionKey, RenditionFile> {
-  const sizes = renditionSizes(size);
-  const entries = RENDITION_KEYS.map((key) => {
-    const box = RENDITION_BOXES[key];
-    const dir = path.posix.dirname(stem);
-    const name = renditionFileName(path.posix.basename(stem), box, FILE_EXTENSIONS[format], naming);
-    return [key, { path: dir === '.' ? name : `${dir}/${name}`, ...sizes[key] }] as const;
-  });
-  return Object.fromEntries(entries) as Record<RenditionKey, RenditionFile>;
+/** Collects a SourceError; anything else is a bug or a batch-wide failure and propagates. */
+function keep(errors: SourceError[], error: unknown): undefined {
+  if (!(error instanceof SourceError)) throw error;
+  errors.push(error);
+  return undefined;
 }
 
 /** Encodes to temporary files, then renames them all into place; on failure removes them. */
@@ -306,8 +311,8 @@ function ensureDir(context: Context, dir: string): Promise<void> {
   return ready;
 }
 
-/** Removes files of an earlier rendering that the new one no longer writes (format or naming changed). */
-async function removeReplaced(context: Context, previous: ManifestEntry, written: ManifestEntry['renditions']): Promise<void> {
+/** Removes the files of an earlier rendering that `written` does not include. */
+async function removeStale(context: Context, previous: ManifestEntry, written: ManifestEntry['renditions']): Promise<void> {
   const keep = new Set(Object.values(written).map((file) => file.path));
   for (const { path: old } of Object.values(previous.renditions)) {
     const file = path.resolve(context.realOut, old);

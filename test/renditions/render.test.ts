@@ -1,4 +1,4 @@
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
@@ -98,15 +98,39 @@ describe('naming', () => {
   it('refuses two originals that would write the same files, and renders the rest', async () => {
     const dir = await tempDir();
     await writeImage(dir, 'in/Photo.jpg', photo(100, 100).jpeg());
-    await writeImage(dir, 'in/photo.png', photo(100, 100).png());
-    await writeImage(dir, 'in/other.png', photo(100, 100).png());
-    const report = await renderOriginals([path.join(dir, 'in')], { outDir: path.join(dir, 'out') });
-    expect(report.results.map((r) => path.basename(r.source))).toEqual(['other.png']);
-    expect(report.failures.map((f) => [path.basename(f.source), f.code])).toEqual([
+    await writeImage(dir, 'in/photo.jpeg', photo(100, 100).jpeg());
+    await writeImage(dir, 'in/scan.jpg', photo(100, 100).jpeg());
+    await writeImage(dir, 'in/scan.tif', photo(100, 100).tiff()); // becomes JPEG: the same files
+    await writeImage(dir, 'in/lake.jpg', photo(100, 100).jpeg());
+    await writeImage(dir, 'in/lake.png', photo(100, 100).png()); // other files: no collision
+    const out = path.join(dir, 'out');
+    const report = await renderOriginals([path.join(dir, 'in')], { outDir: out });
+    expect(report.results.map((r) => path.basename(r.source))).toEqual(['lake.jpg', 'lake.png']);
+    expect(report.failures.map((f) => [path.basename(f.source), f.code]).sort()).toEqual([
       ['Photo.jpg', 'CONTENT_API_NAME_COLLISION'],
-      ['photo.png', 'CONTENT_API_NAME_COLLISION'],
+      ['photo.jpeg', 'CONTENT_API_NAME_COLLISION'],
+      ['scan.jpg', 'CONTENT_API_NAME_COLLISION'],
+      ['scan.tif', 'CONTENT_API_NAME_COLLISION'],
     ]);
-    expect(report.failures[0]!.error).toContain('photo.png');
+    const errorOf = (name: string) => report.failures.find((f) => path.basename(f.source) === name)!.error;
+    expect(errorOf('Photo.jpg')).toContain('photo.jpeg');
+    expect(errorOf('scan.tif')).toContain('scan.jpg');
+    const written = (await readdir(out)).filter((f) => !f.startsWith('.')).sort();
+    expect(written.every((f) => f.startsWith('lake.'))).toBe(true);
+    expect(written).toHaveLength(10);
+  });
+
+  it('removes the files of an earlier format when the format changes', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'a.png', photo(400, 300));
+    const out = path.join(dir, 'out');
+    await renderOriginal(source, { outDir: out });
+    await renderOriginal(source, { outDir: out, format: 'webp' });
+    expect((await readdir(out)).filter((f) => !f.startsWith('.')).sort()).toEqual(
+      ['a.max-1200x1200.webp', 'a.max-2400x2400.webp', 'a.max-300x300.webp', 'a.max-4800x4800.webp', 'a.max-600x600.webp'],
+    );
+    const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
+    expect(Object.keys(manifest.entries)).toEqual(['a.webp']);
   });
 });
 
@@ -212,7 +236,7 @@ describe('incremental runs', () => {
 
     expect(await statuses()).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
     const first = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
-    expect(Object.keys(first.entries)).toEqual(['a', 'b', 'c']);
+    expect(Object.keys(first.entries)).toEqual(['a.jpg', 'b.jpg', 'c.jpg']);
     expect(await statuses()).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
 
     await writeImage(inDir, 'a.jpg', photo(900, 601).jpeg()); // changed content

@@ -1,0 +1,81 @@
+/**
+ * Before anything is written, each original's header is read to know its output format and
+ * so the exact files it will write; two originals that would write the same file are an
+ * error for both.
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { SourceError } from '../errors.js';
+import type { Original } from './discover.js';
+import { FILE_EXTENSIONS, outputFormatFor, unsupportedReason, type ForceableFormat, type OutputFormat } from './formats.js';
+import type { RenditionFile } from './image-object.js';
+import { readSourceInfo, type SourceInfo } from './pipeline.js';
+import { RENDITION_BOXES, RENDITION_KEYS, renditionFileName, renditionSizes, type NamingStyle, type RenditionKey } from './rules.js';
+
+export interface PlanSettings {
+  naming: NamingStyle;
+  format: ForceableFormat | undefined;
+  pixelLimit: number;
+}
+
+/** What an original will become. */
+export interface Plan {
+  original: Original;
+  info: SourceInfo;
+  format: OutputFormat;
+  /** The image's identity under the output folder: `<folders>/<name>.<ext>` (also its manifest key). */
+  key: string;
+  files: Record<RenditionKey, RenditionFile>;
+}
+
+/** Reads the original's header (not its pixels) and plans its five files. */
+export async function planOriginal(original: Original, settings: PlanSettings): Promise<Plan> {
+  const info = await readSourceInfo(original.source, await checkedPath(original.source), settings.pixelLimit);
+  const unsupported = unsupportedReason(info);
+  if (unsupported) throw new SourceError('CONTENT_API_UNSUPPORTED_FORMAT', original.source, unsupported);
+  const format = outputFormatFor(info, settings.format);
+  const ext = FILE_EXTENSIONS[format];
+  return { original, info, format, key: `${original.stem}.${ext}`, files: plannedFiles(original.stem, info, ext, settings.naming) };
+}
+
+function plannedFiles(stem: string, info: SourceInfo, ext: string, naming: NamingStyle): Record<RenditionKey, RenditionFile> {
+  const sizes = renditionSizes(info.size);
+  const dir = path.posix.dirname(stem);
+  const entries = RENDITION_KEYS.map((key) => {
+    const name = renditionFileName(path.posix.basename(stem), RENDITION_BOXES[key], ext, naming);
+    return [key, { path: dir === '.' ? name : `${dir}/${name}`, ...sizes[key] }] as const;
+  });
+  return Object.fromEntries(entries) as Record<RenditionKey, RenditionFile>;
+}
+
+/** The path, once it is known to be a readable, non-empty regular file. */
+async function checkedPath(source: string): Promise<string> {
+  const info = await stat(source).catch((error: NodeJS.ErrnoException) => {
+    throw new SourceError('CONTENT_API_UNREADABLE', source, `cannot read (${error.code ?? error.message})`, { cause: error });
+  });
+  if (info.isDirectory()) throw new SourceError('CONTENT_API_UNREADABLE', source, 'is a folder');
+  if (info.size === 0) throw new SourceError('CONTENT_API_EMPTY_FILE', source, 'file is empty');
+  return source;
+}
+
+/**
+ * Plans whose keys are equal would write the same files (`Photo.jpg` and `photo.jpeg`, or
+ * `scan.tif` and `scan.jpg`): each becomes a failure naming the other(s).
+ */
+export function splitCollisions(plans: Plan[]): { plans: Plan[]; errors: SourceError[] } {
+  const byKey = new Map<string, Plan[]>();
+  for (const plan of plans) byKey.set(plan.key, [...(byKey.get(plan.key) ?? []), plan]);
+  const result = { plans: [] as Plan[], errors: [] as SourceError[] };
+  for (const [key, group] of byKey) {
+    if (group.length === 1) {
+      result.plans.push(group[0]!);
+      continue;
+    }
+    for (const plan of group) {
+      const others = group.filter((p) => p !== plan).map((p) => p.original.source).join(', ');
+      const reason = `would write the same renditions as ${others} (both are '${key}' in the output folder); rename one`;
+      result.errors.push(new SourceError('CONTENT_API_NAME_COLLISION', plan.original.source, reason));
+    }
+  }
+  return result;
+}
