@@ -36,7 +36,8 @@ export async function readSourceInfo(source: string, input: Buffer | string, pix
   if (typeof input !== 'string' && input.length === 0) throw new SourceError('CONTENT_API_EMPTY_FILE', source, 'file is empty');
   let meta: Metadata;
   try {
-    meta = await sharp(input, { limitInputPixels: pixelLimit }).metadata();
+    // No limit on the header read: the check below says by how much an original is over.
+    meta = await sharp(input, { limitInputPixels: false }).metadata();
   } catch (error) {
     throw sourceErrorFrom(source, error);
   }
@@ -168,7 +169,7 @@ function groupBySize(sizes: Record<RenditionKey, PixelSize>): Array<Omit<Encoded
 
 const SHARP_ERRORS: ReadonlyArray<[RegExp, SourceErrorCode, string?]> = [
   [/unsupported image format/i, 'CONTENT_API_UNSUPPORTED_FORMAT', 'not an image in a supported format'],
-  [/pixel limit/i, 'CONTENT_API_PIXEL_LIMIT'],
+  [/pixel limit/i, 'CONTENT_API_PIXEL_LIMIT', 'exceeds the pixel limit (see --pixel-limit)'],
   [/.*/, 'CONTENT_API_CORRUPT_IMAGE'],
 ];
 

@@ -1,0 +1,87 @@
+/**
+ * `content-api render` as a user meets it: help, dry run, JSON on stdout, messages on
+ * stderr, incremental reruns, no colour when NO_COLOR is set.
+ */
+import { readdir, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { photo, writeImage } from '../fixtures/images.js';
+import { tempDir } from '../fixtures/tmp.js';
+import { runCli } from './run-cli.js';
+
+async function twoOriginals() {
+  const dir = await tempDir();
+  const inDir = path.join(dir, 'in');
+  await writeImage(inDir, 'wide.jpg', photo(1000, 500).jpeg());
+  await writeImage(inDir, 'sub/Tall One.png', photo(300, 700));
+  return { dir, inDir, out: path.join(dir, 'out') };
+}
+
+describe('content-api render', () => {
+  it('--help shows the options, examples and exit codes', async () => {
+    const result = await runCli(['render', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: content-api render [options] <inputs...>');
+    for (const flag of ['--out', '--media-url', '--naming', '--format', '--jpeg-quality', '--pixel-limit', '--concurrency', '--force', '--dry-run', '--json']) {
+      expect(result.stdout).toContain(flag);
+    }
+    expect(result.stdout).toMatch(/Examples:\n {2}\$ content-api render samples\/originals --out media/);
+    expect(result.stdout).toMatch(/Exit codes:\n {2}0 .*\n {2}1 .*\n {2}2 /);
+  });
+
+  it('--dry-run lists the files it would write and writes nothing', async () => {
+    const { inDir, out } = await twoOriginals();
+    const result = await runCli(['render', inDir, '--out', out, '--dry-run']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(10);
+    expect(lines[0]).toBe(`would write\t${path.join(out, 'sub/tall-one.max-300x300.png')}\t129x300`);
+    expect(lines).toContain(`would write\t${path.join(out, 'wide.max-4800x4800.jpg')}\t1000x500`);
+    expect(result.stderr).toMatch(/2 would be rendered, 0 up to date/);
+    await expect(stat(out)).rejects.toThrow();
+  });
+
+  it('--json prints one document on stdout; a rerun skips, --force renders again', async () => {
+    const { inDir, out } = await twoOriginals();
+    const first = await runCli(['render', inDir, '--out', out, '--json', '--media-url', 'https://cdn.example.org/m/']);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toBe('');
+    const report = JSON.parse(first.stdout);
+    expect(report.failures).toEqual([]);
+    expect(report.results.map((r: { status: string }) => r.status)).toEqual(['rendered', 'rendered']);
+    const tall = report.results.find((r: { source: string }) => r.source.endsWith('Tall One.png'));
+    expect(tall.image.sizes.md).toEqual({ width: 300, height: 700, url: 'https://cdn.example.org/m/sub/tall-one.max-1200x1200.png' });
+    expect(tall.image.width).toBeCloseTo(300 / 700, 6);
+    expect(tall.files).toHaveLength(5);
+
+    const second = await runCli(['render', inDir, '--out', out, '--json']);
+    expect(JSON.parse(second.stdout).results.map((r: { status: string }) => r.status)).toEqual(['skipped', 'skipped']);
+    const forced = await runCli(['render', inDir, '--out', out, '--json', '--force']);
+    expect(JSON.parse(forced.stdout).results.map((r: { status: string }) => r.status)).toEqual(['rendered', 'rendered']);
+  });
+
+  it('prints only a summary on stderr without --json, and no colour under NO_COLOR', async () => {
+    const { inDir, out } = await twoOriginals();
+    const result = await runCli(['render', inDir, '--out', out]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toMatch(/^2 rendered, 0 up to date in \d+\.\d s \(output: .*out\)$/);
+    expect(result.stderr).not.toContain('\x1b');
+    const rerun = await runCli(['render', inDir, '--out', out]);
+    expect(rerun.stderr.trim()).toMatch(/^0 rendered, 2 up to date in/);
+  });
+
+  it('--alt-text fills alt_text from a JSON map; a bad map is exit 2', async () => {
+    const { dir, inDir, out } = await twoOriginals();
+    const map = path.join(dir, 'alt.json');
+    await writeFile(map, JSON.stringify({ 'wide.jpg': 'A wide gradient' }));
+    const result = await runCli(['render', inDir, '--out', out, '--json', '--alt-text', map]);
+    const alt = JSON.parse(result.stdout).results.map((r: { image: { alt_text: string | null } }) => r.image.alt_text);
+    expect(alt).toEqual([null, 'A wide gradient']);
+    await writeFile(map, '[1, 2]');
+    const bad = await runCli(['render', inDir, '--out', out, '--alt-text', map]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--alt-text .*alt\.json: expected a JSON object of strings/);
+    expect(await readdir(out)).toContain('.content-api-manifest.json');
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * Bad input and faults, through the real binary: each bad original fails alone with one
+ * line naming it, the rest completes, exit codes mean what the README says, and the output
+ * folder never holds a partial or temporary file, even after kill -9.
+ */
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { photo, writeImage } from '../fixtures/images.js';
+import { tempDir } from '../fixtures/tmp.js';
+import { runCli, startCli } from './run-cli.js';
+
+/** Every file in `dir` (recursively) decodes, and none is a temporary file. */
+async function expectOnlyWholeFiles(dir: string) {
+  const names = (await readdir(dir, { recursive: true })) as string[];
+  expect(names.filter((name) => /\.tmp-/.test(name))).toEqual([]);
+  for (const name of names) {
+    const file = path.join(dir, name);
+    if (name.endsWith('.json') || !/\.(jpg|png|webp|gif|avif)$/.test(name)) continue;
+    await expect(sharp(file).metadata(), file).resolves.toBeTruthy();
+    await expect(sharp(file).raw().toBuffer(), file).resolves.toBeTruthy();
+  }
+}
+
+/** A noisy photograph-sized JPEG: slow enough to render that a run can be interrupted. */
+async function noisyJpeg(file: string, width = 3000, height = 2000) {
+  const pixels = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < pixels.length; i++) pixels[i] = (Math.random() * 256) | 0;
+  await mkdir(path.dirname(file), { recursive: true });
+  await sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toFile(file);
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await sleep(20);
+  }
+}
+
+const hasRendition = (dir: string) => async () =>
+  ((await readdir(dir, { recursive: true }).catch(() => [])) as string[]).some((name) => /\.max-\d+x\d+\.jpg$/.test(name));
+
+describe('bad originals fail alone', () => {
+  it('names each bad file and its reason on one line, renders the rest, exits 1', async () => {
+    const dir = await tempDir();
+    const inDir = path.join(dir, 'in');
+    await writeImage(inDir, 'good.jpg', photo(200, 150).jpeg());
+    await writeFile(path.join(inDir, 'corrupt.jpg'), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256)));
+    const whole = await photo(200, 150).jpeg().toBuffer();
+    await writeFile(path.join(inDir, 'truncated.jpg'), whole.subarray(0, whole.length >> 1));
+    await writeFile(path.join(inDir, 'empty.png'), '');
+    await writeFile(path.join(inDir, 'notes.png'), 'this is text, not a PNG\n');
+    await writeImage(inDir, 'huge.png', photo(300, 300));
+    const svg = path.join(dir, 'drawing.svg');
+    await writeFile(svg, '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>');
+    const out = path.join(dir, 'out');
+
+    const args = ['render', inDir, svg, path.join(dir, 'missing.jpg'), '--out', out, '--pixel-limit', '50000'];
+    const text = await runCli(args);
+    expect(text.code).toBe(1);
+    const lines = text.stderr.trim().split('\n').filter((line) => line.startsWith('failed: '));
+    const expected: Record<string, RegExp> = {
+      'corrupt.jpg': /corrupt\.jpg: not an image in a supported format|corrupt\.jpg: cannot decode/,
+      'truncated.jpg': /truncated\.jpg: cannot decode image/,
+      'empty.png': /empty\.png: file is empty/,
+      'notes.png': /notes\.png: not an image in a supported format/,
+      'huge.png': /huge\.png: 300x300 exceeds the pixel limit of 50000/,
+      'drawing.svg': /drawing\.svg: SVG is a vector format/,
+      'missing.jpg': /missing\.jpg: no such file or folder/,
+    };
+    expect(lines).toHaveLength(Object.keys(expected).length);
+    for (const [name, pattern] of Object.entries(expected)) {
+      expect(lines.filter((line) => line.includes(name)), name).toHaveLength(1);
+      expect(lines.find((line) => line.includes(name))).toMatch(pattern);
+    }
+    expect(text.stderr).toMatch(/1 rendered, 0 up to date, 7 failed/);
+    await expectOnlyWholeFiles(out);
+    expect((await readdir(out)).filter((f) => f.startsWith('good.'))).toHaveLength(5);
+
+    const json = await runCli([...args, '--json', '--force']);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout);
+    expect(report.results.map((r: { source: string }) => path.basename(r.source))).toEqual(['good.jpg']);
+    const codes = Object.fromEntries(report.failures.map((f: { source: string; code: string }) => [path.basename(f.source), f.code]));
+    expect(codes).toEqual({
+      'corrupt.jpg': 'CONTENT_API_UNSUPPORTED_FORMAT',
+      'truncated.jpg': 'CONTENT_API_CORRUPT_IMAGE',
+      'empty.png': 'CONTENT_API_EMPTY_FILE',
+      'notes.png': 'CONTENT_API_UNSUPPORTED_FORMAT',
+      'huge.png': 'CONTENT_API_PIXEL_LIMIT',
+      'drawing.svg': 'CONTENT_API_UNSUPPORTED_FORMAT',
+      'missing.jpg': 'CONTENT_API_UNREADABLE',
+    });
+    for (const failure of report.failures) expect(failure.error).not.toContain('\n');
+  });
+
+  it.skipIf(process.getuid?.() === 0)('reports an unreadable file (not when root, who reads anything)', async () => {
+    const dir = await tempDir();
+    const file = await writeImage(dir, 'secret.jpg', photo(50, 50).jpeg());
+    await chmod(file, 0o000);
+    const result = await runCli(['render', file, '--out', path.join(dir, 'out'), '--json']);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout).failures[0]).toMatchObject({ code: 'CONTENT_API_UNREADABLE' });
+  });
+});
+
+describe('could not run: exit 2', () => {
+  it.each([
+    [['--concurrency', 'abc'], /Expected a positive integer for --concurrency but got 'abc'/],
+    [['--jpeg-quality', '0'], /Expected an integer from 1 to 100 for --jpeg-quality but got '0'/],
+    [['--format', 'bmp'], /argument 'bmp' is invalid\. Allowed choices are jpeg, png, webp, avif/],
+    [['--naming', 'dots'], /Allowed choices are max, underscore/],
+    [['--unknown-flag'], /unknown option '--unknown-flag'/],
+  ])('%j', async (flags, message) => {
+    const dir = await tempDir();
+    const result = await runCli(['render', dir, '--out', path.join(dir, 'out'), ...flags]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+  });
+
+  it('an output folder that cannot be created', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'a.jpg', photo(50, 50).jpeg());
+    await writeFile(path.join(dir, 'file'), 'not a folder');
+    const result = await runCli(['render', source, '--out', path.join(dir, 'file', 'out')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(/^error: .*file\/out: output folder is not writable \((ENOTDIR|EEXIST)\)$/);
+  });
+
+  it('a missing command argument', async () => {
+    const result = await runCli(['render']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/missing required argument 'inputs'/);
+  });
+});
+
+describe('interruptions and concurrent runs', () => {
+  it('kill -9 mid-batch, then a rerun completes with whole files and a valid manifest', async () => {
+    const dir = await tempDir();
+    const inDir = path.join(dir, 'in');
+    await Promise.all(Array.from({ length: 10 }, (_, i) => noisyJpeg(path.join(inDir, `photo-${i}.jpg`))));
+    const out = path.join(dir, 'out');
+    const args = ['render', inDir, '--out', out, '--concurrency', '2'];
+
+    const { child, done } = startCli(args);
+    await waitFor(hasRendition(out));
+    child.kill('SIGKILL');
+    const killed = await done;
+    expect(killed.signal).toBe('SIGKILL');
+
+    const rerun = await runCli(args);
+    expect(rerun.code).toBe(0);
+    await expectOnlyWholeFiles(out);
+    const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
+    expect(Object.keys(manifest.entries).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `photo-${i}.jpg`));
+    for (const entry of Object.values(manifest.entries) as Array<{ renditions: Record<string, { path: string; width: number; height: number }> }>) {
+      for (const rendition of Object.values(entry.renditions)) {
+        const meta = await sharp(path.join(out, rendition.path)).metadata();
+        expect([meta.width, meta.height]).toEqual([rendition.width, rendition.height]);
+      }
+    }
+    const third = await runCli([...args, '--json']);
+    expect(JSON.parse(third.stdout).results.every((r: { status: string }) => r.status === 'skipped')).toBe(true);
+  });
+
+  it('SIGINT lets the originals under way finish and leaves no temporary file', async () => {
+    const dir = await tempDir();
+    const inDir = path.join(dir, 'in');
+    await Promise.all(Array.from({ length: 8 }, (_, i) => noisyJpeg(path.join(inDir, `photo-${i}.jpg`))));
+    const out = path.join(dir, 'out');
+    const { child, done } = startCli(['render', inDir, '--out', out, '--concurrency', '1']);
+    await waitFor(hasRendition(out));
+    child.kill('SIGINT');
+    const result = await done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/interrupted/);
+    expect(result.stderr).toMatch(/not rendered: the run was interrupted/);
+    await expectOnlyWholeFiles(out);
+  });
+
+  it('two runs into one output folder at once keep both runs in the manifest', async () => {
+    const dir = await tempDir();
+    for (const batch of ['a', 'b']) {
+      await Promise.all(Array.from({ length: 6 }, (_, i) => writeImage(path.join(dir, batch), `${batch}${i}.jpg`, photo(1200, 800).jpeg())));
+    }
+    const out = path.join(dir, 'out');
+    const [a, b] = await Promise.all(['a', 'b'].map((batch) => runCli(['render', path.join(dir, batch), '--out', out, '--concurrency', '1'])));
+    expect([a!.code, b!.code]).toEqual([0, 0]);
+    const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
+    expect(Object.keys(manifest.entries).sort()).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'b0', 'b1', 'b2', 'b3', 'b4', 'b5'].map((k) => `${k}.jpg`));
+    await expectOnlyWholeFiles(out);
+  });
+});
