@@ -47,6 +47,9 @@ const PLAN = [
   ['mosaic-24mp-a.jpg', ['kleiber', 'seeding', 'elephants', 'sunset'], 6000, 4000],
   ['mosaic-24mp-b.jpg', ['bridge', 'dragonfly', 'picos', 'aitzgorri'], 6000, 4000],
   ['mosaic-24mp-c.jpg', ['life', 'umang', 'elephants', 'seeding'], 6000, 4000],
+  ['mosaic-24mp-d.jpg', ['sunset', 'kleiber', 'picos', 'dragonfly'], 6000, 4000],
+  ['mosaic-24mp-e.jpg', ['elephants', 'aitzgorri', 'bridge', 'life'], 6000, 4000],
+  ['mosaic-24mp-f.jpg', ['umang', 'seeding', 'kleiber', 'bridge'], 6000, 4000],
 ];
 
 /** A native-resolution `width` x `height` crop from the centre of `file`. */
@@ -73,7 +76,7 @@ async function compose(files, width, height) {
  * original, and one with only the 24-megapixel JPEGs.
  */
 export async function buildCorpus(root) {
-  const corpus = path.join(root, 'corpus-v2');
+  const corpus = path.join(root, 'corpus-v3');
   const mixed = path.join(corpus, 'mixed');
   const mp24 = path.join(corpus, '24mp');
   const done = path.join(corpus, 'SOURCES.txt');
@@ -103,8 +106,8 @@ export async function buildCorpus(root) {
     sources.push(`${name}: ${width}x${height}, ${photos.length === 1 ? 'native crop of' : '2x2 mosaic of native crops of'} ${credits}`);
     console.error(`corpus: ${sources.at(-1)}`);
   }
-  // The 24 MP JPEGs belong to the mixed batch too.
-  for (const file of readdirSync(mp24)) execFileSync('cp', [path.join(mp24, file), mixed]);
+  // Three of the 24 MP JPEGs belong to the mixed batch too.
+  for (const file of readdirSync(mp24).sort().slice(0, 3)) execFileSync('cp', [path.join(mp24, file), mixed]);
   writeFileSync(done, `${sources.join('\n')}\n`);
   return { mixed, mp24 };
 }

@@ -93,36 +93,42 @@ export async function* encodeRenditions(
 
 /**
  * Decode (with shrink-on-load where the largest rendition allows it) straight to the
- * largest rendition's pixels, then derive each smaller one from the one before it. The
- * encode of one size runs alongside the resize that makes the next.
+ * largest rendition's pixels, then derive each smaller one from the one before it. Each
+ * size's encode starts as soon as its pixels exist and runs alongside the rest of the chain,
+ * so a lone original keeps more than one core busy.
  */
 async function* cascade(
   input: Buffer,
   groups: Array<Omit<EncodedRendition, 'data'>>,
   settings: EncodeSettings,
 ): AsyncGenerator<EncodedRendition> {
-  const [first, ...rest] = groups;
+  const [first] = groups;
   if (!first) return;
-  let current = await open(input, settings, false)
+  let pixels = await open(input, settings, false)
     .resize(first.size.width, first.size.height, { fit: 'fill' })
     .flatten(settings.format === 'jpeg' ? { background: '#ffffff' } : false)
     .toColourspace('srgb')
     .raw()
     .toBuffer({ resolveWithObject: true });
-  for (const [index, group] of [first, ...rest].entries()) {
-    const raw = fromRaw(current.data, current.info);
-    const next = rest[index];
-    const [data, nextPixels] = await Promise.all([
-      encode(raw, settings).toBuffer(),
-      next &&
-        fromRaw(current.data, current.info)
+  const encodes: Array<Promise<EncodedRendition>> = [];
+  try {
+    for (const [index, group] of groups.entries()) {
+      const encoded = encode(fromRaw(pixels.data, pixels.info), settings).toBuffer();
+      encodes.push(encoded.then((data) => ({ ...group, data })));
+      encoded.catch(() => undefined); // awaited below, in order; this only marks it handled meanwhile
+      const next = groups[index + 1];
+      if (next) {
+        pixels = await fromRaw(pixels.data, pixels.info)
           .resize(next.size.width, next.size.height, { fit: 'fill' })
           .raw()
-          .toBuffer({ resolveWithObject: true }),
-    ]);
-    yield { ...group, data };
-    if (nextPixels) current = nextPixels;
+          .toBuffer({ resolveWithObject: true });
+      }
+    }
+  } finally {
+    // Whatever happened, let every encode under way finish before the caller moves on.
+    await Promise.allSettled(encodes);
   }
+  for (const encoded of encodes) yield await encoded;
 }
 
 function open(input: Buffer, settings: EncodeSettings, animated: boolean): Sharp {

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { access, constants, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { access, constants, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { InvalidArgumentError, OutputNotWritableError, SourceError } from '../errors.js';
@@ -231,7 +231,12 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
   });
   const sha256 = createHash('sha256').update(input).digest('hex');
   const key = settingsKey(settings, format);
+  const source = path.resolve(original.source);
   const previous = context.entries[plan.key];
+  if (previous && previous.source !== source && previous.sha256 !== sha256 && !options.force && (await isFile(previous.source))) {
+    const reason = `would overwrite the renditions of ${previous.source}, rendered into this folder earlier (both are '${plan.key}'); rename one, or use --force to replace them`;
+    throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
+  }
   const upToDate = previous?.sha256 === sha256 && previous.settings === key && (await isIntact(context.outDir, previous));
   if (upToDate && !options.force) return result('skipped');
   if (options.dryRun) return result('planned');
@@ -241,7 +246,6 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
     throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, 'the file changed during the run; run again');
   }
   const written = await writeRenditions(context, original, input, info, format, files);
-  const source = path.resolve(original.source);
   await context.writer.set(plan.key, { source, sha256, settings: key, original: info.size, renditions: written });
   // Earlier renderings of the same original (another naming, or another format and so
   // another key) leave files this one no longer writes: remove them.
@@ -251,6 +255,8 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
   }
   return result('rendered');
 }
+
+const isFile = (file: string) => stat(file).then((info) => info.isFile(), () => false);
 
 /** Collects a SourceError; anything else is a bug or a batch-wide failure and propagates. */
 function keep(errors: SourceError[], error: unknown): undefined {

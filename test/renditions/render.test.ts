@@ -120,6 +120,25 @@ describe('naming', () => {
     expect(written).toHaveLength(10);
   });
 
+  it('refuses to overwrite the renditions another original wrote in an earlier run, unless forced', async () => {
+    const dir = await tempDir();
+    const first = await writeImage(dir, '2024/a.jpg', photo(300, 200).jpeg());
+    const second = await writeImage(dir, '2025/a.jpg', photo(200, 300).jpeg());
+    const out = path.join(dir, 'out');
+    await renderOriginal(first, { outDir: out });
+    const report = await renderOriginals([second], { outDir: out });
+    expect(report.failures).toEqual([expect.objectContaining({ code: 'CONTENT_API_NAME_COLLISION' })]);
+    expect(report.failures[0]!.error).toContain(path.resolve(first));
+    expect((await sharp(path.join(out, 'a.max-300x300.jpg')).metadata()).width).toBe(300);
+    const forced = await renderOriginal(second, { outDir: out, force: true });
+    expect(forced.files.xs).toMatchObject({ width: 200, height: 300 });
+    // Once the earlier original is gone (moved or renamed), its place may be taken.
+    await rm(first);
+    await writeImage(dir, '2026/a.jpg', photo(250, 250).jpeg());
+    await rm(second);
+    expect((await renderOriginal(path.join(dir, '2026/a.jpg'), { outDir: out })).status).toBe('rendered');
+  });
+
   it('removes the files of an earlier format when the format changes', async () => {
     const dir = await tempDir();
     const source = await writeImage(dir, 'a.png', photo(400, 300));
