@@ -197,6 +197,22 @@ describe('formats and colour', () => {
     }
   });
 
+  it('converts a Display P3 original to sRGB through its profile', async () => {
+    const dir = await tempDir();
+    const colour = { r: 230, g: 60, b: 40 };
+    // The sRGB colour, transformed into Display P3 numbers and tagged with the P3 profile.
+    const source = await writeImage(dir, 'p3.png', sharp({ create: { width: 64, height: 48, channels: 3, background: colour } }).withIccProfile('p3').png());
+    const stored = (await sharp(source).stats()).channels.map((c) => Math.round(c.mean));
+    expect((await sharp(source).metadata()).hasProfile).toBe(true);
+    expect(Math.abs(stored[0]! - colour.r)).toBeGreaterThan(10); // P3 numbers differ from sRGB ones
+    const out = path.join(dir, 'out');
+    const result = await renderOriginal(source, { outDir: out });
+    const file = path.join(out, result.files.xs.path);
+    expect((await sharp(file).metadata()).hasProfile).toBe(false);
+    const written = (await sharp(file).stats()).channels.map((c) => c.mean);
+    [colour.r, colour.g, colour.b].forEach((value, i) => expect(Math.abs(written[i]! - value)).toBeLessThan(3));
+  });
+
   it('flattens transparency onto white when the output is JPEG', async () => {
     const dir = await tempDir();
     const source = await writeImage(dir, 'clear.png', sharp({ create: { width: 50, height: 50, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png());
@@ -219,6 +235,17 @@ describe('formats and colour', () => {
       expect({ width: meta.width, height: meta.pageHeight }).toEqual({ width: result.files[key].width, height: result.files[key].height });
     }
     expect(result.files.xs).toMatchObject({ width: 300, height: 150 });
+  });
+
+  it('keeps an animated WebP animated', async () => {
+    const dir = await tempDir();
+    const frames = await (await animatedGif(640, 480, 3)).toBuffer();
+    const source = await writeImage(dir, 'loop.webp', sharp(frames, { animated: true }).webp());
+    const out = path.join(dir, 'out');
+    const result = await renderOriginal(source, { outDir: out });
+    expect(result.format).toBe('webp');
+    const meta = await sharp(path.join(out, result.files.sm.path), { animated: true }).metadata();
+    expect([meta.pages, meta.width, meta.pageHeight]).toEqual([3, 600, 450]);
   });
 
   it('strips metadata by default and keeps it on request', async () => {
