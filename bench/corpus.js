@@ -72,15 +72,17 @@ async function compose(files, width, height) {
 }
 
 /**
- * Builds (or reuses) the corpus under `root`; returns { mixed, mp24 }: a folder with every
- * original, and one with only the 24-megapixel JPEGs.
+ * Builds (or reuses) the corpus under `root`; returns { mixed, mp24, artwork }: a folder with
+ * the mixed originals, one with only the 24-megapixel JPEGs, and one with an unmodified
+ * high-entropy photograph of a painting.
  */
 export async function buildCorpus(root) {
-  const corpus = path.join(root, 'corpus-v3');
+  const corpus = path.join(root, 'corpus-v4');
   const mixed = path.join(corpus, 'mixed');
   const mp24 = path.join(corpus, '24mp');
+  const artwork = path.join(corpus, 'artwork');
   const done = path.join(corpus, 'SOURCES.txt');
-  if (existsSync(done)) return { mixed, mp24 };
+  if (existsSync(done)) return { mixed, mp24, artwork };
 
   const debs = path.join(root, 'debs');
   mkdirSync(debs, { recursive: true });
@@ -93,6 +95,7 @@ export async function buildCorpus(root) {
   rmSync(corpus, { recursive: true, force: true });
   mkdirSync(mixed, { recursive: true });
   mkdirSync(mp24, { recursive: true });
+  mkdirSync(artwork, { recursive: true });
   const sources = [];
   for (const [name, photos, width, height] of PLAN) {
     const image = await compose(photos.map((photo) => path.join(extracted, PHOTOS[photo][0])), width, height);
@@ -106,8 +109,11 @@ export async function buildCorpus(root) {
     sources.push(`${name}: ${width}x${height}, ${photos.length === 1 ? 'native crop of' : '2x2 mosaic of native crops of'} ${credits}`);
     console.error(`corpus: ${sources.at(-1)}`);
   }
+  // The unmodified 16 MB photograph of a painting, four times: a high-entropy JPEG as it came.
+  for (let i = 1; i <= 4; i++) execFileSync('cp', [path.join(extracted, PHOTOS.elephants[0]), path.join(artwork, `elephants-${i}.jpg`)]);
+  sources.push('artwork/elephants-N.jpg: the original Elephants_5640x3172.jpg (16 MB), unmodified, four copies');
   // Three of the 24 MP JPEGs belong to the mixed batch too.
   for (const file of readdirSync(mp24).sort().slice(0, 3)) execFileSync('cp', [path.join(mp24, file), mixed]);
   writeFileSync(done, `${sources.join('\n')}\n`);
-  return { mixed, mp24 };
+  return { mixed, mp24, artwork };
 }

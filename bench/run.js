@@ -38,7 +38,7 @@ const fmt = (n, digits = 2) => n.toFixed(digits);
 console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), node ${process.version}, sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; concurrency ${concurrency}; best of ${runs} run(s)`);
 
 const table = [];
-for (const [label, input] of [['mixed: 6 JPEG, 3 PNG, 3 WebP at 5120x2880 + 3 JPEG at 6000x4000', corpus.mixed], ['24 MP JPEGs only: 6 at 6000x4000', corpus.mp24]]) {
+for (const [label, input] of [['mixed: 6 JPEG, 3 PNG, 3 WebP at 5120x2880 + 3 JPEG at 6000x4000', corpus.mixed], ['24 MP JPEGs only: 6 at 6000x4000', corpus.mp24], ['artwork photograph: 4 x 16 MB JPEG at 5640x3172, as published', corpus.artwork]]) {
   const results = {};
   for (const contender of ['content-api', 'naive', 'eleventy-img']) {
     console.error(`bench: ${contender} over ${label}`);
