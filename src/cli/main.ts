@@ -7,6 +7,12 @@ import { ContentApiError } from '../errors.js';
 import { printMessage, stderrStyles } from './output.js';
 import { buildProgram } from './program.js';
 
+// A reader that stops early (`| head`) is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
 const program = buildProgram();
 try {
   await program.parseAsync(process.argv);

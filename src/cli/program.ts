@@ -6,6 +6,8 @@ import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { FORCEABLE_FORMATS } from '../renditions/formats.js';
 import { DEFAULT_MEDIA_URL, NAMING_STYLES } from '../renditions/rules.js';
+import { InvalidArgumentError } from '../errors.js';
+import { printData } from './output.js';
 import { integerIn } from './parse.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -73,6 +75,56 @@ ${EXIT_CODES}`,
         dryRun: Boolean(flags.dryRun),
         json: Boolean(flags.json),
       });
+    });
+
+  program
+    .command('inspect')
+    .summary('fetch one page from the Content API and report on it')
+    .description(
+      'Fetch GET {base-url}/api/v2/pages/<id>/ and print its headline data, stage, block outline, every Image\n' +
+        'with its five rendition sizes, the linked resources, and every problem found (JSON path and rule).',
+    )
+    .argument('<id>', 'page id', integerIn('<id>', 0))
+    .addOption(new Option('--base-url <url>', 'the API base URL (no /api/v2 part)').env('CONTENT_API_BASE_URL'))
+    .option('--format-api', 'request ?format=api and check the URL rule that goes with it')
+    .option('--timeout <ms>', 'timeout for connecting, headers, and between body chunks', integerIn('--timeout', 1), 10_000)
+    .option('--retries <n>', 'retries for connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
+    .option('--max-bytes <n>', 'largest response body accepted', integerIn('--max-bytes', 1), 16 * 1024 * 1024)
+    .option('--json', 'print the report as one JSON document')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ content-api inspect 101 --base-url http://127.0.0.1:8000
+  $ CONTENT_API_BASE_URL=https://gallery.example.org content-api inspect 101 --format-api
+  $ content-api inspect 101 --base-url http://127.0.0.1:8000 --json | jq '.problems'
+
+Exit codes:
+  0  the page is valid (warnings may be listed)
+  1  the page was fetched but problems were found
+  2  could not inspect: not found, unreachable, not JSON, bad flags`,
+    )
+    .action(async (id: number, flags: Record<string, unknown>) => {
+      if (!flags.baseUrl) throw new InvalidArgumentError('Expected --base-url or CONTENT_API_BASE_URL to say where the API is');
+      const { runInspect } = await import('./commands/inspect.js');
+      process.exitCode = await runInspect(id, {
+        baseUrl: flags.baseUrl as string,
+        formatApi: Boolean(flags.formatApi),
+        timeoutMs: flags.timeout as number,
+        retries: flags.retries as number,
+        maxBytes: flags.maxBytes as number,
+        json: Boolean(flags.json),
+      });
+    });
+
+  program
+    .command('schema')
+    .summary('print the JSON Schema of the Page')
+    .description('Print the JSON Schema (draft 2020-12) of the Page, generated from the zod model, for other languages and tools.')
+    .addHelpText('after', '\nExamples:\n  $ content-api schema > page.schema.json\n  $ content-api schema | jq .properties.meta')
+    .action(async () => {
+      const { pageJsonSchema } = await import('../page/schema.js');
+      printData(JSON.stringify(pageJsonSchema(), null, 2));
     });
 
   return program;

@@ -1,0 +1,57 @@
+/**
+ * `content-api inspect <id>`: a readable report of one page (or `--json`), exit 1 when
+ * problems were found.
+ */
+import { inspectPage, type InspectOptions } from '../../inspect/inspect.js';
+import type { InspectReport } from '../../inspect/report.js';
+import { RENDITION_KEYS } from '../../renditions/rules.js';
+import { printData, stylesFor } from '../output.js';
+
+export interface InspectCommandOptions extends InspectOptions {
+  json: boolean;
+}
+
+export async function runInspect(id: number, options: InspectCommandOptions): Promise<number> {
+  const report = await inspectPage(id, options);
+  printData(options.json ? JSON.stringify(report, null, 2) : formatReport(report));
+  return report.errors > 0 ? 1 : 0;
+}
+
+export function formatReport(report: InspectReport): string {
+  const { bold, dim, red, yellow, green } = stylesFor(process.stdout);
+  const { page, stage } = report;
+  const lines: string[] = [];
+  const field = (name: string, value: unknown) => lines.push(`  ${dim(name.padEnd(11))} ${value === null || value === undefined ? dim('-') : String(value)}`);
+  lines.push(bold(`Page ${String(page.id)}: ${String(page.title)}`), dim(`  ${report.url}`));
+  field('type', page.type);
+  field('slug', page.slug);
+  field('date', page.date);
+  field('published', page.published ? `yes, ${String(page.firstPublishedAt)}` : 'no');
+  field('html', page.htmlUrl);
+  field('detail', page.detailUrl);
+  field('parent', page.parent ? `${String(page.parent.id)} ${String(page.parent.title)} (${String(page.parent.type)})` : null);
+  if (stage) {
+    lines.push('', bold('Stage'));
+    field('header', stage.header);
+    field('title', stage.title);
+    field('subtitle', stage.subtitle);
+  }
+  lines.push('', bold(`Blocks (${report.blocks.length})`));
+  for (const block of report.blocks) lines.push(`  ${String(block.index).padStart(2)}  ${block.type.padEnd(22)} ${dim(block.id)}  ${block.summary}`);
+  lines.push('', bold(`Images (${report.images.length})`));
+  lines.push(dim(`  ${'xs'.padEnd(10)}${'sm'.padEnd(10)}${'md'.padEnd(10)}${'lg'.padEnd(11)}${'xl'.padEnd(11)}srcset   names  where`));
+  for (const image of report.images) {
+    const sizes = RENDITION_KEYS.map((key, i) => (image.sizes[key] ?? '-').padEnd(i < 3 ? 10 : 11)).join('');
+    const srcset = image.srcset === 'ok' ? green('ok') : image.srcset === 'absent' ? dim('absent') : red(image.srcset);
+    const naming = image.naming === 'ok' ? green('ok') : red('wrong');
+    lines.push(`  ${sizes}${srcset.padEnd(image.srcset === 'absent' ? 6 : image.srcset.length)}${' '.repeat(9 - image.srcset.length)}${naming}${' '.repeat(7 - image.naming.length)}${image.path}`);
+  }
+  lines.push('', bold(`Linked resources (${report.links.length})`));
+  for (const link of report.links) lines.push(`  ${link.kind.padEnd(14)} ${link.title.padEnd(30)} ${link.url}`);
+  lines.push('', bold(report.problems.length === 0 ? green('No problems found') : `Problems: ${report.errors} error(s), ${report.warnings} warning(s)`));
+  for (const problem of report.problems) {
+    const label = problem.severity === 'error' ? red('error  ') : yellow('warning');
+    lines.push(`  ${label} ${problem.path}  ${dim(`[${problem.rule}]`)} ${problem.message}`);
+  }
+  return lines.join('\n');
+}

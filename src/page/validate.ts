@@ -1,0 +1,182 @@
+/**
+ * Validates a page as the API serves it: its shape (zod, every problem at once), then the
+ * rules the spec states beyond shape, and the rendition rules of every Image in it.
+ * Problems are errors, or warnings where the spec says a shape is not shown; nothing is
+ * dropped and nothing throws on bad data.
+ */
+import type { z } from 'zod';
+import { verifyImage, type ImageRule } from '../renditions/verify.js';
+import { BLOCK_VALUES, exhibitionsArray, exhibitionsListValueSchema, type BlockType } from './blocks.js';
+import { pageEnvelopeSchema, type Page } from './page.js';
+import { findImages, findObjects, formatPath, type JsonPath } from './walk.js';
+
+export type Severity = 'error' | 'warning';
+
+/** Rule ids beyond the image rules of `renditions/verify.ts`. */
+export const PAGE_RULES = {
+  schema: 'the value has the type and shape the spec gives',
+  'unknown-key': 'a key the spec does not name (warning)',
+  'unknown-block-type': 'a block type the spec does not show (warning)',
+  'not-shown-type': 'a field the spec shows only as null holds a value (warning: its type is not shown)',
+  'exhibition-date-end-effective': 'date_end_effective equals date_extended when set, else date_end',
+  'exhibition-is-extended': 'is_extended is true exactly when date_extended is set',
+  'detail-url': "meta.detail_url is the page endpoint URL of the page's own id, without a query string",
+  'format-api-url': 'with format=api, the url of articles, exhibitions, news entries and categories ends with ?format=api (and only then)',
+} as const;
+
+export type PageRule = keyof typeof PAGE_RULES;
+
+export interface Problem {
+  severity: Severity;
+  /** JSON path, e.g. `$.presentation_stage.body[2].value.image.sizes.md`. */
+  path: string;
+  rule: PageRule | ImageRule;
+  message: string;
+}
+
+export interface ValidateOptions {
+  /** The page was requested with `?format=api`. */
+  formatApi?: boolean;
+  /** The API's base URL, when known: `meta.detail_url` must then be exactly `{base}/api/v2/pages/{id}/`. */
+  baseUrl?: string;
+}
+
+export interface Validation {
+  /** The page as given, typed, when it has no error (warnings allowed); otherwise null. */
+  page: Page | null;
+  problems: Problem[];
+}
+
+/** Fields the spec shows only as null (2.13): a value there is reported, never rejected. */
+const ONLY_NULL_FIELDS = new Set(['alias_of', 'admin_url', 'publish_time', 'publish_time_display', 'status_display', 'class_name', 'price', 'duration', 'cta']);
+
+export function validatePage(json: unknown, options: ValidateOptions = {}): Validation {
+  const problems: Problem[] = [];
+  problems.push(...zodProblems(pageEnvelopeSchema, json, ['$']));
+  const body = (json as { presentation_stage?: { body?: unknown } } | null)?.presentation_stage?.body;
+  if (Array.isArray(body)) body.forEach((block, i) => problems.push(...blockProblems(block, ['$', 'presentation_stage', 'body', i])));
+
+  for (const { path, value } of findObjects(json, ['$'])) {
+    for (const [key, field] of Object.entries(value)) {
+      if (ONLY_NULL_FIELDS.has(key) && field !== null && field !== undefined) {
+        problems.push({ severity: 'warning', path: formatPath([...path, key]), rule: 'not-shown-type', message: `${key} holds a value; the spec shows it only as null, so its type is not known` });
+      }
+    }
+    if ('date_end_effective' in value && 'date_end' in value) problems.push(...exhibitionProblems(value, path));
+  }
+  problems.push(...detailUrlProblems(json, options));
+  problems.push(...formatApiProblems(json, options));
+  for (const { path, image, srcsetRequired } of findImages(json)) {
+    for (const finding of verifyImage(image, { srcsetRequired })) {
+      problems.push({ severity: 'error', path: formatPath([...path, ...finding.path.split('.')]), rule: finding.rule, message: finding.message });
+    }
+  }
+  const ok = !problems.some((problem) => problem.severity === 'error');
+  return { page: ok ? (json as Page) : null, problems: dedupe(problems) };
+}
+
+/** zod issues as problems; keys the spec does not name are warnings, one per key. */
+export function zodProblems(schema: z.ZodType, value: unknown, at: JsonPath): Problem[] {
+  const result = schema.safeParse(value);
+  if (result.success) return [];
+  const problems: Problem[] = [];
+  for (const issue of result.error.issues) {
+    const path = [...at, ...(issue.path as JsonPath)];
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        problems.push({ severity: 'warning', path: formatPath([...path, key]), rule: 'unknown-key', message: `${key} is not a key the spec names here` });
+      }
+    } else {
+      problems.push({ severity: 'error', path: formatPath(path), rule: 'schema', message: issue.message });
+    }
+  }
+  return problems;
+}
+
+function blockProblems(block: unknown, at: JsonPath): Problem[] {
+  const { type, value } = (block ?? {}) as { type?: unknown; value?: unknown };
+  if (typeof type !== 'string' || typeof value !== 'object' || value === null) return []; // the envelope reported it
+  const valueAt = [...at, 'value'];
+  if (type in BLOCK_VALUES) return zodProblems(BLOCK_VALUES[type as BlockType], value, valueAt);
+  const problems: Problem[] = [];
+  const lists = Object.entries(value).filter(([, v]) => Array.isArray(v));
+  if (exhibitionsListValueSchema.safeParse(value).success && lists.length === 1) {
+    problems.push({ severity: 'warning', path: formatPath([...at, 'type']), rule: 'unknown-block-type', message: `block type '${type}' is not named in the spec; its value has the shape of the exhibitions list and was checked as one` });
+    const [key, list] = lists[0]!;
+    problems.push(...zodProblems(exhibitionsArray, list, [...valueAt, key]));
+  } else {
+    problems.push({ severity: 'warning', path: formatPath([...at, 'type']), rule: 'unknown-block-type', message: `block type '${type}' is not in the spec; its value was not checked` });
+  }
+  return problems;
+}
+
+function exhibitionProblems(exhibition: Record<string, unknown>, at: JsonPath): Problem[] {
+  const problems: Problem[] = [];
+  const { date_end, date_extended, date_end_effective, is_extended } = exhibition;
+  const expected = date_extended ?? date_end;
+  if (date_end_effective !== expected) {
+    problems.push({ severity: 'error', path: formatPath([...at, 'date_end_effective']), rule: 'exhibition-date-end-effective', message: `date_end_effective is ${String(date_end_effective)}, expected ${String(expected)} (${date_extended ? 'date_extended' : 'date_end'})` });
+  }
+  if (typeof is_extended === 'boolean' && is_extended !== (date_extended !== null && date_extended !== undefined)) {
+    problems.push({ severity: 'error', path: formatPath([...at, 'is_extended']), rule: 'exhibition-is-extended', message: `is_extended is ${is_extended} but date_extended is ${date_extended ? 'set' : 'not set'}` });
+  }
+  return problems;
+}
+
+function detailUrlProblems(json: unknown, options: ValidateOptions): Problem[] {
+  const page = json as { id?: unknown; meta?: { detail_url?: unknown } } | null;
+  const detail = page?.meta?.detail_url;
+  if (typeof detail !== 'string' || typeof page?.id !== 'number') return [];
+  const path = '$.meta.detail_url';
+  const suffix = `/api/v2/pages/${page.id}/`;
+  const expected = options.baseUrl ? `${options.baseUrl.replace(/\/+$/, '')}${suffix}` : null;
+  if (/[?#]/.test(detail)) return [{ severity: 'error', path, rule: 'detail-url', message: `${detail} has a query string or fragment` }];
+  if (expected ? detail !== expected : !detail.endsWith(suffix)) {
+    return [{ severity: 'error', path, rule: 'detail-url', message: `${detail} is not ${expected ?? `the endpoint of page ${page.id} (…${suffix})`}` }];
+  }
+  return [];
+}
+
+/** The nested `url` fields spec 4.1 rule 2 is about, by where they sit in blocks. */
+function formatApiProblems(json: unknown, options: ValidateOptions): Problem[] {
+  const problems: Problem[] = [];
+  const check = (url: unknown, path: JsonPath, what: string) => {
+    if (typeof url !== 'string') return;
+    const hasIt = url.endsWith('?format=api');
+    if (options.formatApi && !hasIt) problems.push({ severity: 'error', path: formatPath(path), rule: 'format-api-url', message: `${what} url ${url} does not end with ?format=api although the page was requested with format=api` });
+    if (!options.formatApi && url.includes('format=api')) problems.push({ severity: 'error', path: formatPath(path), rule: 'format-api-url', message: `${what} url ${url} carries format=api although the page was requested without it` });
+  };
+  const body = (json as { presentation_stage?: { body?: unknown } } | null)?.presentation_stage?.body;
+  if (!Array.isArray(body)) return problems;
+  body.forEach((block: { type?: string; value?: Record<string, unknown> }, i) => {
+    const at: JsonPath = ['$', 'presentation_stage', 'body', i, 'value'];
+    const value = block?.value ?? {};
+    const each = (key: string, fn: (item: Record<string, unknown>, path: JsonPath) => void) => {
+      const list = value[key];
+      if (Array.isArray(list)) list.forEach((item, j) => item && typeof item === 'object' && fn(item, [...at, key, j]));
+    };
+    if (block?.type === 'quarterly_articles') each('articles', (a, p) => check(a.url, [...p, 'url'], 'article'));
+    if (block?.type === 'news') {
+      each('news_entries', (entry, p) => {
+        check(entry.url, [...p, 'url'], 'news entry');
+        check((entry.category as { url?: unknown } | undefined)?.url, [...p, 'category', 'url'], 'news category');
+      });
+    }
+    if (block?.type && !(block.type in BLOCK_VALUES)) {
+      for (const [key, list] of Object.entries(value)) {
+        if (Array.isArray(list)) each(key, (e, p) => 'date_end_effective' in e && check(e.url, [...p, 'url'], 'exhibition'));
+      }
+    }
+  });
+  return problems;
+}
+
+function dedupe(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.path}|${p.rule}|${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

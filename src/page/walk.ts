@@ -1,0 +1,56 @@
+/**
+ * Walks a page's JSON: every object with its JSON path, and every Image wherever it sits
+ * (stage, list stage, blocks, works, overlays, inquiry artwork images, banners, summaries,
+ * related presentations).
+ */
+import type { ImageLike } from '../renditions/verify.js';
+
+export type JsonPath = Array<string | number>;
+
+/** `['$', 'presentation_stage', 'body', 2, 'value']` -> `$.presentation_stage.body[2].value`. */
+export function formatPath(path: JsonPath): string {
+  return path
+    .map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`))
+    .join('');
+}
+
+export interface FoundObject {
+  path: JsonPath;
+  value: Record<string, unknown>;
+}
+
+/** Every object (not array) in `json`, depth first, parents before children. */
+export function* findObjects(json: unknown, path: JsonPath = ['$']): Generator<FoundObject> {
+  if (Array.isArray(json)) {
+    for (const [i, item] of json.entries()) yield* findObjects(item, [...path, i]);
+  } else if (typeof json === 'object' && json !== null) {
+    const value = json as Record<string, unknown>;
+    yield { path, value };
+    for (const [key, child] of Object.entries(value)) yield* findObjects(child, [...path, key]);
+  }
+}
+
+export interface FoundImage {
+  path: JsonPath;
+  image: ImageLike & Record<string, unknown>;
+  /** Page-level and block-level images carry a srcset; nested ones may omit it (spec 2.5). */
+  srcsetRequired: boolean;
+}
+
+const SRCSET_REQUIRED = [
+  /^\$\.(presentation_stage|list_presentation_stage)\.(thumbnail|feature_large_image|feature_small_image)$/,
+  /^\$\.presentation_stage\.body\[\d+\]\.value\.image$/,
+];
+
+/** An object is an Image when it has a `sizes` object and a relative `width` or a `srcset`. */
+export function isImage(value: Record<string, unknown>): boolean {
+  return typeof value.sizes === 'object' && value.sizes !== null && !Array.isArray(value.sizes) && ('width' in value || 'srcset' in value);
+}
+
+export function* findImages(json: unknown): Generator<FoundImage> {
+  for (const { path, value } of findObjects(json)) {
+    if (!isImage(value)) continue;
+    const at = formatPath(path);
+    yield { path, image: value, srcsetRequired: SRCSET_REQUIRED.some((pattern) => pattern.test(at)) };
+  }
+}
