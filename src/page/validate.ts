@@ -77,7 +77,7 @@ export function validatePage(json: unknown, options: ValidateOptions = {}): Vali
 
 /** zod issues as problems; keys the spec does not name are warnings, one per key. */
 export function zodProblems(schema: z.ZodType, value: unknown, at: JsonPath): Problem[] {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { error: (issue) => (issue.input === undefined ? 'required, but missing' : undefined) });
   if (result.success) return [];
   const problems: Problem[] = [];
   for (const issue of result.error.issues) {

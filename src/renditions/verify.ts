@@ -65,7 +65,8 @@ export function verifyImage(image: ImageLike, options: VerifyImageOptions = {}):
   const entries = Object.fromEntries(present.map((key) => [key, sizes[key] as SizeEntry])) as Partial<Record<RenditionKey, SizeEntry>>;
 
   // The reference original: the xl rendition, or the largest one present.
-  const reference = present.map((key) => entries[key]!).reduce<SizeEntry | undefined>((a, b) => (!a || b.width * b.height > a.width * a.height ? b : a), undefined);
+  const largest = present.map((key) => entries[key]!).reduce<SizeEntry | undefined>((a, b) => (!a || b.width * b.height > a.width * a.height ? b : a), undefined);
+  const reference = entries.xl ?? largest;
   for (const key of present) {
     const entry = entries[key]!;
     const box = RENDITION_BOXES[key];
