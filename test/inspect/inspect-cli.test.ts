@@ -1,0 +1,124 @@
+/**
+ * `content-api inspect` against a real server on loopback that serves fixture pages and
+ * misbehaves on purpose.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/run-cli.js';
+import { startFixtureServer, type FixtureServer } from './fixture-server.js';
+
+let server: FixtureServer;
+beforeAll(async () => {
+  server = await startFixtureServer();
+});
+afterAll(() => server.close());
+
+const inspect = (mode: string, ...flags: string[]) => runCli(['inspect', '101', '--base-url', server.base(mode), ...flags]);
+
+describe('inspect a valid page', () => {
+  it('prints the report and exits 0', async () => {
+    const result = await inspect('ok');
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const out = result.stdout;
+    expect(out).toContain('Page 101: Spring Fair 2026');
+    expect(out).toMatch(/type\s+site\.PresentationPage/);
+    expect(out).toMatch(/published\s+yes, 2026-02-20T08:00:00\.000000/);
+    expect(out).toMatch(/parent\s+100 Art Fairs \(site\.CollectingCategoryPage\)/);
+    expect(out).toMatch(/header\s+Art Fair Presentation/);
+    expect(out).toContain('Blocks (14)');
+    expect(out).toMatch(/ 4 {2}single_work\s+ad5e6f70-8192-4da3-becf-3a4b5c6d7e85 {2}Red Marigold, A\. Painter/);
+    expect(out).toContain('Images (18)');
+    expect(out).toMatch(/300x188 +600x375 +1200x750 +2400x1500 +2560x1600 +ok +ok +\$\.presentation_stage\.thumbnail/);
+    expect(out).toMatch(/article +Painting Light +http:\/\/127\.0\.0\.1:\d+\/ok\/api\/quarterly\/articles\/2026\/02\/10\/painting-light\//);
+    expect(out).toContain('No problems found');
+  });
+
+  it('--json prints the same as one document', async () => {
+    const result = await inspect('ok', '--json');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ page: { id: 101, published: true, slug: 'spring-fair-2026' }, errors: 0, warnings: 0, problems: [] });
+    expect(report.blocks).toHaveLength(14);
+    expect(report.images).toHaveLength(18);
+    expect(report.links.map((l: { kind: string }) => l.kind).sort()).toEqual(['article', 'news category', 'news entry', 'presentation']);
+  });
+
+  it('--format-api requests ?format=api and checks its URL rule', async () => {
+    expect((await inspect('ok', '--format-api')).code).toBe(0);
+    const wrong = await inspect('no-format-api', '--format-api', '--json');
+    expect(wrong.code).toBe(1);
+    expect(JSON.parse(wrong.stdout).problems.map((p: { rule: string }) => p.rule)).toEqual(['format-api-url', 'format-api-url', 'format-api-url']);
+  });
+
+  it('takes the base URL from CONTENT_API_BASE_URL', async () => {
+    process.env.CONTENT_API_BASE_URL = server.base('ok');
+    try {
+      expect((await runCli(['inspect', '101'])).code).toBe(0);
+    } finally {
+      delete process.env.CONTENT_API_BASE_URL;
+    }
+  });
+});
+
+describe('inspect a page with a defect', () => {
+  it('exits 1 and names the JSON path and rule', async () => {
+    const result = await inspect('defect');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/error +\$\.presentation_stage\.thumbnail\.sizes\.md {2}\[image-aspect\] md is 1200x700/);
+    expect(result.stdout).toContain('Problems: 1 error(s), 0 warning(s)');
+  });
+});
+
+describe('HTTP failures: exit 2 with one line naming the URL', () => {
+  const cases: Array<[string, string[], RegExp, number]> = [
+    ['missing', [], /\/missing\/api\/v2\/pages\/101\/: HTTP 404 Not Found \(Not found\.\)/, 1],
+    ['html', [], /\/html\/api\/v2\/pages\/101\/: got an HTML page \(text\/html\), not JSON/, 1],
+    ['html500', [], /\/html500\/api\/v2\/pages\/101\/: HTTP 500 \(an HTML error page\)/, 1],
+    ['badjson', [], /\/badjson\/api\/v2\/pages\/101\/: invalid JSON/, 1],
+    ['wrongtype', [], /\/wrongtype\/api\/v2\/pages\/101\/: content type is text\/plain, not application\/json/, 1],
+    ['huge', ['--max-bytes', '100000'], /\/huge\/api\/v2\/pages\/101\/: response larger than 100000 bytes/, 1],
+    ['slow', ['--timeout', '300', '--retries', '0'], /\/slow\/api\/v2\/pages\/101\/: timed out/, 1],
+    ['reset', ['--retries', '2'], /\/reset\/api\/v2\/pages\/101\/: (connection reset|other side closed)/, 3],
+    ['truncated', ['--retries', '0'], /\/truncated\/api\/v2\/pages\/101\/: /, 1],
+  ];
+  it.each(cases)('%s', async (mode, flags, message, hits) => {
+    const result = await inspect(mode, ...flags);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+    expect(server.hits(mode)).toBe(hits);
+  });
+
+  it('retries a 503 and succeeds', async () => {
+    const result = await inspect('flaky');
+    expect(result.code).toBe(0);
+    expect(server.hits('flaky')).toBe(2);
+  });
+
+  it('honours Retry-After on a 429', async () => {
+    const started = Date.now();
+    const result = await inspect('ratelimit');
+    expect(result.code).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(server.hits('ratelimit')).toBe(2);
+  });
+
+  it('an unreachable server', async () => {
+    const closed = await startFixtureServer();
+    const base = closed.base('ok');
+    await closed.close();
+    const result = await runCli(['inspect', '101', '--base-url', base, '--retries', '1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(/^error: http:\/\/127\.0\.0\.1:\d+\/ok\/api\/v2\/pages\/101\/: connection refused \(ECONNREFUSED\)$/);
+  });
+
+  it('bad flags and a missing base URL', async () => {
+    expect((await runCli(['inspect', 'abc', '--base-url', server.origin])).code).toBe(2);
+    const none = await runCli(['inspect', '101']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/Expected --base-url or CONTENT_API_BASE_URL/);
+    expect((await runCli(['inspect', '101', '--base-url', 'ftp://x'])).stderr).toMatch(/Expected an http\(s\) base URL/);
+  });
+});
