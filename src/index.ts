@@ -37,3 +37,23 @@ export {
   type RenderProgress,
   type RenderStatus,
 } from './renditions/render.js';
+
+// The page model (zod) and its validation.
+export { pageSchema, presentationStageSchema, pageEnvelopeSchema } from './page/page.js';
+export { pageMetaSchema, parentSummarySchema, socialMetaSchema } from './page/meta.js';
+export { listStageSchema } from './page/list-stage.js';
+export { imageSchema } from './page/image.js';
+export { blockSchema, bannerSchema, relatedPresentationSchema, BLOCK_VALUES, BLOCK_TYPES, type BlockType } from './page/blocks.js';
+export { workSchema, groupedWorkSchema, inquiryFormDataSchema, generalInquirySchema, artworkInquirySchema } from './page/work.js';
+export { articleSummarySchema, exhibitionSummarySchema, newsEntrySchema, newsCategorySchema } from './page/summaries.js';
+export type * from './page/types.js';
+export { validatePage, PAGE_RULES, type Problem, type Severity, type PageRule, type ValidateOptions, type Validation } from './page/validate.js';
+export { findImages, findObjects, formatPath, type FoundImage, type JsonPath } from './page/walk.js';
+export { pageJsonSchema } from './page/schema.js';
+export { verifyImage, IMAGE_RULES, type ImageRule, type ImageFinding } from './renditions/verify.js';
+
+// The HTTP client and inspect.
+export { createDispatcher, fetchJson, HttpError, HTTP_DEFAULTS, type HttpOptions, type JsonResponse, type HttpErrorCode } from './client/http.js';
+export { fetchPage, pageUrl, type FetchPageOptions } from './client/pages.js';
+export { inspectPage, type InspectOptions } from './inspect/inspect.js';
+export { buildInspectReport, type InspectReport } from './inspect/report.js';

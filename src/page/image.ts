@@ -23,5 +23,3 @@ export const imageSchema = z.strictObject({
   /** `<url> <width>w` entries, xs..xl; absent on some nested images. */
   srcset: z.string().optional(),
 });
-
-export type Image = z.infer<typeof imageSchema>;

@@ -23,7 +23,7 @@ function pageSchemaWith<B extends z.ZodType>(block: B) {
 
 /** The Page with blocks of the types the spec shows (for types and the JSON Schema). */
 export const pageSchema = pageSchemaWith(blockSchema);
-export type Page = z.infer<typeof pageSchema>;
+
 
 /** The same, with any block type: `validate.ts` checks each block by its own type. */
 export const pageEnvelopeSchema = pageSchemaWith(anyBlockSchema);

@@ -7,7 +7,8 @@
 import type { z } from 'zod';
 import { verifyImage, type ImageRule } from '../renditions/verify.js';
 import { BLOCK_VALUES, exhibitionsArray, exhibitionsListValueSchema, type BlockType } from './blocks.js';
-import { pageEnvelopeSchema, type Page } from './page.js';
+import { pageEnvelopeSchema } from './page.js';
+import type { Page } from './types.js';
 import { findImages, findObjects, formatPath, type JsonPath } from './walk.js';
 
 export type Severity = 'error' | 'warning';
