@@ -51,6 +51,8 @@ export async function startFixtureServer(): Promise<FixtureServer> {
         return void setTimeout(() => json(res, 200, page), 2_000).unref();
       case 'flaky':
         return count === 1 ? json(res, 503, JSON.stringify({ message: 'try later' })) : json(res, 200, page);
+      case 'error500':
+        return count === 1 ? json(res, 500, JSON.stringify({ message: 'Internal error' })) : json(res, 200, page);
       case 'ratelimit':
         return count === 1 ? json(res, 429, JSON.stringify({ message: 'slow down' }), { 'retry-after': '1' }) : json(res, 200, page);
       case 'missing':

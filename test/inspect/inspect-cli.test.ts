@@ -60,6 +60,16 @@ describe('inspect a valid page', () => {
   });
 });
 
+describe('content-api schema', () => {
+  it('prints the JSON Schema of the Page on stdout', async () => {
+    const result = await runCli(['schema']);
+    expect(result.code).toBe(0);
+    const schema = JSON.parse(result.stdout);
+    expect(schema.title).toMatch(/Content API Page/);
+    expect(schema.properties.presentation_stage.properties.body.type).toBe('array');
+  });
+});
+
 describe('inspect a page with a defect', () => {
   it('exits 1 and names the JSON path and rule', async () => {
     const result = await inspect('defect');
@@ -95,6 +105,13 @@ describe('HTTP failures: exit 2 with one line naming the URL', () => {
     const result = await inspect('flaky');
     expect(result.code).toBe(0);
     expect(server.hits('flaky')).toBe(2);
+  });
+
+  it('does not retry a 500 (only connection errors, 502, 503, 504 and 429 are)', async () => {
+    const result = await inspect('error500');
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(/\/error500\/api\/v2\/pages\/101\/: HTTP 500 \(Internal error\)$/);
+    expect(server.hits('error500')).toBe(1);
   });
 
   it('honours Retry-After on a 429', async () => {
