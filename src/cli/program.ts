@@ -118,6 +118,50 @@ Exit codes:
     });
 
   program
+    .command('check')
+    .summary('prove that pages follow the rendition rules, and that the files behind them are right')
+    .description(
+      'Check pages (JSON files, folders of them, page ids fetched from --base-url, or - for standard input)\n' +
+        'against the page schema and the rendition rules; with --verify-files, read the header of every\n' +
+        'rendition file (on disk or over HTTP) and compare its real size and format with the JSON.',
+    )
+    .argument('<targets...>', 'page JSON files, folders, page ids, or - for standard input')
+    .addOption(new Option('--base-url <url>', 'the API base URL, for page ids').env('CONTENT_API_BASE_URL'))
+    .option('--verify-files <folder|url>', 'check the rendition files: a folder (URL paths below --media-prefix are looked up in it) or a base URL')
+    .option('--media-prefix <path>', 'URL path prefix of rendition files, for --verify-files folders', '/media/')
+    .addOption(new Option('--reporter <name>', 'how to report').choices(['text', 'json', 'junit', 'github', 'html']).default('text'))
+    .option('-o, --output <file>', 'write the report to this file instead of stdout')
+    .option('--max-warnings <n>', 'warnings allowed before the check fails', integerIn('--max-warnings', 0), 0)
+    .option('-j, --concurrency <n>', 'rendition files read at once', integerIn('--concurrency', 1), 16)
+    .option('--timeout <ms>', 'HTTP timeout', integerIn('--timeout', 1), 10_000)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ content-api check samples/pages/presentation-every-block.json --verify-files media
+  $ content-api check 101 102 --base-url http://127.0.0.1:8000 --verify-files http://127.0.0.1:8000 --reporter junit -o check.xml
+  $ curl -s https://gallery.example.org/api/v2/pages/101/ | content-api check - --reporter github
+
+Exit codes:
+  0  no findings (or only warnings, up to --max-warnings)
+  1  findings
+  2  could not run: bad flags, a target that cannot be read or fetched`,
+    )
+    .action(async (targets: string[], flags: Record<string, unknown>) => {
+      const { runCheck } = await import('./commands/check.js');
+      process.exitCode = await runCheck(targets, {
+        baseUrl: flags.baseUrl as string | undefined,
+        verifyFiles: flags.verifyFiles as string | undefined,
+        mediaPrefix: flags.mediaPrefix as string,
+        reporter: flags.reporter as 'text',
+        output: flags.output as string | undefined,
+        maxWarnings: flags.maxWarnings as number,
+        concurrency: flags.concurrency as number,
+        timeoutMs: flags.timeout as number,
+      });
+    });
+
+  program
     .command('schema')
     .summary('print the JSON Schema of the Page')
     .description('Print the JSON Schema (draft 2020-12) of the Page, generated from the zod model, for other languages and tools.')
