@@ -40,7 +40,10 @@ export function htmlReport(report: CheckReport, options: HtmlOptions = {}): stri
   const body = report.pages.map((page) => {
     const imageFindings = (image: CheckedImage) => page.problems.filter((p) => p.path === image.path || p.path.startsWith(`${image.path}.`));
     const pageLevel = page.problems.filter((p) => !page.images.some((image) => p.path === image.path || p.path.startsWith(`${image.path}.`)));
-    const images = page.images.map((image) => imageCard(image, imageFindings(image))).join('\n');
+    // Images with findings first: that is what a person opens the sheet for.
+    const cards = page.images.map((image) => ({ image, findings: imageFindings(image) }));
+    cards.sort((a, b) => Number(b.findings.length > 0) - Number(a.findings.length > 0));
+    const images = cards.map(({ image, findings }) => imageCard(image, findings)).join('\n');
     return `<section class="page" data-source="${html(page.source)}">
 <h2>${html(page.source)}</h2>
 ${pageLevel.length ? `<ul class="findings page-findings">${pageLevel.map(findingItem).join('')}</ul>` : ''}
