@@ -1,0 +1,70 @@
+/**
+ * The render benchmark: the corpus rendered by content-api, the naive approach and
+ * @11ty/eleventy-img, each in its own process at the same concurrency, side by side; the
+ * incremental rerun; the quality of the cascade.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import { buildCorpus } from './corpus.js';
+import { cascadeQuality } from './quality.js';
+
+const fmt = (n, digits = 2) => n.toFixed(digits);
+
+export async function renderBench(root, scratch, { concurrency, runs }) {
+  const corpus = await buildCorpus(path.join(root, '.bench'));
+
+  function run(contender, input, outDir = mkdtempSync(path.join(scratch, `${contender}-`)), mode = 'force') {
+    const script = path.join(root, 'bench', 'contender.js');
+    const output = execFileSync(process.execPath, [script, contender, input, outDir, String(concurrency), mode], { encoding: 'utf8' });
+    return JSON.parse(output.trim().split('\n').at(-1));
+  }
+
+  /** The best of `runs` runs (least wall time), for each contender. */
+  function measure(contender, input) {
+    let best;
+    for (let i = 0; i < runs; i++) {
+      const result = run(contender, input);
+      if (!best || result.seconds < best.seconds) best = result;
+    }
+    return best;
+  }
+
+
+  const table = [];
+  for (const [label, input] of [['mixed: 6 JPEG, 3 PNG, 3 WebP at 5120x2880 + 3 JPEG at 6000x4000', corpus.mixed], ['24 MP JPEGs only: 6 at 6000x4000', corpus.mp24], ['artwork photograph: 4 x 16 MB JPEG at 5640x3172, as published', corpus.artwork]]) {
+    const results = {};
+    for (const contender of ['content-api', 'naive', 'eleventy-img']) {
+      console.error(`bench: ${contender} over ${label}`);
+      results[contender] = measure(contender, input);
+    }
+    for (const [contender, r] of Object.entries(results)) {
+      const throughput = r.images / r.seconds;
+      const vsNaive = throughput / (results.naive.images / results.naive.seconds);
+      table.push([label, contender, r.images, fmt(r.seconds), fmt(throughput), fmt(r.cpuSeconds), fmt(r.peakRssMb, 0), `${fmt(vsNaive)}x`]);
+    }
+  }
+
+  // Incremental: a second run over the unchanged folder, into the same output folder.
+  const incrementalOut = mkdtempSync(path.join(scratch, 'incremental-'));
+  const first = run('content-api', corpus.mixed, incrementalOut, 'force');
+  const second = run('content-api', corpus.mixed, incrementalOut, 'incremental');
+
+  console.log('\n## Render throughput\n');
+  console.log('| batch | contender | images | seconds | images/s | CPU s | peak RSS MB | vs naive |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+  for (const row of table) console.log(`| ${row.join(' | ')} |`);
+  console.log(`\nincremental: first run ${fmt(first.seconds)} s, second run over the unchanged folder ${fmt(second.seconds)} s (${fmt((100 * second.seconds) / first.seconds, 1)}% of the first)`);
+
+  console.error('bench: quality of the cascade');
+  const quality = await cascadeQuality(['elephants.webp', 'mosaic-24mp-a.jpg', 'kleiber.jpg'].map((name) => path.join(corpus.mixed, name)));
+  console.log('\n## Quality of the cascade: PSNR in dB (higher is closer; above ~45 dB differences are invisible)\n');
+  console.log('Each cell: cascade vs direct sharp resize | cascade vs exact Lanczos-3 | direct sharp resize vs exact Lanczos-3 (pixels before encoding).\n');
+  console.log('| original | xs | sm | md | lg | xl |');
+  console.log('|---|---|---|---|---|---|');
+  for (const row of quality) {
+    const cells = ['xs', 'sm', 'md', 'lg', 'xl'].map((key) => [row[key].vsDirect, row[key].cascadeVsExact, row[key].directVsExact].map((v) => fmt(v, 1)).join(' \\| '));
+    console.log(`| ${row.source} | ${cells.join(' | ')} |`);
+  }
+  console.log('\n(eleventy-img 6 bundles its own sharp 0.33 / libvips 8.15; the others use this project\'s sharp.)');
+}
