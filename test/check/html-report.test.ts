@@ -46,7 +46,15 @@ describe('the HTML report', () => {
 
     // Every rendition file loads (they are lazy for a person scrolling; load them all now)
     // and is drawn with its real aspect ratio.
-    await page.evaluate(() => Promise.all([...document.images].map((img) => ((img.loading = 'eager'), img.decode().catch(() => undefined)))));
+    await page.locator('img').evaluateAll((images) =>
+      Promise.all(
+        images.map((node) => {
+          const img = node as unknown as { loading: string; decode(): Promise<void> };
+          img.loading = 'eager';
+          return img.decode().catch(() => undefined);
+        }),
+      ),
+    );
     const figures = await page.locator('.image figure').evaluateAll((nodes) =>
       nodes.map((figure) => {
         const img = figure.querySelector('img')!;
