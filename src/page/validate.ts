@@ -9,6 +9,7 @@ import { verifyImage, type ImageRule } from '../renditions/verify.js';
 import { BLOCK_VALUES, exhibitionsArray, exhibitionsListValueSchema, type BlockType } from './blocks.js';
 import { pageEnvelopeSchema } from './page.js';
 import type { Page } from './types.js';
+import { resourceUrls } from './links.js';
 import { findImages, findObjects, formatPath, type JsonPath } from './walk.js';
 
 export type Severity = 'error' | 'warning';
@@ -138,37 +139,20 @@ function detailUrlProblems(json: unknown, options: ValidateOptions): Problem[] {
   return [];
 }
 
-/** The nested `url` fields spec 4.1 rule 2 is about, by where they sit in blocks. */
+/** Spec 4.1 rule 2: with format=api the nested resource URLs end with `?format=api`, and only then. */
 function formatApiProblems(json: unknown, options: ValidateOptions): Problem[] {
   const problems: Problem[] = [];
-  const check = (url: unknown, path: JsonPath, what: string) => {
-    if (typeof url !== 'string') return;
-    const hasIt = url.endsWith('?format=api');
-    if (options.formatApi && !hasIt) problems.push({ severity: 'error', path: formatPath(path), rule: 'format-api-url', message: `${what} url ${url} does not end with ?format=api although the page was requested with format=api` });
-    if (!options.formatApi && url.includes('format=api')) problems.push({ severity: 'error', path: formatPath(path), rule: 'format-api-url', message: `${what} url ${url} carries format=api although the page was requested without it` });
-  };
-  const body = (json as { presentation_stage?: { body?: unknown } } | null)?.presentation_stage?.body;
-  if (!Array.isArray(body)) return problems;
-  body.forEach((block: { type?: string; value?: Record<string, unknown> }, i) => {
-    const at: JsonPath = ['$', 'presentation_stage', 'body', i, 'value'];
-    const value = block?.value ?? {};
-    const each = (key: string, fn: (item: Record<string, unknown>, path: JsonPath) => void) => {
-      const list = value[key];
-      if (Array.isArray(list)) list.forEach((item, j) => item && typeof item === 'object' && fn(item, [...at, key, j]));
-    };
-    if (block?.type === 'quarterly_articles') each('articles', (a, p) => check(a.url, [...p, 'url'], 'article'));
-    if (block?.type === 'news') {
-      each('news_entries', (entry, p) => {
-        check(entry.url, [...p, 'url'], 'news entry');
-        check((entry.category as { url?: unknown } | undefined)?.url, [...p, 'category', 'url'], 'news category');
-      });
+  for (const { kind, path, holder } of resourceUrls(json)) {
+    const url = holder.url;
+    if (typeof url !== 'string') continue;
+    const at = formatPath(path);
+    if (options.formatApi && !url.endsWith('?format=api')) {
+      problems.push({ severity: 'error', path: at, rule: 'format-api-url', message: `${kind} url ${url} does not end with ?format=api although the page was requested with format=api` });
     }
-    if (block?.type && !(block.type in BLOCK_VALUES)) {
-      for (const [key, list] of Object.entries(value)) {
-        if (Array.isArray(list)) each(key, (e, p) => 'date_end_effective' in e && check(e.url, [...p, 'url'], 'exhibition'));
-      }
+    if (!options.formatApi && url.includes('format=api')) {
+      problems.push({ severity: 'error', path: at, rule: 'format-api-url', message: `${kind} url ${url} carries format=api although the page was requested without it` });
     }
-  });
+  }
   return problems;
 }
 
