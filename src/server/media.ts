@@ -1,0 +1,128 @@
+/**
+ * Rendition files under `/media/`: the right Content-Type, ETag and Last-Modified, 304 on
+ * conditional requests, single byte ranges, a long-lived Cache-Control. Nothing outside the
+ * media folder is ever reached: `..`, encoded slashes, null bytes, hidden files and
+ * symlinks out are all a 404, and folders are never listed.
+ */
+import { createReadStream } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { isInside } from '../renditions/discover.js';
+
+export const MEDIA_TYPES: Readonly<Record<string, string>> = {
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+  '.avif': 'image/avif',
+};
+
+/** A year: rendition names change when their pixels do (a new original gets new names only if renamed), so revalidation uses ETag. */
+export const MEDIA_CACHE_CONTROL = 'public, max-age=31536000';
+
+/** The file a `/media/` path names, or null when it names nothing servable. */
+export async function resolveMedia(root: string, rawPath: string): Promise<{ file: string; size: number; mtime: Date } | null> {
+  const segments = rawPath.split('/');
+  const decoded: string[] = [];
+  for (const segment of segments) {
+    let part: string;
+    try {
+      part = decodeURIComponent(segment);
+    } catch {
+      return null;
+    }
+    if (part === '' || part.startsWith('.') || /[/\\\0]/.test(part)) return null;
+    decoded.push(part);
+  }
+  const candidate = path.join(root, ...decoded);
+  if (!isInside(candidate, root)) return null;
+  const real = await realpath(candidate).catch(() => null);
+  if (!real || !isInside(real, root)) return null;
+  const info = await stat(real).catch(() => null);
+  if (!info?.isFile()) return null;
+  return { file: real, size: info.size, mtime: info.mtime };
+}
+
+const httpDate = (date: Date) => date.toUTCString();
+
+export async function serveMedia(req: IncomingMessage, res: ServerResponse, root: string, rawPath: string, notFound: () => void): Promise<void> {
+  const found = await resolveMedia(root, rawPath);
+  const type = found && MEDIA_TYPES[path.extname(found.file).toLowerCase()];
+  if (!found || !type) return notFound();
+  const etag = `"${found.size.toString(16)}-${Math.floor(found.mtime.getTime()).toString(16)}"`;
+  const lastModified = httpDate(found.mtime);
+  const headers: Record<string, string | number> = {
+    'content-type': type,
+    etag,
+    'last-modified': lastModified,
+    'cache-control': MEDIA_CACHE_CONTROL,
+    'accept-ranges': 'bytes',
+  };
+
+  if (notModified(req, etag, found.mtime)) {
+    res.writeHead(304, { etag, 'last-modified': lastModified, 'cache-control': MEDIA_CACHE_CONTROL });
+    return void res.end();
+  }
+
+  const ifRange = req.headers['if-range'];
+  const rangeHeader = req.headers.range && (!ifRange || ifRange === etag) ? req.headers.range : undefined;
+  if (rangeHeader) {
+    const range = parseRange(rangeHeader, found.size);
+    if (range === 'unsatisfiable') {
+      res.writeHead(416, { 'content-range': `bytes */${found.size}`, 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ message: 'Range not satisfiable.' }));
+    }
+    if (range) {
+      res.writeHead(206, { ...headers, 'content-range': `bytes ${range.start}-${range.end}/${found.size}`, 'content-length': range.end - range.start + 1 });
+      if (req.method === 'HEAD') return void res.end();
+      return pipeFile(found.file, res, range);
+    }
+  }
+  res.writeHead(200, { ...headers, 'content-length': found.size });
+  if (req.method === 'HEAD') return void res.end();
+  return pipeFile(found.file, res);
+}
+
+function notModified(req: IncomingMessage, etag: string, mtime: Date): boolean {
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (ifNoneMatch) return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+  const since = Date.parse(req.headers['if-modified-since'] ?? '');
+  return !Number.isNaN(since) && Math.floor(mtime.getTime() / 1000) <= Math.floor(since / 1000);
+}
+
+/** One `bytes=` range; null to ignore the header (several ranges, another unit, nonsense). */
+export function parseRange(header: string, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+    if (match[2] !== '' && Number(match[2]) < start) return null;
+  }
+  if (start >= size || size === 0) return 'unsatisfiable';
+  return { start, end };
+}
+
+function pipeFile(file: string, res: ServerResponse, range?: { start: number; end: number }): Promise<void> {
+  return new Promise((resolve) => {
+    const stream = createReadStream(file, range);
+    stream.on('error', () => {
+      res.destroy();
+      resolve();
+    });
+    res.on('close', () => {
+      stream.destroy();
+      resolve();
+    });
+    stream.pipe(res);
+  });
+}

@@ -1,0 +1,139 @@
+/**
+ * The read-only Content API over a content folder (spec section 4). Responses for a record
+ * are prepared once per base URL and format, then served from memory.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { resourceUrls } from '../page/links.js';
+import { BASE_URL_PLACEHOLDER, type Content, type ContentRecord } from './content.js';
+import { serveMedia } from './media.js';
+
+export interface ServerOptions {
+  /** The base URL absolute URLs are built from; default: the request's Host. */
+  baseUrl?: string | undefined;
+  /** One line per request. */
+  log?: ((line: string) => void) | undefined;
+}
+
+const ALLOW = 'GET, HEAD, OPTIONS';
+/** Longest request target accepted (Node itself limits headers to 16 KiB). */
+const MAX_URL = 2048;
+const PAGE_PATH = /^\/api\/v2\/pages\/(\d+)\/$/;
+const API_PATH = /^\/api\/(?:v2\/pages|quarterly|gallery)\//;
+
+interface Prepared {
+  body: Buffer;
+  etag: string;
+}
+
+export function createContentServer(content: Content, options: ServerOptions = {}): Server {
+  const prepared = new Map<string, Prepared>();
+
+  /** The record as served from `base`, with `?format=api` applied to a page when asked. */
+  const prepare = (record: ContentRecord, base: string, formatApi: boolean, isPage: boolean): Prepared => {
+    const key = `${record.file}\n${base}\n${formatApi}`;
+    let ready = prepared.get(key);
+    if (!ready) {
+      let text = record.text.replaceAll(BASE_URL_PLACEHOLDER, base);
+      if (formatApi && isPage) {
+        const json = JSON.parse(text) as unknown;
+        for (const { holder } of resourceUrls(json)) {
+          if (typeof holder.url === 'string' && !holder.url.includes('?')) holder.url = `${holder.url}?format=api`;
+        }
+        text = JSON.stringify(json);
+      }
+      const body = Buffer.from(text);
+      ready = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+      prepared.set(key, ready);
+    }
+    return ready;
+  };
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    res.on('finish', () => {
+      options.log?.(`${req.socket.remoteAddress ?? '-'} ${req.method} ${req.url} ${res.statusCode} ${res.getHeader('content-length') ?? 0}B ${(performance.now() - started).toFixed(1)}ms`);
+    });
+    handle(req, res).catch(() => {
+      if (!res.headersSent) sendJson(res, req, 500, { message: 'Internal error.' });
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = req.url ?? '/';
+    if (target.length > MAX_URL) return sendJson(res, req, 414, { message: 'Request-URI too long.' });
+    let url: URL;
+    try {
+      url = new URL(target, 'http://placeholder.invalid');
+    } catch {
+      return sendJson(res, req, 400, { message: 'Malformed request URL.' });
+    }
+    const base = options.baseUrl?.replace(/\/+$/, '') ?? baseFromHost(req);
+    if (!base) return sendJson(res, req, 400, { message: 'Bad Host header.' });
+    const pathname = url.pathname;
+
+    if (pathname.startsWith('/media/') && content.mediaRoot) {
+      if (!allowed(req, res)) return;
+      if (req.method === 'OPTIONS') return sendOptions(res);
+      return serveMedia(req, res, content.mediaRoot, pathname.slice('/media/'.length), () => notFound(req, res));
+    }
+    if (!API_PATH.test(pathname)) return notFound(req, res);
+    if (!pathname.endsWith('/')) {
+      // As Django's APPEND_SLASH does for the API it comes from.
+      res.writeHead(301, { location: `${pathname}/${url.search}`, 'content-length': 0 });
+      return void res.end();
+    }
+    if (!allowed(req, res)) return;
+
+    for (const key of url.searchParams.keys()) {
+      if (key !== 'format') return sendJson(res, req, 400, { message: `query parameter is not an operation or a recognised field: ${key}` });
+    }
+    const format = url.searchParams.get('format');
+    if (format !== null && format !== 'api' && format !== 'json') return notFound(req, res);
+
+    const pageMatch = PAGE_PATH.exec(pathname);
+    const record = pageMatch ? content.pages.get(Number(pageMatch[1])) : content.resources.get(pathname);
+    if (!record) return sendJson(res, req, 404, { message: pageMatch ? 'No Page matches the given query.' : 'Not found.' });
+    if (req.method === 'OPTIONS') return sendOptions(res);
+    const ready = prepare(record, base, format === 'api', Boolean(pageMatch));
+    const headers = { allow: ALLOW, 'content-type': 'application/json', vary: 'Accept', etag: ready.etag };
+    if (req.headers['if-none-match'] === ready.etag) {
+      res.writeHead(304, headers);
+      return void res.end();
+    }
+    res.writeHead(200, { ...headers, 'content-length': ready.body.length });
+    res.end(req.method === 'HEAD' ? undefined : ready.body);
+  }
+
+  return server;
+}
+
+/** Only GET, HEAD and OPTIONS: anything else is a 405 naming what is allowed. */
+function allowed(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return true;
+  res.setHeader('allow', ALLOW);
+  sendJson(res, req, 405, { message: `Method "${req.method}" not allowed.` });
+  return false;
+}
+
+function sendOptions(res: ServerResponse): void {
+  res.writeHead(200, { allow: ALLOW, 'content-length': 0, vary: 'Accept' });
+  res.end();
+}
+
+function notFound(req: IncomingMessage, res: ServerResponse): void {
+  sendJson(res, req, 404, { message: 'Not found.' });
+}
+
+function sendJson(res: ServerResponse, req: IncomingMessage, status: number, body: unknown): void {
+  const text = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': text.length, vary: 'Accept' });
+  res.end(req.method === 'HEAD' ? undefined : text);
+}
+
+/** `http://<Host>` when the Host header is a plain host[:port]; null otherwise. */
+function baseFromHost(req: IncomingMessage): string | null {
+  const host = req.headers.host;
+  return host && /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host) ? `http://${host}` : null;
+}
