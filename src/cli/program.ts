@@ -162,6 +162,38 @@ Exit codes:
     });
 
   program
+    .command('serve')
+    .summary('serve the read-only Content API over a content folder')
+    .description('Serve GET/HEAD/OPTIONS /api/v2/pages/<id>/, the linked resources and /media/ rendition files from a content folder (layout in the README). Invalid content stops the server with every problem listed.')
+    .option('--content <dir>', 'the content folder', 'samples/content')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('-p, --port <n>', 'port (0: any free port)', integerIn('--port', 0, 65535), 8000)
+    .addOption(new Option('--base-url <url>', 'base of absolute URLs in responses (default: the request Host)'))
+    .option('-q, --quiet', 'no access log')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ content-api serve
+  $ content-api serve --content ./content --port 9000 --base-url https://staging.example.org
+  $ content-api serve --port 0 --quiet
+
+Exit codes:
+  0  stopped by SIGINT or SIGTERM
+  2  could not serve: invalid content (every problem listed), port in use, bad flags`,
+    )
+    .action(async (flags: Record<string, unknown>) => {
+      const { runServe } = await import('./commands/serve.js');
+      process.exitCode = await runServe({
+        content: flags.content as string,
+        host: flags.host as string,
+        port: flags.port as number,
+        baseUrl: flags.baseUrl as string | undefined,
+        quiet: Boolean(flags.quiet),
+      });
+    });
+
+  program
     .command('schema')
     .summary('print the JSON Schema of the Page')
     .description('Print the JSON Schema (draft 2020-12) of the Page, generated from the zod model, for other languages and tools.')

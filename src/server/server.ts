@@ -52,7 +52,7 @@ export function createContentServer(content: Content, options: ServerOptions = {
   const server = createServer((req, res) => {
     const started = performance.now();
     res.on('finish', () => {
-      options.log?.(`${req.socket.remoteAddress ?? '-'} ${req.method} ${req.url} ${res.statusCode} ${res.getHeader('content-length') ?? 0}B ${(performance.now() - started).toFixed(1)}ms`);
+      options.log?.(`${req.socket.remoteAddress ?? '-'} ${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
     });
     handle(req, res).catch(() => {
       if (!res.headersSent) sendJson(res, req, 500, { message: 'Internal error.' });

@@ -1,0 +1,46 @@
+/**
+ * `content-api serve`: the read-only Content API over a content folder, until SIGINT or
+ * SIGTERM (in-flight requests finish first).
+ */
+import { InvalidContentError, loadContent } from '../../server/content.js';
+import { createContentServer } from '../../server/server.js';
+import { printMessage } from '../output.js';
+
+export interface ServeCommandOptions {
+  content: string;
+  host: string;
+  port: number;
+  baseUrl?: string | undefined;
+  quiet: boolean;
+}
+
+export async function runServe(options: ServeCommandOptions): Promise<number> {
+  let content;
+  try {
+    content = await loadContent(options.content);
+  } catch (error) {
+    if (!(error instanceof InvalidContentError)) throw error;
+    printMessage(`error: ${error.message}`);
+    for (const problem of error.problems) printMessage(`  ${problem}`);
+    return 2;
+  }
+  for (const warning of content.warnings) printMessage(`warning: ${warning}`);
+  const server = createContentServer(content, { baseUrl: options.baseUrl, log: options.quiet ? undefined : printMessage });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  printMessage(`serving ${options.content} (${content.pages.size} pages, ${content.resources.size} linked resources) at http://${host}:${port}/`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 10_000).unref();
+    };
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+  });
+  return 0;
+}

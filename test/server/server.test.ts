@@ -1,0 +1,148 @@
+/**
+ * The read-only Content API over the sample content folder: a real server on port 0, real
+ * HTTP over loopback.
+ */
+import { cp, symlink, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadContent } from '../../src/server/content.js';
+import { createContentServer } from '../../src/server/server.js';
+import { runCli } from '../cli/run-cli.js';
+import { tempDir } from '../fixtures/tmp.js';
+import { PAGES } from '../page/variants.js';
+
+const CONTENT = path.resolve(PAGES, '../content');
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createContentServer(await loadContent(CONTENT));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('the page endpoint', () => {
+  it('GET: 200, the headers of spec 4.1, absolute URLs from the request host', async () => {
+    const res = await fetch(`${base}/api/v2/pages/101/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.headers.get('vary')).toBe('Accept');
+    const page = (await res.json()) as any;
+    expect(page.meta.detail_url).toBe(`${base}/api/v2/pages/101/`);
+    expect(JSON.stringify(page)).not.toContain('{base_url}');
+  });
+
+  it('format=api: nested resource URLs get ?format=api, meta.detail_url does not', async () => {
+    const page = (await (await fetch(`${base}/api/v2/pages/101/?format=api`)).json()) as any;
+    expect(page.meta.detail_url).toBe(`${base}/api/v2/pages/101/`);
+    const text = JSON.stringify(page);
+    expect(text.match(/\?format=api/g)).toHaveLength(3);
+    expect(page.presentation_stage.body[10].value.articles[0].url).toBe(`${base}/api/quarterly/articles/2026/02/10/painting-light/?format=api`);
+  });
+
+  it('HEAD has no body, OPTIONS answers the allowed methods, ETag gives 304', async () => {
+    const head = await fetch(`${base}/api/v2/pages/101/`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    const options = await fetch(`${base}/api/v2/pages/101/`, { method: 'OPTIONS' });
+    expect([options.status, options.headers.get('allow')]).toEqual([200, 'GET, HEAD, OPTIONS']);
+    const etag = head.headers.get('etag')!;
+    expect((await fetch(`${base}/api/v2/pages/101/`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+  });
+
+  it('errors as Wagtail API v2 gives them', async () => {
+    const missing = await fetch(`${base}/api/v2/pages/999/`);
+    expect([missing.status, await missing.json()]).toEqual([404, { message: 'No Page matches the given query.' }]);
+    expect((await fetch(`${base}/api/v2/pages/abc/`)).status).toBe(404);
+    const post = await fetch(`${base}/api/v2/pages/101/`, { method: 'POST' });
+    expect([post.status, post.headers.get('allow'), await post.json()]).toEqual([405, 'GET, HEAD, OPTIONS', { message: 'Method "POST" not allowed.' }]);
+    const unknown = await fetch(`${base}/api/v2/pages/101/?fields=title`);
+    expect([unknown.status, ((await unknown.json()) as { message: string }).message]).toEqual([400, 'query parameter is not an operation or a recognised field: fields']);
+    expect((await fetch(`${base}/api/v2/pages/101`, { redirect: 'manual' })).status).toBe(301);
+    expect((await fetch(`${base}/api/v2/pages/101/?x=${'a'.repeat(3000)}`)).status).toBe(414);
+  });
+
+  it('serves the linked resources at their path shapes', async () => {
+    for (const p of ['/api/quarterly/articles/2026/02/10/painting-light/', '/api/gallery/exhibitions/2026/light-and-grass/', '/api/gallery/newsentries/2026/03/02/spring-fair/', '/api/gallery/newscategories/fairs/']) {
+      const res = await fetch(`${base}${p}`);
+      expect(res.status, p).toBe(200);
+      expect(JSON.stringify(await res.json())).not.toContain('{base_url}');
+    }
+  });
+});
+
+describe('media', () => {
+  const file = '/media/ladybird.max-300x300.jpg';
+
+  it('Content-Type, ETag, Last-Modified, Cache-Control; 304 on conditional requests', async () => {
+    const res = await fetch(`${base}${file}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=31536000');
+    const etag = res.headers.get('etag')!;
+    expect((await fetch(`${base}${file}`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect((await fetch(`${base}${file}`, { headers: { 'if-modified-since': res.headers.get('last-modified')! } })).status).toBe(304);
+  });
+
+  it('ranges: 206 with Content-Range, 416 when unsatisfiable', async () => {
+    const whole = Buffer.from(await (await fetch(`${base}${file}`)).arrayBuffer());
+    const part = await fetch(`${base}${file}`, { headers: { range: 'bytes=0-99' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 0-99/${whole.length}`);
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(whole.subarray(0, 100));
+    const tail = await fetch(`${base}${file}`, { headers: { range: 'bytes=-10' } });
+    expect(Buffer.from(await tail.arrayBuffer())).toEqual(whole.subarray(whole.length - 10));
+    expect((await fetch(`${base}${file}`, { headers: { range: `bytes=${whole.length}-` } })).status).toBe(416);
+  });
+
+  it.each(['/media/../pages/101.json', '/media/%2e%2e/pages/101.json', '/media/..%2Fpages%2F101.json', '/media/a%00.jpg', '/media/.content-api-manifest.json', '/media/landscapes/', '/media/landscapes'])('no escape, no listing: %s', async (p) => {
+    const { request } = await import('undici');
+    const res = await request(`${base}${p}`);
+    await res.body.dump();
+    expect(res.statusCode).toBe(404);
+  });
+
+  it('a symlink out of the media folder is a 404', async () => {
+    const dir = await tempDir();
+    await cp(CONTENT, path.join(dir, 'content'), { recursive: true });
+    await writeFile(path.join(dir, 'secret.jpg'), 'secret');
+    await symlink(path.join(dir, 'secret.jpg'), path.join(dir, 'content/media/out.jpg'));
+    const other = createContentServer(await loadContent(path.join(dir, 'content')));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(other.address() as AddressInfo).port}/media/out.jpg`);
+      expect(res.status).toBe(404);
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+});
+
+describe('serve, inspect and check together', () => {
+  it('the sample pages report nothing wrong, files included', async () => {
+    for (const id of ['100', '101', '200', '201']) expect((await runCli(['inspect', id, '--base-url', base])).code, id).toBe(0);
+    const checked = await runCli(['check', '100', '101', '200', '201', '--base-url', base, '--verify-files', base]);
+    expect(checked.code).toBe(0);
+    expect(checked.stdout).toMatch(/4 page\(s\), 26 image\(s\), 35 files probed .*: no findings/);
+  });
+
+  it('invalid content is refused at start-up with every problem listed, exit 2', async () => {
+    const dir = await tempDir();
+    await cp(CONTENT, path.join(dir, 'content'), { recursive: true });
+    const page = path.join(dir, 'content/pages/101.json');
+    const json = JSON.parse(await (await import('node:fs/promises')).readFile(page, 'utf8'));
+    json.date = 'yesterday';
+    json.presentation_stage.thumbnail.sizes.md.height = 1;
+    await writeFile(page, JSON.stringify(json));
+    await writeFile(path.join(dir, 'content/pages/oops.json'), '{');
+    const result = await runCli(['serve', '--content', path.join(dir, 'content'), '--port', '0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/pages\/101\.json: \$\.date: expected a date as YYYY-MM-DD \[schema\]/);
+    expect(result.stderr).toMatch(/pages\/101\.json: \$\.presentation_stage\.thumbnail\.sizes\.md: .*\[image-aspect\]/);
+    expect(result.stderr).toMatch(/pages\/oops\.json: not JSON/);
+  });
+});
