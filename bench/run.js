@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the render benchmark (bench/render.js) and the check benchmark
- * (bench/check.js), figures printed side by side. `npm run bench -- render` or `-- check`
+ * (bench/check.js), figures printed side by side. `npm run bench -- render`, `-- check` or `-- serve`
  * runs one of them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,19 +10,24 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { checkBench } from './check.js';
 import { renderBench } from './render.js';
+import { serveBench } from './serve.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** `npm run bench` runs everything; `npm run bench -- render` or `-- check` one part. */
+/** `npm run bench` runs everything; `npm run bench -- render`, `-- check` or `-- serve` one part. */
 const only = process.argv[2];
 const concurrency = availableParallelism();
 const runs = Number(process.env.BENCH_RUNS ?? 2);
 const scratch = mkdtempSync(path.join(tmpdir(), 'content-api-bench-'));
 console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), node ${process.version}, sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; concurrency ${concurrency}; best of ${runs} run(s)`);
 
-if (only !== 'check') await renderBench(root, scratch, { concurrency, runs });
+if (!only || only === 'render') await renderBench(root, scratch, { concurrency, runs });
 
-if (only !== 'render') {
+if (!only || only === 'check') {
   console.error('bench: check');
   await checkBench(root, scratch);
+}
+if (!only || only === 'serve') {
+  console.error('bench: serve (then a 60 s soak)');
+  await serveBench();
 }
 rmSync(scratch, { recursive: true, force: true });

@@ -57,3 +57,9 @@ export { createDispatcher, fetchJson, HttpError, HTTP_DEFAULTS, type HttpOptions
 export { fetchPage, pageUrl, type FetchPageOptions } from './client/pages.js';
 export { inspectPage, type InspectOptions } from './inspect/inspect.js';
 export { buildInspectReport, type InspectReport } from './inspect/report.js';
+
+// The read-only API over a content folder, and check.
+export { loadContent, InvalidContentError, BASE_URL_PLACEHOLDER, type Content, type ContentRecord } from './server/content.js';
+export { createContentServer, type ServerOptions } from './server/server.js';
+export { checkPages, FILE_RULES, type CheckReport, type CheckOptions, type CheckedPage, type Finding } from './check/check.js';
+export { loadTargets, type LoadedPage } from './check/targets.js';

@@ -2,6 +2,7 @@
  * The read-only Content API over the sample content folder: a real server on port 0, real
  * HTTP over loopback.
  */
+import { once } from 'node:events';
 import { cp, symlink, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -104,6 +105,19 @@ describe('media', () => {
     const res = await request(`${base}${p}`);
     await res.body.dump();
     expect(res.statusCode).toBe(404);
+  });
+
+  it('malformed URLs: a broken percent-escape is a 404, a garbage request line a 400', async () => {
+    const { request } = await import('undici');
+    const broken = await request(`${base}/media/%E0%A4%A.jpg`);
+    await broken.body.dump();
+    expect(broken.statusCode).toBe(404);
+    const net = await import('node:net');
+    const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.write('GET /api/v2/pages/101/ HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header Line\r\n\r\n');
+    const [reply] = (await once(socket.setEncoding('utf8'), 'data')) as [string];
+    socket.destroy();
+    expect(reply).toMatch(/^HTTP\/1\.1 400 /);
   });
 
   it('a symlink out of the media folder is a 404', async () => {
