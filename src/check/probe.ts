@@ -9,6 +9,7 @@ import { imageSize } from 'image-size';
 import pLimit from 'p-limit';
 import { request, type Dispatcher } from 'undici';
 import { isInside } from '../renditions/discover.js';
+import { mediaPath } from '../renditions/rules.js';
 
 /** Header reads, smallest first: almost every rendition's header fits the first one. */
 const READ_SIZES = [4 * 1024, 64 * 1024, 1024 * 1024];
@@ -54,8 +55,8 @@ export async function probe(url: string, source: FileSource): Promise<ProbeResul
 }
 
 async function probeFile(url: string, source: Extract<FileSource, { kind: 'folder' }>): Promise<ProbeResult> {
-  const pathname = decodeURIComponent(urlPath(url));
-  const relative = pathname.startsWith(source.mediaPrefix) ? pathname.slice(source.mediaPrefix.length) : pathname.replace(/^\/+/, '');
+  const relative = mediaPath(url, source.mediaPrefix);
+  if (relative === null) return { ok: false, location: url, reason: 'unreadable', message: `${url} has a malformed path`, bytesRead: 0 };
   const file = path.resolve(source.folder, relative);
   if (!isInside(file, path.resolve(source.folder)) || relative.includes('\0')) {
     return { ok: false, location: file, reason: 'outside', message: `${url} points outside ${source.folder}`, bytesRead: 0 };

@@ -18,6 +18,9 @@ Exit codes:
   1  the command ran, but some items failed or problems were found
   2  the command could not run (bad flags, unwritable output folder, ...)`;
 
+/** `writePage` -> `--write-page`; `download` -> `--no-download`. */
+const flagName = (name: string) => (name === 'download' ? '--no-download' : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+
 export function buildProgram(): Command {
   const program = new Command('content-api')
     .description("Renditions, inspection, checks and a local server for the gallery website's Content API.")
@@ -31,11 +34,14 @@ export function buildProgram(): Command {
     .command('render')
     .summary('render originals into the five renditions and their Image objects')
     .description(
-      'Render each original (files, or folders recursed) into five renditions, xs sm md lg xl, bounded by\n' +
-        'boxes of 300, 600, 1200, 2400 and 4800 px, aspect kept, never upscaled, and describe each in an Image\n' +
-        'object (spec 2.5). Unchanged originals whose files are intact are skipped (see --force).',
+      'Render each original (files, or folders recursed) into five renditions, xs sm md lg xl, bounded by ' +
+        'boxes of 300, 600, 1200, 2400 and 4800 px, aspect kept, never upscaled, and describe each in an Image ' +
+        'object (spec 2.5). Unchanged originals whose files are intact are skipped (see --force).\n\n' +
+        'With --page, render every image of a page instead: each source once, from the original of the same ' +
+        'name in --originals or else from the largest rendition the page names, and with --write-page write ' +
+        "the page with each Image's sizes and srcset brought in line, nothing else changed.",
     )
-    .argument('<inputs...>', 'original image files and folders of them')
+    .argument('[inputs...]', 'original image files and folders of them')
     .option('-o, --out <dir>', 'output folder; folder structure below the inputs is kept', 'media')
     .option('--media-url <prefix>', 'URL prefix of the output folder in Image objects', DEFAULT_MEDIA_URL)
     .addOption(new Option('--naming <style>', 'file names: max = <name>.max-<n>x<n>.<ext>, underscore = <name>_<n>x<n>.<ext>').choices(NAMING_STYLES).default('max'))
@@ -50,6 +56,15 @@ export function buildProgram(): Command {
     .option('-f, --force', 'render everything again, even originals that are up to date')
     .option('-n, --dry-run', 'list what would be written, write nothing')
     .option('--json', 'print one JSON document with every result and failure on stdout')
+    .optionsGroup('Re-rendering a page\'s images (--page):')
+    .option('--page <id|file|->', "render every image of a page instead: a page id (from --base-url), a JSON file, or - for standard input")
+    .option('--originals <dir>', 'originals for --page, matched by name to the images\' rendition files (<name>.max-<n>x<n>.<ext>)')
+    .addOption(new Option('--base-url <url>', 'the API base URL: fetches a page id, and resolves /media/... URLs for downloads').env('CONTENT_API_BASE_URL'))
+    .option('--no-download', 'never download an image\'s largest rendition when no original matches it; such images fail')
+    .option('--write-page <file>', 'write the page with each Image\'s sizes and srcset replaced (- for standard output)')
+    .option('--timeout <ms>', 'HTTP timeout for the page and downloads', integerIn('--timeout', 1), 10_000)
+    .option('--retries <n>', 'HTTP retries for connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
+    .option('--max-bytes <n>', 'largest HTTP response accepted (the page, each download)', integerIn('--max-bytes', 1), 64 * 1024 * 1024)
     .addHelpText(
       'after',
       `
@@ -57,23 +72,44 @@ Examples:
   $ content-api render samples/originals --out media
   $ content-api render photos/ --out public/media --format webp --webp-quality 75 --json > images.json
   $ content-api render scan.tif --out media --media-url https://cdn.example.org/media/ --dry-run
+  $ content-api render --page 101 --base-url http://127.0.0.1:8000 --originals samples/originals --out media --write-page page-101.json
+  $ content-api render --page page.json --base-url https://gallery.example.org --out media --write-page page.json
 ${EXIT_CODES}`,
     )
-    .action(async (inputs: string[], flags: Record<string, unknown>) => {
-      const { runRender } = await import('./commands/render.js');
-      process.exitCode = await runRender(inputs, {
+    .action(async (inputs: string[], flags: Record<string, unknown>, command: Command) => {
+      const common = {
         outDir: flags.out as string,
         mediaUrl: flags.mediaUrl as string,
         naming: flags.naming as (typeof NAMING_STYLES)[number],
         format: flags.format as (typeof FORCEABLE_FORMATS)[number] | undefined,
         quality: { jpeg: flags.jpegQuality as number, webp: flags.webpQuality as number, avif: flags.avifQuality as number },
         keepMetadata: Boolean(flags.keepMetadata),
-        altTextFile: flags.altText as string | undefined,
         pixelLimit: flags.pixelLimit as number,
         concurrency: flags.concurrency as number | undefined,
         force: Boolean(flags.force),
         dryRun: Boolean(flags.dryRun),
         json: Boolean(flags.json),
+      };
+      const { runRender, runRenderPage } = await import('./commands/render.js');
+      if (flags.page === undefined) {
+        const pageOnly = ['originals', 'writePage', 'download'].filter((name) => command.getOptionValueSource(name) === 'cli');
+        if (pageOnly.length > 0) throw new InvalidArgumentError(`${pageOnly.map(flagName).join(', ')} only apply with --page`);
+        if (inputs.length === 0) throw new InvalidArgumentError('Expected originals to render (files or folders), or --page');
+        process.exitCode = await runRender(inputs, { ...common, altTextFile: flags.altText as string | undefined });
+        return;
+      }
+      if (inputs.length > 0) throw new InvalidArgumentError(`Expected either originals or --page, not both (got ${inputs.join(' ')})`);
+      if (flags.altText) throw new InvalidArgumentError('--alt-text does not apply to --page: the alt text is the page\'s own');
+      process.exitCode = await runRenderPage({
+        ...common,
+        page: flags.page as string,
+        originals: flags.originals as string | undefined,
+        baseUrl: flags.baseUrl as string | undefined,
+        download: flags.download as boolean,
+        writePage: flags.writePage as string | undefined,
+        timeoutMs: flags.timeout as number,
+        retries: flags.retries as number,
+        maxBytes: flags.maxBytes as number,
       });
     });
 
@@ -81,7 +117,7 @@ ${EXIT_CODES}`,
     .command('inspect')
     .summary('fetch one page from the Content API and report on it')
     .description(
-      'Fetch GET {base-url}/api/v2/pages/<id>/ and print its headline data, stage, block outline, every Image\n' +
+      'Fetch GET {base-url}/api/v2/pages/<id>/ and print its headline data, stage, block outline, every Image ' +
         'with its five rendition sizes, the linked resources, and every problem found (JSON path and rule).',
     )
     .argument('<id>', 'page id', integerIn('<id>', 0))
@@ -121,8 +157,8 @@ Exit codes:
     .command('check')
     .summary('prove that pages follow the rendition rules, and that the files behind them are right')
     .description(
-      'Check pages (JSON files, folders of them, page ids fetched from --base-url, or - for standard input)\n' +
-        'against the page schema and the rendition rules; with --verify-files, read the header of every\n' +
+      'Check pages (JSON files, folders of them, page ids fetched from --base-url, or - for standard input) ' +
+        'against the page schema and the rendition rules; with --verify-files, read the header of every ' +
         'rendition file (on disk or over HTTP) and compare its real size and format with the JSON.',
     )
     .argument('<targets...>', 'page JSON files, folders, page ids, or - for standard input')

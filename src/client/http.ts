@@ -26,7 +26,8 @@ export type HttpErrorCode =
   | 'CONTENT_API_HTTP_TIMEOUT'
   | 'CONTENT_API_HTTP_CONNECTION'
   | 'CONTENT_API_HTTP_TOO_LARGE'
-  | 'CONTENT_API_HTTP_NOT_JSON';
+  | 'CONTENT_API_HTTP_NOT_JSON'
+  | 'CONTENT_API_HTTP_NOT_IMAGE';
 
 export class HttpError extends ContentApiError {
   override name = 'HttpError';
@@ -45,6 +46,8 @@ export interface JsonResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   json: unknown;
+  /** The body as received, for callers that rewrite it without reformatting. */
+  text: string;
   bytes: number;
 }
 
@@ -68,35 +71,47 @@ export function createDispatcher(options: HttpOptions = {}): Dispatcher {
 
 /** GETs `url` and parses its JSON body. */
 export async function fetchJson(url: string, dispatcher: Dispatcher, options: HttpOptions = {}): Promise<JsonResponse> {
-  const maxBytes = options.maxBytes ?? HTTP_DEFAULTS.maxBytes;
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await request(url, { method: 'GET', headers: { accept: 'application/json' }, dispatcher });
-  } catch (error) {
-    throw httpErrorFrom(url, error, maxBytes);
-  }
-  const { statusCode: status, headers, body } = response;
-  let text: string;
-  try {
-    text = await body.text();
-  } catch (error) {
-    throw httpErrorFrom(url, error, maxBytes);
-  }
-  const type = String(headers['content-type'] ?? '');
+  const { status, headers, body, type } = await get(url, dispatcher, 'application/json', options);
+  const text = body.toString('utf8');
   const looksHtml = /text\/html/i.test(type) || /^\s*<(!doctype|html)/i.test(text);
-  if (status < 200 || status >= 300) {
-    const detail = looksHtml ? 'an HTML error page' : summarise(text);
-    throw new HttpError('CONTENT_API_HTTP_STATUS', url, `HTTP ${status}${status === 404 ? ' Not Found' : ''} (${detail})`, { status });
-  }
+  if (status < 200 || status >= 300) throw statusError(url, status, looksHtml ? 'an HTML error page' : summarise(text));
   if (looksHtml) throw new HttpError('CONTENT_API_HTTP_NOT_JSON', url, `got an HTML page (${type || 'no content type'}), not JSON`, { status });
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
     throw new HttpError('CONTENT_API_HTTP_NOT_JSON', url, `content type is ${type || 'missing'}, not application/json`, { status });
   }
   try {
-    return { url, status, headers, json: JSON.parse(text), bytes: Buffer.byteLength(text) };
+    return { url, status, headers, json: JSON.parse(text), text, bytes: body.length };
   } catch (error) {
     throw new HttpError('CONTENT_API_HTTP_NOT_JSON', url, `invalid JSON (${(error as Error).message})`, { status, cause: error });
   }
+}
+
+/**
+ * GETs an image file's bytes. An error status, or a body that is an HTML page or JSON
+ * rather than an image, is an `HttpError`; whether the bytes decode is the caller's business.
+ */
+export async function fetchBytes(url: string, dispatcher: Dispatcher, options: HttpOptions = {}): Promise<Buffer> {
+  const { status, body, type } = await get(url, dispatcher, 'image/*', options);
+  if (status < 200 || status >= 300) throw statusError(url, status, /text\/html/i.test(type) ? 'an HTML error page' : summarise(body.toString('utf8', 0, 4096)));
+  if (/^(text\/html|application\/(?:[\w.+-]+\+)?json)\b/i.test(type)) {
+    throw new HttpError('CONTENT_API_HTTP_NOT_IMAGE', url, `content type is ${type}, not an image`, { status });
+  }
+  return body;
+}
+
+async function get(url: string, dispatcher: Dispatcher, accept: string, options: HttpOptions) {
+  const maxBytes = options.maxBytes ?? HTTP_DEFAULTS.maxBytes;
+  try {
+    const response = await request(url, { method: 'GET', headers: { accept }, dispatcher });
+    const body = Buffer.from(await response.body.arrayBuffer());
+    return { status: response.statusCode, headers: response.headers, body, type: String(response.headers['content-type'] ?? '') };
+  } catch (error) {
+    throw httpErrorFrom(url, error, maxBytes);
+  }
+}
+
+function statusError(url: string, status: number, detail: string): HttpError {
+  return new HttpError('CONTENT_API_HTTP_STATUS', url, `HTTP ${status}${status === 404 ? ' Not Found' : ''} (${detail})`, { status });
 }
 
 function summarise(text: string): string {

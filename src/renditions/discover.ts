@@ -13,10 +13,12 @@ export const IMAGE_EXTENSIONS = new Set([
 ]);
 
 export interface Original {
-  /** The original's path as found (input path joined with the path inside a folder). */
+  /** The original's path as found (input path joined with the path inside a folder), or its URL when `data` is given. */
   source: string;
   /** Where its renditions go under the output folder: safe folder names and safe `<name>`, no extension. */
   stem: string;
+  /** The original's bytes, when it is not a file here (a rendition downloaded by `render --page`). */
+  data?: Buffer;
 }
 
 export interface Discovery {

@@ -30,7 +30,8 @@ export interface Plan {
 
 /** Reads the original's header (not its pixels) and plans its five files. */
 export async function planOriginal(original: Original, settings: PlanSettings): Promise<Plan> {
-  const info = await readSourceInfo(original.source, await checkedPath(original.source), settings.pixelLimit);
+  const input = original.data ?? (await checkedPath(original.source));
+  const info = await readSourceInfo(original.source, input, settings.pixelLimit);
   const unsupported = unsupportedReason(info);
   if (unsupported) throw new SourceError('CONTENT_API_UNSUPPORTED_FORMAT', original.source, unsupported);
   const format = outputFormatFor(info, settings.format);

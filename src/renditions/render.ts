@@ -88,20 +88,33 @@ export interface RenderReport {
  * each original's own failure is in the report.
  */
 export async function renderOriginals(inputs: string[], options: RenderOptions): Promise<RenderReport> {
-  const { results, errors, warnings } = await runBatch(inputs, options);
-  const failures = errors.map((error) => ({ source: error.source, code: error.code, error: error.message }));
-  return { results, failures, warnings };
+  const settings = resolveSettings(options);
+  const discovered = await discoverOriginals(inputs, path.resolve(options.outDir));
+  return report(await runBatch(discovered.originals, discovered.failures, settings, options));
+}
+
+/**
+ * Renders originals already named with their place under the output folder (`stem`),
+ * files or bytes in memory: what `render --page` does once it has found each image's source.
+ */
+export async function renderSources(originals: Original[], options: RenderOptions): Promise<RenderReport> {
+  return report(await runBatch(originals, [], resolveSettings(options), options));
 }
 
 /** Renders one original file; throws its `SourceError` if it fails. */
 export async function renderOriginal(source: string, options: RenderOptions): Promise<RenderResult> {
-  const { results, errors } = await runBatch([source], { ...options, concurrency: 1 });
+  const settings = resolveSettings({ ...options, concurrency: 1 });
+  const discovered = await discoverOriginals([source], path.resolve(options.outDir));
+  const { results, errors } = await runBatch(discovered.originals, discovered.failures, settings, options);
   if (errors[0]) throw errors[0];
   return results[0]!;
 }
 
-async function runBatch(inputs: string[], options: RenderOptions) {
-  const settings = resolveSettings(options);
+function report({ results, errors, warnings }: Awaited<ReturnType<typeof runBatch>>): RenderReport {
+  return { results, failures: errors.map((error) => ({ source: error.source, code: error.code, error: error.message })), warnings };
+}
+
+async function runBatch(originals: Original[], failures: SourceError[], settings: Settings, options: RenderOptions) {
   const outDir = path.resolve(options.outDir);
   const realOut = options.dryRun ? outDir : await prepareOutput(outDir);
   const warnings: string[] = [];
@@ -112,11 +125,10 @@ async function runBatch(inputs: string[], options: RenderOptions) {
     if (swept.length > 0) warnings.push(`removed ${swept.length} temporary file(s) left by an interrupted run`);
   }
 
-  const discovered = await discoverOriginals(inputs, outDir);
-  const errors: SourceError[] = [...discovered.failures];
+  const errors: SourceError[] = [...failures];
   const limit = pLimit(settings.concurrency);
   const planned = await Promise.all(
-    discovered.originals.map((original) => limit(() => planOriginal(original, settings).catch((error: unknown) => keep(errors, error)))),
+    originals.map((original) => limit(() => planOriginal(original, settings).catch((error: unknown) => keep(errors, error)))),
   );
   const { plans, errors: collisions } = splitCollisions(planned.filter((plan) => plan !== undefined));
   errors.push(...collisions);
@@ -226,12 +238,14 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
     files,
     image: buildImageObject(info.size, files, { mediaUrl: settings.mediaUrl, altText: options.altText?.(original) }),
   });
-  const input = await readFile(original.source).catch((error: NodeJS.ErrnoException) => {
-    throw new SourceError('CONTENT_API_UNREADABLE', original.source, `cannot read (${error.code ?? error.message})`, { cause: error });
-  });
+  const input =
+    original.data ??
+    (await readFile(original.source).catch((error: NodeJS.ErrnoException) => {
+      throw new SourceError('CONTENT_API_UNREADABLE', original.source, `cannot read (${error.code ?? error.message})`, { cause: error });
+    }));
   const sha256 = createHash('sha256').update(input).digest('hex');
   const key = settingsKey(settings, format);
-  const source = path.resolve(original.source);
+  const source = original.data ? original.source : path.resolve(original.source);
   const previous = context.entries[plan.key];
   if (previous && previous.source !== source && previous.sha256 !== sha256 && !options.force && (await isFile(previous.source))) {
     const reason = `would overwrite the renditions of ${previous.source}, rendered into this folder earlier (both are '${plan.key}'); rename one, or use --force to replace them`;

@@ -142,6 +142,23 @@ export function mediaUrl(prefix: string, relativePath: string): string {
 
 export const DEFAULT_MEDIA_URL = '/media/';
 
+/**
+ * The inverse of `mediaUrl`: the path under the media folder of a rendition URL (absolute
+ * or root-relative; query and fragment ignored). The path of `prefix` is removed; a URL
+ * outside it is taken from the root (`/other/a.jpg` -> `other/a.jpg`). Null when the URL
+ * cannot be decoded.
+ */
+export function mediaPath(url: string, prefix: string = DEFAULT_MEDIA_URL): string | null {
+  try {
+    const pathOf = (value: string) => decodeURIComponent(new URL(value, 'http://placeholder.invalid').pathname);
+    const pathname = pathOf(url);
+    const base = pathOf(prefix.endsWith('/') ? prefix : `${prefix}/`);
+    return pathname.startsWith(base) ? pathname.slice(base.length) : pathname.replace(/^\/+/, '');
+  } catch {
+    return null;
+  }
+}
+
 function assertPixelSize(size: PixelSize): void {
   const ok = (n: number) => Number.isInteger(n) && n >= 1;
   if (!ok(size.width) || !ok(size.height)) {

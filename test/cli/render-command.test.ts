@@ -21,7 +21,7 @@ describe('content-api render', () => {
   it('--help shows the options, examples and exit codes', async () => {
     const result = await runCli(['render', '--help']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Usage: content-api render [options] <inputs...>');
+    expect(result.stdout).toContain('Usage: content-api render [options] [inputs...]');
     for (const flag of ['--out', '--media-url', '--naming', '--format', '--jpeg-quality', '--pixel-limit', '--concurrency', '--force', '--dry-run', '--json']) {
       expect(result.stdout).toContain(flag);
     }

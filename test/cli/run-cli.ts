@@ -15,12 +15,19 @@ export interface CliResult {
   stderr: string;
 }
 
-export function startCli(args: string[], options: { cwd?: string } = {}): { child: ChildProcess; done: Promise<CliResult> } {
+export interface CliOptions {
+  cwd?: string;
+  /** Written to standard input (which is otherwise closed). */
+  input?: string;
+}
+
+export function startCli(args: string[], options: CliOptions = {}): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd,
     env: { ...process.env, NO_COLOR: '1', CI: '1', FORCE_COLOR: undefined },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (options.input !== undefined) child.stdin!.end(options.input);
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -32,6 +39,6 @@ export function startCli(args: string[], options: { cwd?: string } = {}): { chil
   return { child, done };
 }
 
-export function runCli(args: string[], options: { cwd?: string } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).done;
 }

@@ -1,12 +1,16 @@
 /**
- * `content-api render`: runs the batch and reports it: JSON on stdout with `--json`, a
- * progress bar on a terminal, failures and a summary on stderr.
+ * `content-api render`: runs the batch (originals, or a page's images with `--page`) and
+ * reports it: JSON on stdout with `--json`, a progress bar on a terminal, failures and a
+ * summary on stderr.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError } from '../../errors.js';
+import { loadPage } from '../../client/pages.js';
+import { writeFileAtomic } from '../../fs/atomic.js';
+import { renderPage, type RenderPageOptions } from '../../page-render/render-page.js';
 import type { Original } from '../../renditions/discover.js';
-import { renderOriginals, type RenderOptions, type RenderReport } from '../../renditions/render.js';
+import { renderOriginals, type RenderOptions, type RenderReport, type RenderResult } from '../../renditions/render.js';
 import { RENDITION_KEYS } from '../../renditions/rules.js';
 import { printData, printMessage, ProgressLine, stderrStyles } from '../output.js';
 
@@ -15,9 +19,53 @@ export interface RenderCommandOptions extends Omit<RenderOptions, 'altText' | 'o
   json: boolean;
 }
 
+export interface RenderPageCommandOptions extends Omit<RenderPageOptions, 'onProgress' | 'signal'> {
+  /** A page id, a JSON file, or `-` for standard input. */
+  page: string;
+  /** Where to write the page with its new renditions; `-` for standard output. */
+  writePage?: string | undefined;
+  json: boolean;
+}
+
 export async function runRender(inputs: string[], options: RenderCommandOptions): Promise<number> {
   const { altTextFile, json, ...renderOptions } = options;
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
+  const { report, seconds } = await withProgress((hooks) => renderOriginals(inputs, { ...renderOptions, altText, ...hooks }));
+  if (json) printData(JSON.stringify({ results: report.results.map((result) => resultJson(result, options)), failures: report.failures, warnings: report.warnings }, null, 2));
+  else if (options.dryRun) printDryRun(report.results, options);
+  printMessages(report);
+  if (!json) printMessage(summary(report, seconds, options));
+  return report.failures.length > 0 ? 1 : 0;
+}
+
+export async function runRenderPage(options: RenderPageCommandOptions): Promise<number> {
+  const { page: target, writePage, json, ...renderOptions } = options;
+  if (writePage === '-' && json) throw new InvalidArgumentError('--write-page - and --json both want standard output; write the page to a file');
+  const page = await loadPage(target, renderOptions);
+  const { report, seconds } = await withProgress((hooks) => renderPage(page, { ...renderOptions, ...hooks }));
+  const written = writePage && !options.dryRun ? writePage : null;
+  if (written === '-') printData(report.text);
+  else if (written) await writeFileAtomic(written, report.text);
+
+  if (json) {
+    const results = report.results.map((result) => ({ paths: result.paths, origin: result.origin, ...resultJson(result, options) }));
+    printData(JSON.stringify({ page: report.page, results, failures: report.failures, warnings: report.warnings, written }, null, 2));
+  } else if (options.dryRun) {
+    printDryRun(report.results, options);
+    if (writePage) printData(`would write\t${writePage}\tthe page with ${report.results.reduce((n, r) => n + r.paths.length, 0)} Image(s) updated`);
+  }
+  printMessages(report);
+  if (!json) {
+    const where = written && written !== '-' ? `; page written to ${written}` : '';
+    printMessage(`${page.source}: ${summary(report, seconds, options)}${where}`);
+  }
+  return report.failures.length > 0 ? 1 : 0;
+}
+
+type Hooks = Pick<RenderOptions, 'onProgress' | 'signal'>;
+
+/** Runs a batch with a progress line on a terminal; the first Ctrl-C lets the originals under way finish. */
+async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promise<{ report: T; seconds: number }> {
   const progress = new ProgressLine();
   const controller = new AbortController();
   const onSignal = () => {
@@ -28,46 +76,36 @@ export async function runRender(inputs: string[], options: RenderCommandOptions)
   };
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
   const started = performance.now();
-  let report: RenderReport;
   try {
-    report = await renderOriginals(inputs, {
-      ...renderOptions,
-      altText,
-      signal: controller.signal,
-      onProgress: (event) => progress.update(event.done, event.total, event.source),
-    });
+    const report = await run({ signal: controller.signal, onProgress: (event) => progress.update(event.done, event.total, event.source) });
+    return { report, seconds: (performance.now() - started) / 1000 };
   } finally {
     progress.clear();
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
   }
-  const seconds = (performance.now() - started) / 1000;
+}
 
-  if (json) {
-    const results = report.results.map(({ source, status, format, image, files }) => ({
-      source,
-      status,
-      format,
-      image,
-      files: RENDITION_KEYS.map((key) => path.join(options.outDir, files[key].path)),
-    }));
-    printData(JSON.stringify({ results, failures: report.failures, warnings: report.warnings }, null, 2));
-  } else if (options.dryRun) {
-    for (const result of report.results) {
-      const verb = result.status === 'skipped' ? 'up to date' : 'would write';
-      for (const key of RENDITION_KEYS) {
-        const file = result.files[key];
-        printData(`${verb}\t${path.join(options.outDir, file.path)}\t${file.width}x${file.height}`);
-      }
+function resultJson({ source, status, format, image, files }: RenderResult, options: { outDir: string }) {
+  return { source, status, format, image, files: RENDITION_KEYS.map((key) => path.join(options.outDir, files[key].path)) };
+}
+
+function printDryRun(results: RenderResult[], options: { outDir: string }): void {
+  for (const result of results) {
+    const verb = result.status === 'skipped' ? 'up to date' : 'would write';
+    for (const key of RENDITION_KEYS) {
+      const file = result.files[key];
+      printData(`${verb}\t${path.join(options.outDir, file.path)}\t${file.width}x${file.height}`);
     }
   }
+}
+
+function printMessages(report: { warnings: string[]; failures: Array<{ error: string }> }): void {
   const { red, yellow } = stderrStyles();
   for (const warning of report.warnings) printMessage(`${yellow('warning')}: ${warning}`);
   for (const failure of report.failures) printMessage(`${red('failed')}: ${failure.error}`);
-  if (!json) printMessage(summary(report, seconds, options));
-  return report.failures.length > 0 ? 1 : 0;
 }
 
-function summary(report: RenderReport, seconds: number, options: RenderCommandOptions): string {
+function summary(report: Pick<RenderReport, 'results' | 'failures'>, seconds: number, options: { outDir: string; dryRun?: boolean | undefined }): string {
   const count = (status: string) => report.results.filter((r) => r.status === status).length;
   const { green, red } = stderrStyles();
   const parts = options.dryRun

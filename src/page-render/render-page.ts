@@ -1,0 +1,127 @@
+/**
+ * `render --page`: every image of a page rendered again, each source once, and the page's
+ * JSON text with each Image's `sizes` and `srcset` replaced by the new renditions.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import type { HttpOptions } from '../client/http.js';
+import type { LoadedPage } from '../client/pages.js';
+import { validatePage } from '../page/validate.js';
+import { formatPath, type FoundImage } from '../page/walk.js';
+import type { ImageObject } from '../renditions/image-object.js';
+import { renderSources, type RenderFailure, type RenderOptions, type RenderResult } from '../renditions/render.js';
+import { DEFAULT_MEDIA_URL } from '../renditions/rules.js';
+import { verifyImage } from '../renditions/verify.js';
+import { groupPageImages, groupPaths, type ImageGroup } from './images.js';
+import { replaceValues, type ValueEdit } from './rewrite.js';
+import { resolveSources, type SourceKind } from './sources.js';
+
+export interface RenderPageOptions extends Omit<RenderOptions, 'altText'>, HttpOptions {
+  /** A folder of originals, matched to images by name; images without one use their largest rendition. */
+  originals?: string | undefined;
+  /** Base of root-relative rendition URLs, for downloads (default: the page's own base URL, when fetched by id). */
+  baseUrl?: string | undefined;
+  /** Download the largest rendition of images without an original (default true). */
+  download?: boolean;
+}
+
+/** A source rendered (or skipped, or planned), with the page's images that show it. */
+export interface PageRenderResult extends RenderResult {
+  /** JSON paths of every Image that shows this source. */
+  paths: string[];
+  /** `original`: a file from the originals folder; `rendition`: the page's largest rendition, downloaded. */
+  origin: SourceKind;
+}
+
+/** A source that could not be found or rendered; its images are left as they were. */
+export interface PageRenderFailure extends RenderFailure {
+  paths: string[];
+  origin: SourceKind | null;
+}
+
+export interface PageRenderReport {
+  /** The file, URL or `stdin` the page came from. */
+  page: string;
+  results: PageRenderResult[];
+  failures: PageRenderFailure[];
+  warnings: string[];
+  /** The page's text with the new `sizes` and `srcset` (and `width`/`height` where the aspect changed). */
+  text: string;
+}
+
+export async function renderPage(page: LoadedPage, options: RenderPageOptions): Promise<PageRenderReport> {
+  if (page.parseError !== undefined) throw new InvalidArgumentError(`${page.source}: not JSON (${page.parseError})`);
+  if (typeof page.json !== 'object' || page.json === null || Array.isArray(page.json)) {
+    throw new InvalidArgumentError(`${page.source}: not a page (expected a JSON object)`);
+  }
+  const mediaUrl = options.mediaUrl ?? DEFAULT_MEDIA_URL;
+  const { groups, unusable } = groupPageImages(page.json, mediaUrl);
+  const warnings = pageWarnings(page, groups);
+  const failures: PageRenderFailure[] = unusable.map(({ path, reason }) => {
+    const at = formatPath(path);
+    return { source: at, paths: [at], origin: null, code: 'CONTENT_API_NO_SOURCE', error: `${at}: ${reason}` };
+  });
+
+  const baseUrl = options.baseUrl ?? page.baseUrl;
+  const { resolved, unresolved } = await resolveSources(groups, { ...options, baseUrl, outDir: options.outDir });
+  for (const { group, source, reason } of unresolved) {
+    failures.push({ source, paths: groupPaths(group), origin: null, code: 'CONTENT_API_NO_SOURCE', error: `${source} (for ${describe(group)}): ${reason}` });
+  }
+  for (const entry of resolved.filter((r) => r.kind === 'rendition')) {
+    const { width, height } = entry.group.largest;
+    warnings.push(`${describe(entry.group)}: no original found, rendered from ${entry.original.source} (${width}x${height}); the renditions are no sharper than it`);
+  }
+
+  const bySource = new Map(resolved.map((entry) => [entry.original.source, entry]));
+  const rendered = await renderSources(
+    resolved.map((entry) => entry.original),
+    { ...options, altText: (original) => altTextOf(bySource.get(original.source)!.group) },
+  );
+  warnings.push(...rendered.warnings);
+  const results: PageRenderResult[] = [];
+  const edits: ValueEdit[] = [];
+  for (const result of rendered.results) {
+    const entry = bySource.get(result.source)!;
+    const images = [entry.group, ...entry.merged].flatMap((group) => group.images);
+    results.push({ ...result, paths: images.map((image) => formatPath(image.path)), origin: entry.kind });
+    for (const image of images) edits.push(...imageEdits(image, result.image, warnings));
+  }
+  for (const failure of rendered.failures) {
+    const entry = bySource.get(failure.source)!;
+    failures.push({ ...failure, paths: [entry.group, ...entry.merged].flatMap(groupPaths), origin: entry.kind });
+  }
+  return { page: page.source, results, failures, warnings, text: replaceValues(page.text, edits) };
+}
+
+/** The edits that bring one of the page's Image objects in line with `image`. */
+function imageEdits(found: FoundImage, image: ImageObject, warnings: string[]): ValueEdit[] {
+  const edits: ValueEdit[] = [{ path: [...found.path, 'sizes'], value: image.sizes }];
+  if ('srcset' in found.image) edits.push({ path: [...found.path, 'srcset'], value: image.srcset });
+  const after = { ...found.image, sizes: image.sizes, srcset: image.srcset };
+  if (verifyImage(after).some((finding) => finding.rule === 'image-relative-size')) {
+    edits.push({ path: [...found.path, 'width'], value: image.width }, { path: [...found.path, 'height'], value: image.height });
+    warnings.push(`${formatPath(found.path)}: width/height ${String(found.image.width)}/${String(found.image.height)} became ${image.width}/${image.height}, the new original's aspect ratio`);
+  }
+  return edits;
+}
+
+/** Page problems that re-rendering does not fix (anything outside the images' renditions) are worth a warning. */
+function pageWarnings(page: LoadedPage, groups: ImageGroup[]): string[] {
+  const imagePaths = groups.flatMap(groupPaths);
+  const inImage = (at: string) => imagePaths.some((image) => at === image || at.startsWith(`${image}.`) || at.startsWith(`${image}[`));
+  const { problems } = validatePage(page.json, { baseUrl: page.baseUrl });
+  const others = problems.filter((problem) => problem.severity === 'error' && !(problem.rule.startsWith('image-') || inImage(problem.path)));
+  if (others.length === 0) return [];
+  const first = others[0]!;
+  return [`${page.source}: ${others.length} problem(s) that re-rendering does not fix, first ${first.path}: ${first.message} [${first.rule}] (see content-api check)`];
+}
+
+function altTextOf(group: ImageGroup): string | null {
+  const alt = group.images[0]?.image.alt_text;
+  return typeof alt === 'string' ? alt : null;
+}
+
+/** `$.presentation_stage.thumbnail and 2 more ('landscapes/storm')`. */
+function describe(group: ImageGroup): string {
+  const [first, ...rest] = groupPaths(group);
+  return `${first}${rest.length > 0 ? ` and ${rest.length} more` : ''} ('${group.stem}')`;
+}

@@ -1,0 +1,238 @@
+/**
+ * `content-api render --page` over real HTTP: the sample content folder served on loopback
+ * by `createContentServer`, its renditions downloaded or its originals matched by name,
+ * renditions written and read back by `check --verify-files`.
+ */
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { findNodeAtLocation, parseTree } from 'jsonc-parser';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { findImages } from '../../src/page/walk.js';
+import { loadContent } from '../../src/server/content.js';
+import { createContentServer } from '../../src/server/server.js';
+import { runCli } from '../cli/run-cli.js';
+import { photo, writeImage } from '../fixtures/images.js';
+import { tempDir } from '../fixtures/tmp.js';
+import { PAGES } from '../page/variants.js';
+
+const CONTENT = path.resolve(PAGES, '../content');
+const ORIGINALS = path.resolve(PAGES, '../originals');
+/** Page 101 shows 18 Images from 6 sources. */
+const SOURCES = ['dandelion', 'ladybird', 'landscapes/dune', 'landscapes/storm', 'marigold', 'raindrops'];
+
+let server: Server;
+let base: string;
+let requests: string[] = [];
+
+beforeAll(async () => {
+  server = createContentServer(await loadContent(CONTENT));
+  server.on('request', (req: { url: string }) => requests.push(req.url));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+beforeEach(() => {
+  requests = [];
+});
+
+const mediaRequests = () => requests.filter((url) => url.startsWith('/media/'));
+const page101 = async () => (await fetch(`${base}/api/v2/pages/101/`)).text();
+
+interface Report {
+  results: Array<{ paths: string[]; origin: string; source: string; status: string; image: { sizes: Record<string, { url: string }>; srcset: string } }>;
+  failures: Array<{ source: string; paths: string[]; origin: string | null; error: string }>;
+  warnings: string[];
+  written: string | null;
+}
+
+async function renderPage(args: string[], input?: string) {
+  const dir = await tempDir();
+  const out = path.join(dir, 'media');
+  const written = path.join(dir, 'page.json');
+  const result = await runCli(['render', '--out', out, '--write-page', written, '--json', ...args], { input });
+  const report = JSON.parse(result.stdout || '{}') as Report;
+  return { ...result, report, dir, out, written };
+}
+
+async function checkFiles(page: string, media: string) {
+  const result = await runCli(['check', page, '--verify-files', media]);
+  expect(result.stdout + result.stderr).toMatch(/18 image\(s\), 30 files probed .*: no findings/);
+  expect(result.code).toBe(0);
+}
+
+/** The text with the value of every Image's `sizes` and `srcset` cut out: what must not change. */
+function withoutRenditions(text: string): string {
+  const root = parseTree(text)!;
+  const spans = [...findImages(JSON.parse(text))].flatMap(({ path: at }) =>
+    ['sizes', 'srcset'].flatMap((key) => {
+      const node = findNodeAtLocation(root, [...at.slice(1), key]);
+      return node ? [node] : [];
+    }),
+  );
+  let masked = text;
+  for (const node of spans.sort((a, b) => b.offset - a.offset)) masked = `${masked.slice(0, node.offset)}<cut>${masked.slice(node.offset + node.length)}`;
+  return masked;
+}
+
+describe('content-api render --page', () => {
+  it('without originals: downloads each source’s largest rendition once, renders each source once, and the written page passes check --verify-files', async () => {
+    const run = await renderPage(['--page', '101', '--base-url', base]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.report.failures).toEqual([]);
+    expect(run.report.results.map((r) => r.source).sort()).toEqual(SOURCES.map((s) => `${base}/media/${s}.max-4800x4800.${s === 'marigold' ? 'png' : s === 'raindrops' ? 'webp' : 'jpg'}`));
+    expect(run.report.results.every((r) => r.origin === 'rendition' && r.status === 'rendered')).toBe(true);
+    // 18 Images, each in exactly one result: images that share a source are rendered together.
+    const paths = run.report.results.flatMap((r) => r.paths);
+    expect(new Set(paths).size).toBe(18);
+    expect(run.report.results.find((r) => r.source.includes('raindrops'))!.paths).toEqual([
+      '$.presentation_stage.body[4].value.work.overlay[0].value.image',
+      '$.presentation_stage.body[5].value.works[0].overlay[0].value.image',
+      '$.presentation_stage.body[5].value.works[1].overlay[0].value.image',
+      '$.presentation_stage.body[10].value.articles[0].contents_image',
+      '$.presentation_stage.body[12].value.large_presentations.presentations[0].list_presentation_stage.thumbnail',
+    ]);
+    expect(mediaRequests().sort()).toEqual(run.report.results.map((r) => new URL(r.source).pathname).sort());
+    expect(run.stderr).toMatch(/warning: \$\.presentation_stage\.body\[9\]\.value\.banner\.image and 2 more \('landscapes\/storm'\): no original found, rendered from http:\/\/127\.0\.0\.1:\d+\/media\/landscapes\/storm\.max-4800x4800\.jpg \(1920x1280\); the renditions are no sharper than it/);
+    expect(run.report.written).toBe(run.written);
+    await checkFiles(run.written, run.out);
+  });
+
+  it('with --originals: every image from its original, matched by name below the folder; no download; a second run finds everything up to date', async () => {
+    const first = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.report.results.map((r) => [r.origin, path.relative(ORIGINALS, r.source)]).sort()).toEqual([
+      ['original', 'dandelion.jpg'],
+      ['original', 'ladybird.jpg'],
+      ['original', 'landscapes/dune.jpg'],
+      ['original', 'landscapes/storm.jpg'],
+      ['original', 'marigold.png'],
+      ['original', 'raindrops.webp'],
+    ]);
+    expect(mediaRequests()).toEqual([]);
+    expect(first.report.warnings).toEqual([]);
+    await checkFiles(first.written, first.out);
+
+    const again = await runCli(['render', '--page', '101', '--base-url', base, '--originals', ORIGINALS, '--out', first.out, '--json']);
+    expect(again.code).toBe(0);
+    expect((JSON.parse(again.stdout) as Report).results.map((r) => r.status)).toEqual(Array(6).fill('skipped'));
+  });
+
+  it.each([
+    ['as served (2-space indents)', (text: string) => text],
+    ['tab-indented, CRLF line ends', (text: string) => JSON.stringify(JSON.parse(text), null, '\t').replaceAll('\n', '\r\n')],
+    ['on one line', (text: string) => JSON.stringify(JSON.parse(text))],
+  ])('--write-page changes only sizes and srcset, in the page’s own layout: %s', async (_, layout) => {
+    const dir = await tempDir();
+    const input = layout(await page101());
+    await writeFile(path.join(dir, 'in.json'), input);
+    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS, '--format', 'webp']);
+    expect(run.code, run.stderr).toBe(0);
+    const written = await readFile(run.written, 'utf8');
+    expect(withoutRenditions(written)).toBe(withoutRenditions(input));
+    for (const { image } of findImages(JSON.parse(written))) {
+      expect(Object.values(image.sizes as Record<string, { url: string }>).every((size) => size.url.endsWith('.webp'))).toBe(true);
+      if ('srcset' in image) expect(image.srcset).toMatch(/^\/media\/\S+\.max-300x300\.webp \d+w, .*\.max-4800x4800\.webp \d+w$/);
+    }
+    if (!input.includes('\n')) expect(written).not.toContain('\n');
+    if (input.includes('\t')) expect(written).toMatch(/\r\n\t+"sizes": \{\r\n\t+"xs": \{\r\n\t+"width": \d+,/);
+    if (input.includes('\t')) expect(written.replaceAll('\r\n', '')).not.toContain('\n');
+    await checkFiles(run.written, run.out);
+  });
+
+  it('a source that cannot be found fails its image alone: the others are rendered and written, that Image is left as it was', async () => {
+    const dir = await tempDir();
+    const input = (await page101()).replaceAll('/media/landscapes/dune.', '/media/landscapes/gone.');
+    await writeFile(path.join(dir, 'in.json'), input);
+    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--base-url', base]);
+    expect(run.code).toBe(1);
+    expect(run.report.results).toHaveLength(5);
+    expect(run.report.failures).toEqual([
+      {
+        source: `${base}/media/landscapes/gone.max-4800x4800.jpg`,
+        paths: ['$.presentation_stage.body[3].value.image'],
+        origin: null,
+        code: 'CONTENT_API_NO_SOURCE',
+        error: `${base}/media/landscapes/gone.max-4800x4800.jpg (for $.presentation_stage.body[3].value.image ('landscapes/gone')): HTTP 404 Not Found (Not found.)`,
+      },
+    ]);
+    expect(run.stderr).toContain(`failed: ${run.report.failures[0]!.error}`);
+    const written = JSON.parse(await readFile(run.written, 'utf8'));
+    expect(written.presentation_stage.body[3].value.image).toEqual(JSON.parse(input).presentation_stage.body[3].value.image);
+  });
+
+  it('--no-download: images without an original fail, naming the original that is missing', async () => {
+    const originals = path.join(await tempDir(), 'originals');
+    await mkdir(originals);
+    await copyFile(path.join(ORIGINALS, 'dandelion.jpg'), path.join(originals, 'dandelion.jpg'));
+    const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals, '--no-download']);
+    expect(run.code).toBe(1);
+    expect(run.report.results.map((r) => r.source)).toEqual([path.join(originals, 'dandelion.jpg')]);
+    expect(run.report.failures).toHaveLength(5);
+    expect(run.report.failures.find((f) => f.source === 'landscapes/storm')!.error).toBe(
+      `landscapes/storm (for $.presentation_stage.body[9].value.banner.image and 2 more ('landscapes/storm')): no original named 'storm' in ${originals}, and downloads are off`,
+    );
+    expect(mediaRequests()).toEqual([]);
+  });
+
+  it('two originals that both match a name are a failure for that image, not a guess', async () => {
+    const originals = path.join(await tempDir(), 'originals');
+    await writeImage(originals, 'a/marigold.png', photo(90, 60));
+    await writeImage(originals, 'b/marigold.jpg', photo(90, 60).jpeg());
+    const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals]);
+    expect(run.code).toBe(1);
+    const failure = run.report.failures.find((f) => f.source === 'marigold')!;
+    expect(failure.error).toMatch(/several originals in .* are named 'marigold' \(.*a\/marigold\.png, .*b\/marigold\.jpg\)/);
+  });
+
+  it('an original of another aspect ratio: width and height follow it, with a warning; check finds nothing', async () => {
+    const originals = path.join(await tempDir(), 'originals');
+    await writeImage(originals, 'ladybird.jpg', photo(500, 500).jpeg());
+    const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.report.warnings).toContain('$.presentation_stage.body[2].value.image: width/height 1/0.625 became 1/1, the new original\'s aspect ratio');
+    const written = JSON.parse(await readFile(run.written, 'utf8'));
+    expect(written.presentation_stage.body[2].value.image).toMatchObject({ width: 1, height: 1, sizes: { xl: { width: 500, height: 500 } } });
+    await checkFiles(run.written, run.out);
+  });
+
+  it('reads the page from standard input; root-relative URLs without --base-url fail per image with the reason; --write-page - prints the page', async () => {
+    const input = await page101();
+    const noBase = await renderPage(['--page', '-'], input);
+    expect(noBase.code).toBe(1);
+    expect(noBase.report.failures).toHaveLength(6);
+    expect(noBase.report.failures[0]!.error).toMatch(/^\/media\/\S+ \(for .*\): a relative URL, and no --base-url to download it from$/);
+
+    const dir = await tempDir();
+    const piped = await runCli(['render', '--page', '-', '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', '-'], { input });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toBe(`${input}\n`);
+    expect(piped.stderr).toMatch(/^stdin: 6 rendered, 0 up to date in [\d.]+ s \(output: .*media\)$/m);
+  });
+
+  it('--dry-run writes nothing and lists what it would write', async () => {
+    const dir = await tempDir();
+    const run = await runCli(['render', '--page', '101', '--base-url', base, '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', path.join(dir, 'page.json'), '--dry-run']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`would write\t${path.join(dir, 'media', 'landscapes', 'dune.max-300x300.jpg')}\t300x188`);
+    expect(run.stdout).toContain(`would write\t${path.join(dir, 'page.json')}\tthe page with 18 Image(s) updated`);
+    expect(await readFile(path.join(dir, 'page.json')).catch(() => null)).toBeNull();
+  });
+
+  it.each([
+    [['render', 'samples/originals', '--page', '101'], /Expected either originals or --page, not both/],
+    [['render', 'samples/originals', '--originals', 'x'], /--originals only apply with --page/],
+    [['render', '--out', 'x'], /Expected originals to render \(files or folders\), or --page/],
+    [['render', '--page', '101'], /Expected --base-url or CONTENT_API_BASE_URL to fetch page 101/],
+    [['render', '--page', 'nope.json'], /nope\.json: no such file or page id/],
+    [['render', '--page', 'README.md'], /README\.md: not JSON \(/],
+    [['render', '--page', 'samples/pages/presentation-every-block.json', '--originals', 'no-such-folder'], /--originals no-such-folder: no such folder/],
+    [['render', '--page', '101', '--write-page', '-', '--json'], /--write-page - and --json both want standard output/],
+  ])('could not run (exit 2): %j', async (args, message) => {
+    const dir = await tempDir();
+    const run = await runCli([...args, ...(args.includes('--out') ? [] : ['--out', path.join(dir, 'media')])], { cwd: path.resolve(PAGES, '../..') });
+    expect(run.stderr).toMatch(message);
+    expect(run.code).toBe(2);
+  });
+});
