@@ -16,6 +16,7 @@ export {
   parseSrcset,
   relativeSize,
   mediaUrl,
+  mediaPath,
   type RenditionKey,
   type PixelSize,
   type NamingStyle,
@@ -30,6 +31,7 @@ export { stemFor, type Original } from './renditions/discover.js';
 export {
   renderOriginals,
   renderOriginal,
+  renderSources,
   type RenderOptions,
   type RenderReport,
   type RenderResult,
@@ -53,8 +55,8 @@ export { pageJsonSchema } from './page/schema.js';
 export { verifyImage, IMAGE_RULES, type ImageRule, type ImageFinding } from './renditions/verify.js';
 
 // The HTTP client and inspect.
-export { createDispatcher, fetchJson, HttpError, HTTP_DEFAULTS, type HttpOptions, type JsonResponse, type HttpErrorCode } from './client/http.js';
-export { fetchPage, pageUrl, type FetchPageOptions } from './client/pages.js';
+export { createDispatcher, fetchJson, fetchBytes, HttpError, HTTP_DEFAULTS, type HttpOptions, type JsonResponse, type HttpErrorCode } from './client/http.js';
+export { fetchPage, pageUrl, loadPage, type FetchPageOptions, type LoadPageOptions } from './client/pages.js';
 export { inspectPage, type InspectOptions } from './inspect/inspect.js';
 export { buildInspectReport, type InspectReport } from './inspect/report.js';
 
@@ -63,3 +65,8 @@ export { loadContent, InvalidContentError, BASE_URL_PLACEHOLDER, type Content, t
 export { createContentServer, type ServerOptions } from './server/server.js';
 export { checkPages, FILE_RULES, type CheckReport, type CheckOptions, type CheckedPage, type Finding } from './check/check.js';
 export { loadTargets, type LoadedPage } from './check/targets.js';
+
+// Re-rendering a page's images.
+export { renderPage, type RenderPageOptions, type PageRenderReport, type PageRenderResult, type PageRenderFailure } from './page-render/render-page.js';
+export { groupPageImages, type ImageGroup, type PageImages } from './page-render/images.js';
+export { replaceValues, type ValueEdit } from './page-render/rewrite.js';

@@ -135,7 +135,7 @@ describe('could not run: exit 2', () => {
   it('a missing command argument', async () => {
     const result = await runCli(['render']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/missing required argument 'inputs'/);
+    expect(result.stderr).toMatch(/Expected originals to render \(files or folders\), or --page/);
   });
 });
 

@@ -1,0 +1,48 @@
+/** How a page's images are grouped by source: the stem their largest rendition's URL names. */
+import { describe, expect, it } from 'vitest';
+import { groupPageImages } from '../../src/page-render/images.js';
+import { mediaPath } from '../../src/renditions/rules.js';
+
+const image = (...urls: string[]) => ({
+  width: 1,
+  height: 1,
+  sizes: Object.fromEntries(urls.map((url, i) => [['xs', 'sm', 'md', 'lg', 'xl'][i], { width: 100 * (i + 1), height: 100 * (i + 1), url }])),
+});
+
+describe('mediaPath: a rendition URL back to its path under the media folder', () => {
+  it.each([
+    ['/media/a/b.max-300x300.jpg', '/media/', 'a/b.max-300x300.jpg'],
+    ['https://cdn.example.org/media/a%20b.jpg?v=2#x', '/media/', 'a b.jpg'],
+    ['/media/x.jpg', 'https://cdn.example.org/media', 'x.jpg'],
+    ['/static/x.jpg', '/media/', 'static/x.jpg'],
+    ['/media/../../etc/x.jpg', '/media/', 'etc/x.jpg'],
+    ['/media/%zz.jpg', '/media/', null],
+  ])('%s below %s is %s', (url, prefix, expected) => {
+    expect(mediaPath(url, prefix)).toBe(expected);
+  });
+});
+
+describe('groupPageImages', () => {
+  it('names each source by its largest rendition: folders and the <name> of either naming style, made safe', () => {
+    const page = {
+      a: image('/media/Old Works/evening.max-300x300.jpg', '/media/Old Works/Évening_600x600.jpg'),
+      b: { nested: [image('/media/old-works/evening.max-300x300.webp')] },
+      c: image('/media/plain-name.jpg'),
+      d: image('/media/../../../etc/passwd.max-300x300.jpg'),
+    };
+    const { groups, unusable } = groupPageImages(page, '/media/');
+    expect(unusable).toEqual([]);
+    expect(groups.map((g) => [g.stem, g.images.map((i) => i.path.join('.'))])).toEqual([
+      ['old-works/evening', ['$.a', '$.b.nested.0']],
+      ['plain-name', ['$.c']],
+      ['etc/passwd', ['$.d']],
+    ]);
+    expect(groups[0]!.largest).toEqual({ key: 'sm', url: '/media/Old Works/Évening_600x600.jpg', width: 200, height: 200 });
+  });
+
+  it('an image with no usable rendition is set aside with the reason', () => {
+    const { groups, unusable } = groupPageImages({ x: { width: 1, sizes: { xs: { url: '/media/a.jpg' } } } }, '/media/');
+    expect(groups).toEqual([]);
+    expect(unusable).toEqual([{ path: ['$', 'x'], reason: 'no rendition with a url, width and height to name its source' }]);
+  });
+});
