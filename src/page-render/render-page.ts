@@ -64,11 +64,8 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
   const baseUrl = options.baseUrl ?? page.baseUrl;
   const { resolved, unresolved } = await resolveSources(groups, { ...options, baseUrl, outDir: options.outDir });
   for (const { group, source, reason } of unresolved) {
-    failures.push({ source, paths: groupPaths(group), origin: null, code: 'CONTENT_API_NO_SOURCE', error: `${source} (for ${describe(group)}): ${reason}` });
-  }
-  for (const entry of resolved.filter((r) => r.kind === 'rendition')) {
-    const { width, height } = entry.group.largest;
-    warnings.push(`${describe(entry.group)}: no original found, rendered from ${entry.original.source} (${width}x${height}); the renditions are no sharper than it`);
+    const error = `${describe(group)}: ${source === group.stem ? '' : `${source}: `}${reason}`;
+    failures.push({ source, paths: groupPaths(group), origin: null, code: 'CONTENT_API_NO_SOURCE', error });
   }
 
   const bySource = new Map(resolved.map((entry) => [entry.original.source, entry]));
@@ -84,10 +81,14 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
     const images = [entry.group, ...entry.merged].flatMap((group) => group.images);
     results.push({ ...result, paths: images.map((image) => formatPath(image.path)), origin: entry.kind });
     for (const image of images) edits.push(...imageEdits(image, result.image, warnings));
+    if (entry.kind === 'rendition' && result.status !== 'skipped') {
+      const { width, height } = entry.group.largest;
+      warnings.push(`${describe(entry.group)}: no original found, rendered from ${result.source} (${width}x${height}); the renditions are no sharper than it`);
+    }
   }
   for (const failure of rendered.failures) {
     const entry = bySource.get(failure.source)!;
-    failures.push({ ...failure, paths: [entry.group, ...entry.merged].flatMap(groupPaths), origin: entry.kind });
+    failures.push({ ...failure, paths: [entry.group, ...entry.merged].flatMap(groupPaths), origin: entry.kind, error: `${describe(entry.group)}: ${failure.error}` });
   }
   return { page: page.source, results, failures, warnings, text: replaceValues(page.text, edits) };
 }

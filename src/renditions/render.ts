@@ -248,7 +248,9 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
   const source = original.data ? original.source : path.resolve(original.source);
   const previous = context.entries[plan.key];
   if (previous && previous.source !== source && previous.sha256 !== sha256 && !options.force && (await isFile(previous.source))) {
-    const reason = `would overwrite the renditions of ${previous.source}, rendered into this folder earlier (both are '${plan.key}'); rename one, or use --force to replace them`;
+    // Bytes in memory are a rendition downloaded by `render --page`: the original itself is the better source.
+    const way = original.data ? 'render from that original (--originals)' : 'rename one';
+    const reason = `would overwrite the renditions of ${previous.source}, rendered into this folder earlier (both are '${plan.key}'); ${way}, or use --force to replace them`;
     throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
   }
   const upToDate = previous?.sha256 === sha256 && previous.settings === key && (await isIntact(context.outDir, previous));

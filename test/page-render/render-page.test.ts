@@ -154,12 +154,38 @@ describe('content-api render --page', () => {
         paths: ['$.presentation_stage.body[3].value.image'],
         origin: null,
         code: 'CONTENT_API_NO_SOURCE',
-        error: `${base}/media/landscapes/gone.max-4800x4800.jpg (for $.presentation_stage.body[3].value.image ('landscapes/gone')): HTTP 404 Not Found (Not found.)`,
+        error: `$.presentation_stage.body[3].value.image ('landscapes/gone'): ${base}/media/landscapes/gone.max-4800x4800.jpg: HTTP 404 Not Found (Not found.)`,
       },
     ]);
     expect(run.stderr).toContain(`failed: ${run.report.failures[0]!.error}`);
     const written = JSON.parse(await readFile(run.written, 'utf8'));
     expect(written.presentation_stage.body[3].value.image).toEqual(JSON.parse(input).presentation_stage.body[3].value.image);
+  });
+
+  it('a download over --max-bytes fails its image alone, naming the URL and the bound', async () => {
+    const run = await renderPage(['--page', '101', '--base-url', base, '--max-bytes', '200000']);
+    expect(run.code).toBe(1);
+    expect(run.report.results.length).toBeGreaterThan(0);
+    expect(run.report.failures.length).toBeGreaterThan(0);
+    expect(run.report.results.length + run.report.failures.length).toBe(6);
+    for (const failure of run.report.failures) expect(failure.error).toMatch(/^\$\.\S+ .*\): http:\/\/127\.0\.0\.1:\d+\/media\/\S+: response larger than 200000 bytes$/);
+  });
+
+  it('renditions made from an original are not replaced by renditions of a download unless --force', async () => {
+    const first = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS]);
+    expect(first.code).toBe(0);
+    const args = ['render', '--page', '101', '--base-url', base, '--out', first.out, '--json'];
+    const refused = await runCli(args);
+    expect(refused.code).toBe(1);
+    const failures = (JSON.parse(refused.stdout) as Report).failures;
+    expect(failures).toHaveLength(6);
+    expect(failures.find((f) => f.source.endsWith('/dune.max-4800x4800.jpg'))!.error).toBe(
+      `$.presentation_stage.body[3].value.image ('landscapes/dune'): ${base}/media/landscapes/dune.max-4800x4800.jpg: would overwrite the renditions of ${path.join(ORIGINALS, 'landscapes/dune.jpg')}, rendered into this folder earlier (both are 'landscapes/dune.jpg'); render from that original (--originals), or use --force to replace them`,
+    );
+    expect(refused.stderr).not.toContain('rendered from');
+    const forced = await runCli([...args, '--force']);
+    expect(forced.code).toBe(0);
+    expect((JSON.parse(forced.stdout) as Report).results.map((r) => r.status)).toEqual(Array(6).fill('rendered'));
   });
 
   it('--no-download: images without an original fail, naming the original that is missing', async () => {
@@ -171,7 +197,7 @@ describe('content-api render --page', () => {
     expect(run.report.results.map((r) => r.source)).toEqual([path.join(originals, 'dandelion.jpg')]);
     expect(run.report.failures).toHaveLength(5);
     expect(run.report.failures.find((f) => f.source === 'landscapes/storm')!.error).toBe(
-      `landscapes/storm (for $.presentation_stage.body[9].value.banner.image and 2 more ('landscapes/storm')): no original named 'storm' in ${originals}, and downloads are off`,
+      `$.presentation_stage.body[9].value.banner.image and 2 more ('landscapes/storm'): no original named 'storm' in ${originals}, and downloads are off`,
     );
     expect(mediaRequests()).toEqual([]);
   });
@@ -202,7 +228,7 @@ describe('content-api render --page', () => {
     const noBase = await renderPage(['--page', '-'], input);
     expect(noBase.code).toBe(1);
     expect(noBase.report.failures).toHaveLength(6);
-    expect(noBase.report.failures[0]!.error).toMatch(/^\/media\/\S+ \(for .*\): a relative URL, and no --base-url to download it from$/);
+    expect(noBase.report.failures[0]!.error).toMatch(/^\$\.\S+ (and \d more )?\('[a-z/-]+'\): \/media\/\S+: a relative URL, and no --base-url to download it from$/);
 
     const dir = await tempDir();
     const piped = await runCli(['render', '--page', '-', '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', '-'], { input });
