@@ -188,6 +188,17 @@ describe('content-api render --page', () => {
     expect((JSON.parse(forced.stdout) as Report).results.map((r) => r.status)).toEqual(Array(6).fill('rendered'));
   });
 
+  it('page problems that re-rendering does not fix are a warning, not a stop', async () => {
+    const dir = await tempDir();
+    const page = JSON.parse(await page101());
+    page.title = 42;
+    await writeFile(path.join(dir, 'in.json'), JSON.stringify(page, null, 2));
+    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.report.warnings).toEqual([`${path.join(dir, 'in.json')}: 1 problem(s) that re-rendering does not fix, first $.title: Invalid input: expected string, received number [schema] (see content-api check)`]);
+    expect(run.report.results).toHaveLength(6);
+  });
+
   it('--no-download: images without an original fail, naming the original that is missing', async () => {
     const originals = path.join(await tempDir(), 'originals');
     await mkdir(originals);
