@@ -4,7 +4,7 @@
  * renditions written and read back by `check --verify-files`.
  */
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
@@ -197,6 +197,39 @@ describe('content-api render --page', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.report.warnings).toEqual([`${path.join(dir, 'in.json')}: 1 problem(s) that re-rendering does not fix, first $.title: Invalid input: expected string, received number [schema] (see content-api check)`]);
     expect(run.report.results).toHaveLength(6);
+  });
+
+  it('downloads use the client’s retries (503, then 200) and timeout (a server that never answers fails that image alone)', async () => {
+    const attempts = new Map<string, number>();
+    const flaky = createServer(async (req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x').pathname;
+      if (url.startsWith('/hang/')) return; // never answers
+      const seen = attempts.get(url) ?? 0;
+      attempts.set(url, seen + 1);
+      if (seen === 0) {
+        res.writeHead(503, { 'retry-after': '0', 'content-type': 'text/plain' });
+        return res.end('busy');
+      }
+      const body = await readFile(path.join(CONTENT, decodeURIComponent(url))).catch(() => null);
+      res.writeHead(body ? 200 : 404, { 'content-type': body ? 'image/jpeg' : 'text/plain' });
+      res.end(body ?? 'not found');
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    try {
+      const flakyBase = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`;
+      const dir = await tempDir();
+      await writeFile(path.join(dir, 'in.json'), (await page101()).replaceAll('/media/landscapes/dune.', '/hang/landscapes/dune.'));
+      const run = await renderPage(['--page', path.join(dir, 'in.json'), '--base-url', flakyBase, '--timeout', '400', '--retries', '2']);
+      expect(run.code).toBe(1);
+      expect(run.report.results).toHaveLength(5);
+      expect([...attempts.values()]).toEqual(Array(5).fill(2)); // each download: one 503, one retry that succeeds
+      expect(run.report.failures.map((f) => f.error)).toEqual([
+        expect.stringMatching(/^\$\.presentation_stage\.body\[3\]\.value\.image \('hang\/landscapes\/dune'\): http:\/\/127\.0\.0\.1:\d+\/hang\/landscapes\/dune\.max-4800x4800\.jpg: timed out/),
+      ]);
+    } finally {
+      flaky.closeAllConnections();
+      await new Promise((resolve) => flaky.close(resolve));
+    }
   });
 
   it('--no-download: images without an original fail, naming the original that is missing', async () => {
