@@ -2,7 +2,11 @@
  * The CLI's only way to print: data to stdout, messages to stderr, colour only on a
  * terminal that wants it (`NO_COLOR`, `FORCE_COLOR` are honoured by Node's `hasColors`).
  */
+import { access, constants, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { WriteStream } from 'node:tty';
+import { ContentApiError } from '../errors.js';
+import { writeFileAtomic } from '../fs/atomic.js';
 
 export interface Styles {
   red(text: string): string;
@@ -55,4 +59,25 @@ export class ProgressLine {
   clear(): void {
     if (this.#enabled) process.stderr.write('\r\x1b[2K');
   }
+}
+
+/** A file the user asked for (`--write-page`, `--output`) that cannot be written: exit 2. */
+function notWritable(flag: string, file: string, reason: string, cause?: unknown): ContentApiError {
+  return new ContentApiError('CONTENT_API_OUTPUT_NOT_WRITABLE', `${flag} ${file}: cannot write (${reason})`, { cause });
+}
+
+/** Fails before any work when `file` could not be written: a folder, or its folder missing or read-only. */
+export async function assertWritableFile(flag: string, file: string): Promise<void> {
+  if ((await stat(file).catch(() => null))?.isDirectory()) throw notWritable(flag, file, 'it is a folder');
+  const dir = path.dirname(path.resolve(file));
+  await access(dir, constants.W_OK).catch((error: NodeJS.ErrnoException) => {
+    throw notWritable(flag, file, error.code === 'ENOENT' ? `no folder ${path.dirname(file)}` : (error.code ?? error.message), error);
+  });
+}
+
+/** Writes a file the user asked for, atomically, with a one-line error naming the flag and file. */
+export async function writeOutputFile(flag: string, file: string, data: string): Promise<void> {
+  await writeFileAtomic(file, data).catch((error: NodeJS.ErrnoException) => {
+    throw notWritable(flag, file, error.code ?? error.message, error);
+  });
 }

@@ -195,6 +195,9 @@ describe('targets, reporters and exit codes', () => {
     expect(allowed.stdout).toMatch(/warning +\$\.presentation_stage\.body\[14\]\.type/); // still reported
     expect((await check(path.join(dir, 'nope.json'))).code).toBe(2);
     expect((await check('101')).stderr).toMatch(/Expected --base-url/);
+    const unwritable = await check(file, '--output', path.join(dir, 'no-such-folder', 'report.xml'));
+    expect(unwritable.stderr).toBe(`error: --output ${path.join(dir, 'no-such-folder', 'report.xml')}: cannot write (no folder ${path.join(dir, 'no-such-folder')})\n`);
+    expect(unwritable.code).toBe(2);
     await mkdir(path.join(dir, 'broken'));
     await writeFile(path.join(dir, 'broken', 'bad.json'), '{"id": ');
     await copyFile(VALID, path.join(dir, 'broken', 'good.json'));

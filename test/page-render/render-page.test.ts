@@ -299,6 +299,7 @@ describe('content-api render --page', () => {
     [['render', '--page', 'README.md'], /README\.md: not JSON \(/],
     [['render', '--page', 'samples/pages/presentation-every-block.json', '--originals', 'no-such-folder'], /--originals no-such-folder: no such folder/],
     [['render', '--page', '101', '--write-page', '-', '--json'], /--write-page - and --json both want standard output/],
+    [['render', '--page', 'README.md', '--write-page', 'no-such-folder/page.json'], /^error: --write-page no-such-folder\/page\.json: cannot write \(no folder no-such-folder\)$/m],
   ])('could not run (exit 2): %j', async (args, message) => {
     const dir = await tempDir();
     const run = await runCli([...args, ...(args.includes('--out') ? [] : ['--out', path.join(dir, 'media')])], { cwd: path.resolve(PAGES, '../..') });

@@ -7,8 +7,7 @@ import { githubReport, jsonReport, junitReport } from '../../check/reporters/mac
 import { htmlReport } from '../../check/reporters/html.js';
 import { textReport } from '../../check/reporters/text.js';
 import { loadTargets, type TargetOptions } from '../../check/targets.js';
-import { writeFileAtomic } from '../../fs/atomic.js';
-import { printData, printMessage, stylesFor } from '../output.js';
+import { assertWritableFile, printData, printMessage, stylesFor, writeOutputFile } from '../output.js';
 
 export const REPORTERS = ['text', 'json', 'junit', 'github', 'html'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
@@ -20,6 +19,7 @@ export interface CheckCommandOptions extends CheckOptions, TargetOptions {
 }
 
 export async function runCheck(targets: string[], options: CheckCommandOptions): Promise<number> {
+  if (options.output) await assertWritableFile('--output', options.output);
   const pages = await loadTargets(targets, options);
   const report = await checkPages(pages, options);
   const stream = options.output ? null : process.stdout;
@@ -31,7 +31,7 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
     html: () => htmlReport(report),
   }[options.reporter]();
   if (options.output) {
-    await writeFileAtomic(options.output, `${rendered}\n`);
+    await writeOutputFile('--output', options.output, `${rendered}\n`);
     printMessage(`${options.reporter} report written to ${options.output}: ${report.errors} error(s), ${report.warnings} warning(s)`);
   } else if (rendered !== '') {
     printData(rendered);

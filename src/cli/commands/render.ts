@@ -7,12 +7,11 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError } from '../../errors.js';
 import { loadPage } from '../../client/pages.js';
-import { writeFileAtomic } from '../../fs/atomic.js';
 import { renderPage, type RenderPageOptions } from '../../page-render/render-page.js';
 import type { Original } from '../../renditions/discover.js';
 import { renderOriginals, type RenderOptions, type RenderReport, type RenderResult } from '../../renditions/render.js';
 import { RENDITION_KEYS } from '../../renditions/rules.js';
-import { printData, printMessage, ProgressLine, stderrStyles } from '../output.js';
+import { assertWritableFile, printData, printMessage, ProgressLine, stderrStyles, writeOutputFile } from '../output.js';
 
 export interface RenderCommandOptions extends Omit<RenderOptions, 'altText' | 'onProgress' | 'signal'> {
   altTextFile?: string | undefined;
@@ -41,11 +40,12 @@ export async function runRender(inputs: string[], options: RenderCommandOptions)
 export async function runRenderPage(options: RenderPageCommandOptions): Promise<number> {
   const { page: target, writePage, json, ...renderOptions } = options;
   if (writePage === '-' && json) throw new InvalidArgumentError('--write-page - and --json both want standard output; write the page to a file');
+  if (writePage && writePage !== '-' && !options.dryRun) await assertWritableFile('--write-page', writePage);
   const page = await loadPage(target, renderOptions);
   const { report, seconds } = await withProgress((hooks) => renderPage(page, { ...renderOptions, ...hooks }));
   const written = writePage && !options.dryRun ? writePage : null;
   if (written === '-') printData(report.text);
-  else if (written) await writeFileAtomic(written, report.text);
+  else if (written) await writeOutputFile('--write-page', written, report.text);
 
   if (json) {
     const results = report.results.map((result) => ({ paths: result.paths, origin: result.origin, ...resultJson(result, options) }));
