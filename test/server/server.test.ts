@@ -3,14 +3,15 @@
  * HTTP over loopback.
  */
 import { once } from 'node:events';
-import { cp, symlink, writeFile } from 'node:fs/promises';
+import { cp, stat, symlink, writeFile } from 'node:fs/promises';
+import { get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContent } from '../../src/server/content.js';
 import { createContentServer } from '../../src/server/server.js';
-import { runCli } from '../cli/run-cli.js';
+import { runCli, startCli } from '../cli/run-cli.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { PAGES } from '../page/variants.js';
 
@@ -142,6 +143,31 @@ describe('serve, inspect and check together', () => {
     const checked = await runCli(['check', '100', '101', '200', '201', '--base-url', base, '--verify-files', base]);
     expect(checked.code).toBe(0);
     expect(checked.stdout).toMatch(/4 page\(s\), 26 image\(s\), 35 files probed .*: no findings/);
+  });
+
+  it('SIGTERM lets a response under way finish, then exits 0', async () => {
+    const { child, done } = startCli(['serve', '--content', CONTENT, '--port', '0', '--quiet']);
+    let stderr = '';
+    const port = await new Promise<number>((resolve) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /at http:\/\/127\.0\.0\.1:(\d+)\//.exec(stderr);
+        if (match) resolve(Number(match[1]));
+      });
+    });
+    const file = 'marigold.max-2400x2400.png';
+    const expected = (await stat(path.join(CONTENT, 'media', file))).size;
+    const response = await new Promise<IncomingMessage>((resolve) => get(`http://127.0.0.1:${port}/media/${file}`, resolve));
+    response.pause(); // a slow reader: the server cannot finish before we read
+    child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(child.exitCode).toBeNull(); // still sending
+    let received = 0;
+    response.on('data', (chunk: Buffer) => (received += chunk.length));
+    response.resume();
+    await once(response, 'end');
+    expect(received).toBe(expected);
+    expect((await done).code).toBe(0);
   });
 
   it('invalid content is refused at start-up with every problem listed, exit 2', async () => {
