@@ -22,6 +22,8 @@ export interface RenderPageOptions extends Omit<RenderOptions, 'altText'>, HttpO
   baseUrl?: string | undefined;
   /** Download the largest rendition of images without an original (default true). */
   download?: boolean;
+  /** Called after each download, done or failed. */
+  onDownload?: (event: { done: number; total: number; url: string }) => void;
 }
 
 /** A source rendered (or skipped, or planned), with the page's images that show it. */
@@ -62,7 +64,7 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
   });
 
   const baseUrl = options.baseUrl ?? page.baseUrl;
-  const { resolved, unresolved } = await resolveSources(groups, { ...options, baseUrl, outDir: options.outDir });
+  const { resolved, unresolved } = await resolveSources(groups, { ...options, baseUrl, concurrency: undefined });
   for (const { group, source, reason } of unresolved) {
     const error = `${describe(group)}: ${source === group.stem ? '' : `${source}: `}${reason}`;
     failures.push({ source, paths: groupPaths(group), origin: null, code: 'CONTENT_API_NO_SOURCE', error });

@@ -41,6 +41,8 @@ export interface ResolveOptions extends HttpOptions {
   outDir: string;
   /** Downloads at once (default 4). */
   concurrency?: number;
+  /** Called after each download, done or failed. */
+  onDownload?: (event: { done: number; total: number; url: string }) => void;
 }
 
 export interface Resolution {
@@ -80,7 +82,16 @@ export async function resolveSources(groups: ImageGroup[], options: ResolveOptio
   const dispatcher = createDispatcher(options);
   try {
     const limit = pLimit(options.concurrency ?? 4);
-    const outcomes = await Promise.all(toDownload.map((group) => limit(() => download(group, dispatcher, options))));
+    let done = 0;
+    const outcomes = await Promise.all(
+      toDownload.map((group) =>
+        limit(async () => {
+          const outcome = await download(group, dispatcher, options);
+          options.onDownload?.({ done: ++done, total: toDownload.length, url: group.largest.url });
+          return outcome;
+        }),
+      ),
+    );
     for (const outcome of outcomes) {
       if ('reason' in outcome) resolution.unresolved.push(outcome);
       else resolution.resolved.push(outcome);

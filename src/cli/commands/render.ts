@@ -18,7 +18,7 @@ export interface RenderCommandOptions extends Omit<RenderOptions, 'altText' | 'o
   json: boolean;
 }
 
-export interface RenderPageCommandOptions extends Omit<RenderPageOptions, 'onProgress' | 'signal'> {
+export interface RenderPageCommandOptions extends Omit<RenderPageOptions, 'onProgress' | 'onDownload' | 'signal'> {
   /** A page id, a JSON file, or `-` for standard input. */
   page: string;
   /** Where to write the page with its new renditions; `-` for standard output. */
@@ -29,7 +29,7 @@ export interface RenderPageCommandOptions extends Omit<RenderPageOptions, 'onPro
 export async function runRender(inputs: string[], options: RenderCommandOptions): Promise<number> {
   const { altTextFile, json, ...renderOptions } = options;
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
-  const { report, seconds } = await withProgress((hooks) => renderOriginals(inputs, { ...renderOptions, altText, ...hooks }));
+  const { report, seconds } = await withProgress(({ onDownload, ...hooks }) => renderOriginals(inputs, { ...renderOptions, altText, ...hooks }));
   if (json) printData(JSON.stringify({ results: report.results.map((result) => resultJson(result, options)), failures: report.failures, warnings: report.warnings }, null, 2));
   else if (options.dryRun) printDryRun(report.results, options);
   printMessages(report);
@@ -62,7 +62,7 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
   return report.failures.length > 0 ? 1 : 0;
 }
 
-type Hooks = Pick<RenderOptions, 'onProgress' | 'signal'>;
+type Hooks = Pick<RenderPageOptions, 'onProgress' | 'onDownload' | 'signal'>;
 
 /** Runs a batch with a progress line on a terminal; the first Ctrl-C lets the originals under way finish. */
 async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promise<{ report: T; seconds: number }> {
@@ -77,7 +77,11 @@ async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promise<{ rep
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
   const started = performance.now();
   try {
-    const report = await run({ signal: controller.signal, onProgress: (event) => progress.update(event.done, event.total, event.source) });
+    const report = await run({
+      signal: controller.signal,
+      onProgress: (event) => progress.update(event.done, event.total, event.source),
+      onDownload: (event) => progress.update(event.done, event.total, `downloaded ${event.url}`),
+    });
     return { report, seconds: (performance.now() - started) / 1000 };
   } finally {
     progress.clear();
