@@ -64,7 +64,7 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
   });
 
   const baseUrl = options.baseUrl ?? page.baseUrl;
-  const { resolved, unresolved } = await resolveSources(groups, { ...options, baseUrl, concurrency: undefined });
+  const { resolved, unresolved } = await resolveSources(groups, { ...options, baseUrl });
   for (const { group, source, reason } of unresolved) {
     const error = `${describe(group)}: ${source === group.stem ? '' : `${source}: `}${reason}`;
     failures.push({ source, paths: groupPaths(group), origin: null, code: 'CONTENT_API_NO_SOURCE', error });

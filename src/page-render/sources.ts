@@ -40,7 +40,7 @@ export interface ResolveOptions extends HttpOptions {
   /** The output folder, left out of the originals folder when it is inside it. */
   outDir: string;
   /** Downloads at once (default 4). */
-  concurrency?: number;
+  downloadConcurrency?: number;
   /** Called after each download, done or failed. */
   onDownload?: (event: { done: number; total: number; url: string }) => void;
 }
@@ -81,7 +81,7 @@ export async function resolveSources(groups: ImageGroup[], options: ResolveOptio
   }
   const dispatcher = createDispatcher(options);
   try {
-    const limit = pLimit(options.concurrency ?? 4);
+    const limit = pLimit(options.downloadConcurrency ?? 4);
     let done = 0;
     const outcomes = await Promise.all(
       toDownload.map((group) =>
