@@ -53,11 +53,11 @@ export function buildProgram(): Command {
     .option('--alt-text <file>', 'JSON object mapping originals (path or file name) to alt text')
     .option('--pixel-limit <pixels>', 'refuse originals larger than this many pixels; 0 for no limit', integerIn('--pixel-limit', 0), 268_402_689)
     .option('-j, --concurrency <n>', 'originals rendered at once (default: the number of cores)', integerIn('--concurrency', 1))
-    .option('-f, --force', 'render everything again, even originals that are up to date')
+    .option('-f, --force', 'render everything again, even what is up to date, and replace renditions another original wrote earlier')
     .option('-n, --dry-run', 'list what would be written, write nothing')
     .option('--json', 'print one JSON document with every result and failure on stdout')
     .optionsGroup('Re-rendering a page\'s images (--page):')
-    .option('--page <id|file|->', "render every image of a page instead: a page id (from --base-url), a JSON file, or - for standard input")
+    .option('--page <id|file|->', 'render every image of a page instead: a page id (from --base-url), a page endpoint URL, a JSON file, or - for standard input')
     .option('--originals <dir>', 'originals for --page, matched by name to the images\' rendition files (<name>.max-<n>x<n>.<ext>)')
     .addOption(new Option('--base-url <url>', 'the API base URL: fetches a page id, and resolves /media/... URLs for downloads').env('CONTENT_API_BASE_URL'))
     .option('--no-download', 'never download an image\'s largest rendition when no original matches it; such images fail')
@@ -93,12 +93,12 @@ ${EXIT_CODES}`,
       const { runRender, runRenderPage } = await import('./commands/render.js');
       if (flags.page === undefined) {
         const pageOnly = ['originals', 'writePage', 'download'].filter((name) => command.getOptionValueSource(name) === 'cli');
-        if (pageOnly.length > 0) throw new InvalidArgumentError(`${pageOnly.map(flagName).join(', ')} only apply with --page`);
+        if (pageOnly.length > 0) throw new InvalidArgumentError(`${pageOnly.map(flagName).join(', ')} ${pageOnly.length === 1 ? 'applies' : 'apply'} only with --page`);
         if (inputs.length === 0) throw new InvalidArgumentError('Expected originals to render (files or folders), or --page');
         process.exitCode = await runRender(inputs, { ...common, altTextFile: flags.altText as string | undefined });
         return;
       }
-      if (inputs.length > 0) throw new InvalidArgumentError(`Expected either originals or --page, not both (got ${inputs.join(' ')})`);
+      if (inputs.length > 0) throw new InvalidArgumentError(`Expected original files and folders or --page, not both (got ${inputs.join(' ')} and --page)`);
       if (flags.altText) throw new InvalidArgumentError('--alt-text does not apply to --page: the alt text is the page\'s own');
       process.exitCode = await runRenderPage({
         ...common,

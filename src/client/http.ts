@@ -133,6 +133,6 @@ function httpErrorFrom(url: string, error: unknown, maxBytes: number): HttpError
   }
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return new HttpError('CONTENT_API_HTTP_TOO_LARGE', url, `response larger than ${maxBytes} bytes`, { cause: error });
   if (/TIMEOUT/.test(code)) return new HttpError('CONTENT_API_HTTP_TIMEOUT', url, `timed out (${code})`, { cause: error });
-  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'connection reset' : (error as Error).message;
+  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'connection reset' : (error as Error).message;
   return new HttpError('CONTENT_API_HTTP_CONNECTION', url, `${reason}${code && !reason.includes(code) ? ` (${code})` : ''}`, { cause: error });
 }

@@ -59,12 +59,15 @@ export interface LoadPageOptions extends HttpOptions {
 }
 
 /**
- * Loads one page: `-` is standard input, digits are a page id fetched from the API, anything
- * else is a JSON file. Throws (the command cannot run) when it cannot be read or fetched;
+ * Loads one page: `-` is standard input, digits are a page id fetched from the API (as is a
+ * page endpoint URL, `{base_url}/api/v2/pages/{id}/`), anything else is a JSON file. Throws (the command cannot run) when it cannot be read or fetched;
  * JSON that does not parse is returned with `parseError`, for the caller to report.
  */
 export async function loadPage(target: string, options: LoadPageOptions = {}): Promise<LoadedPage> {
   if (target === '-') return parsed('stdin', await (options.stdin ?? readStdin)());
+  const endpoint = /^(https?:\/\/.+?)\/api\/v2\/pages\/(\d+)\/?$/.exec(target);
+  if (endpoint) return loadPage(endpoint[2]!, { ...options, baseUrl: endpoint[1]! });
+  if (/^https?:\/\//.test(target)) throw new InvalidArgumentError(`${target}: not a page endpoint URL ({base_url}/api/v2/pages/{id}/); give the page id and --base-url`);
   if (/^\d+$/.test(target)) {
     if (!options.baseUrl) throw new InvalidArgumentError(`Expected --base-url or CONTENT_API_BASE_URL to fetch page ${target}`);
     const url = pageUrl(options.baseUrl, Number(target));
@@ -87,7 +90,8 @@ function parsed(source: string, text: string): LoadedPage {
   try {
     return { source, text, json: JSON.parse(text) };
   } catch (error) {
-    return { source, text, json: undefined, parseError: (error as Error).message };
+    // V8 quotes the bad input, line breaks included: keep the reason on one line.
+    return { source, text, json: undefined, parseError: (error as Error).message.replace(/\r?\n/g, '\\n') };
   }
 }
 

@@ -6,10 +6,10 @@ import { InvalidArgumentError } from '../errors.js';
 import type { HttpOptions } from '../client/http.js';
 import type { LoadedPage } from '../client/pages.js';
 import { validatePage } from '../page/validate.js';
-import { formatPath, type FoundImage } from '../page/walk.js';
+import { findObjects, formatPath, type FoundImage } from '../page/walk.js';
 import type { ImageObject } from '../renditions/image-object.js';
 import { renderSources, type RenderFailure, type RenderOptions, type RenderResult } from '../renditions/render.js';
-import { DEFAULT_MEDIA_URL } from '../renditions/rules.js';
+import { DEFAULT_MEDIA_URL, type RenditionKey } from '../renditions/rules.js';
 import { verifyImage } from '../renditions/verify.js';
 import { groupPageImages, groupPaths, type ImageGroup } from './images.js';
 import { replaceValues, type ValueEdit } from './rewrite.js';
@@ -78,16 +78,23 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
   warnings.push(...rendered.warnings);
   const results: PageRenderResult[] = [];
   const edits: ValueEdit[] = [];
+  const replaced = new Map<string, string>();
   for (const result of rendered.results) {
     const entry = bySource.get(result.source)!;
     const images = [entry.group, ...entry.merged].flatMap((group) => group.images);
     results.push({ ...result, paths: images.map((image) => formatPath(image.path)), origin: entry.kind });
     for (const image of images) edits.push(...imageEdits(image, result.image, warnings));
+    for (const [old, now] of urlChanges(images, result.image)) replaced.set(old, now);
+    const moved = movedFolder(entry.group, result.image);
+    if (moved) warnings.push(`${describe(entry.group)}: its URLs move from ${moved.from} to ${moved.to} (new URLs are --media-url ${mediaUrl} and the path below it)`);
     if (entry.kind === 'rendition' && result.status !== 'skipped') {
       const { width, height } = entry.group.largest;
-      warnings.push(`${describe(entry.group)}: no original found, rendered from ${result.source} (${width}x${height}); the renditions are no sharper than it`);
+      const verb = result.status === 'planned' ? 'would be rendered' : 'rendered';
+      warnings.push(`${describe(entry.group)}: no original found, ${verb} from ${result.source} (${width}x${height}); the renditions are no sharper than it`);
     }
   }
+  warnings.push(...staleReferences(page.json, groups, replaced));
+  if (groups.length === 0 && unusable.length === 0) warnings.push(`${page.source}: no Images in the page; nothing to render`);
   for (const failure of rendered.failures) {
     const entry = bySource.get(failure.source)!;
     failures.push({ ...failure, paths: [entry.group, ...entry.merged].flatMap(groupPaths), origin: entry.kind, error: `${describe(entry.group)}: ${failure.error}` });
@@ -107,15 +114,56 @@ function imageEdits(found: FoundImage, image: ImageObject, warnings: string[]): 
   return edits;
 }
 
+/** Each URL the page's Images named, and the URL of the same key's new rendition, where they differ. */
+function urlChanges(images: FoundImage[], image: ImageObject): Array<[string, string]> {
+  return images.flatMap((found) =>
+    Object.entries((found.image.sizes ?? {}) as Record<string, { url?: unknown }>).flatMap(([key, size]) => {
+      const now = image.sizes[key as RenditionKey]?.url;
+      return typeof size?.url === 'string' && now !== undefined && size.url !== now ? [[size.url, now] as [string, string]] : [];
+    }),
+  );
+}
+
+/** The folder part of the largest rendition's URL, before and after, when it changed. */
+function movedFolder(group: ImageGroup, image: ImageObject): { from: string; to: string } | null {
+  const folder = (url: string) => url.slice(0, url.lastIndexOf('/') + 1);
+  const from = folder(group.largest.url);
+  const to = folder(image.sizes.xl.url);
+  return from === to ? null : { from, to };
+}
+
+/**
+ * Strings elsewhere in the page (a social `meta.thumb.url`) that name a rendition whose URL
+ * changed: only Images are rewritten, so these are reported, never edited.
+ */
+function staleReferences(json: unknown, groups: ImageGroup[], replaced: Map<string, string>): string[] {
+  if (replaced.size === 0) return [];
+  const inImage = insideImages(groups);
+  const warnings: string[] = [];
+  for (const { path, value } of findObjects(json)) {
+    if (inImage(formatPath(path))) continue;
+    for (const [key, field] of Object.entries(value)) {
+      const now = typeof field === 'string' ? replaced.get(field) : undefined;
+      if (now) warnings.push(`${formatPath([...path, key])}: still names ${String(field)}; the re-rendered file is ${now} (only Images are rewritten)`);
+    }
+  }
+  return warnings;
+}
+
 /** Page problems that re-rendering does not fix (anything outside the images' renditions) are worth a warning. */
 function pageWarnings(page: LoadedPage, groups: ImageGroup[]): string[] {
-  const imagePaths = groups.flatMap(groupPaths);
-  const inImage = (at: string) => imagePaths.some((image) => at === image || at.startsWith(`${image}.`) || at.startsWith(`${image}[`));
+  const inImage = insideImages(groups);
   const { problems } = validatePage(page.json, { baseUrl: page.baseUrl });
   const others = problems.filter((problem) => problem.severity === 'error' && !(problem.rule.startsWith('image-') || inImage(problem.path)));
   if (others.length === 0) return [];
   const first = others[0]!;
   return [`${page.source}: ${others.length} problem(s) that re-rendering does not fix, first ${first.path}: ${first.message} [${first.rule}] (see content-api check)`];
+}
+
+/** Whether a formatted JSON path is one of the groups' Images or inside one. */
+function insideImages(groups: ImageGroup[]): (at: string) => boolean {
+  const imagePaths = groups.flatMap(groupPaths);
+  return (at) => imagePaths.some((image) => at === image || at.startsWith(`${image}.`) || at.startsWith(`${image}[`));
 }
 
 function altTextOf(group: ImageGroup): string | null {

@@ -120,7 +120,7 @@ function absoluteUrl(url: string, baseUrl: string | undefined): { ok: true; href
   } catch {
     return { ok: false, reason: baseUrl ? 'not a valid URL' : 'a relative URL, and no --base-url to download it from' };
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: `not downloaded: only http(s) URLs are, not ${parsed.protocol}` };
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: `not downloaded: only http and https URLs are, and this one is ${parsed.protocol}` };
   return { ok: true, href: parsed.href };
 }
 
@@ -129,7 +129,7 @@ type Match = { source: string } | { ambiguous: string[] };
 /** The originals of a folder, found by stem (`landscapes/storm`) or, failing that, by name (`storm`). */
 async function indexOriginals(folder: string, outDir: string): Promise<{ find(stem: string): Match | null }> {
   const info = await stat(folder).catch(() => null);
-  if (!info?.isDirectory()) throw new InvalidArgumentError(`--originals ${folder}: no such folder`);
+  if (!info?.isDirectory()) throw new InvalidArgumentError(`--originals ${folder}: ${info ? 'is a file, not a folder' : 'no such folder'}`);
   const { originals } = await discoverOriginals([folder], outDir);
   const byStem = new Map<string, string[]>();
   const byName = new Map<string, string[]>();

@@ -217,7 +217,9 @@ async function prepareOutput(outDir: string): Promise<string> {
     await access(outDir, constants.W_OK);
     return await realpath(outDir);
   } catch (error) {
-    throw new OutputNotWritableError(outDir, (error as NodeJS.ErrnoException).code ?? (error as Error).message, { cause: error });
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way, not a folder' : (code ?? (error as Error).message);
+    throw new OutputNotWritableError(outDir, reason, { cause: error });
   }
 }
 

@@ -277,8 +277,39 @@ describe('content-api render --page', () => {
     const dir = await tempDir();
     const piped = await runCli(['render', '--page', '-', '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', '-'], { input });
     expect(piped.code, piped.stderr).toBe(0);
-    expect(piped.stdout).toBe(`${input}\n`);
+    expect(piped.stdout).toBe(input); // byte for byte
     expect(piped.stderr).toMatch(/^stdin: 6 rendered, 0 up to date in [\d.]+ s \(output: .*media\)$/m);
+  });
+
+  it('takes a page endpoint URL as well as an id', async () => {
+    const run = await renderPage(['--page', `${base}/api/v2/pages/101/`, '--originals', ORIGINALS]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.report.results).toHaveLength(6);
+  });
+
+  it('warns where URLs move to another folder or host, and where the page names an old rendition outside its Images', async () => {
+    const moved = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS, '--media-url', 'https://cdn.example.org/media/']);
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.report.warnings).toContain(
+      "$.presentation_stage.body[3].value.image ('landscapes/dune'): its URLs move from /media/landscapes/ to https://cdn.example.org/media/landscapes/ (new URLs are --media-url https://cdn.example.org/media/ and the path below it)",
+    );
+    const webp = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS, '--format', 'webp']);
+    expect(webp.code, webp.stderr).toBe(0);
+    expect(webp.report.warnings.filter((w) => w.includes('move from'))).toEqual([]);
+    const stale = webp.report.warnings.filter((w) => w.includes('still names'));
+    expect(stale.length).toBeGreaterThan(0);
+    for (const warning of stale) {
+      expect(warning).toMatch(/^\$\.\S+\.meta\.thumb\.url: still names \/media\/(\S+)\.jpg; the re-rendered file is \/media\/\1\.webp \(only Images are rewritten\)$/);
+    }
+  });
+
+  it('a page without Images renders nothing, with a warning', async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, 'in.json'), '{"id": 1}');
+    const run = await renderPage(['--page', path.join(dir, 'in.json')]);
+    expect(run.code).toBe(0);
+    expect(run.report.results).toEqual([]);
+    expect(run.report.warnings).toContain(`${path.join(dir, 'in.json')}: no Images in the page; nothing to render`);
   });
 
   it('--dry-run writes nothing and lists what it would write', async () => {
@@ -291,12 +322,15 @@ describe('content-api render --page', () => {
   });
 
   it.each([
-    [['render', 'samples/originals', '--page', '101'], /Expected either originals or --page, not both/],
-    [['render', 'samples/originals', '--originals', 'x'], /--originals only apply with --page/],
+    [['render', 'samples/originals', '--page', '101'], /Expected original files and folders or --page, not both \(got samples\/originals and --page\)/],
+    [['render', 'samples/originals', '--originals', 'x'], /--originals applies only with --page/],
+    [['render', 'samples/originals', '--originals', 'x', '--no-download'], /--originals, --no-download apply only with --page/],
+    [['render', '--page', 'samples/pages/presentation-every-block.json', '--originals', 'README.md'], /--originals README\.md: is a file, not a folder/],
+    [['render', '--page', 'http://127.0.0.1:9/pages/101'], /http:\/\/127\.0\.0\.1:9\/pages\/101: not a page endpoint URL \(\{base_url\}\/api\/v2\/pages\/\{id\}\/\); give the page id and --base-url/],
     [['render', '--out', 'x'], /Expected originals to render \(files or folders\), or --page/],
     [['render', '--page', '101'], /Expected --base-url or CONTENT_API_BASE_URL to fetch page 101/],
     [['render', '--page', 'nope.json'], /nope\.json: no such file or page id/],
-    [['render', '--page', 'README.md'], /README\.md: not JSON \(/],
+    [['render', '--page', 'README.md'], /^error: README\.md: not JSON \(.*\)\n$/],
     [['render', '--page', 'samples/pages/presentation-every-block.json', '--originals', 'no-such-folder'], /--originals no-such-folder: no such folder/],
     [['render', '--page', '101', '--write-page', '-', '--json'], /--write-page - and --json both want standard output/],
     [['render', '--page', 'README.md', '--write-page', 'no-such-folder/page.json'], /^error: --write-page no-such-folder\/page\.json: cannot write \(no folder no-such-folder\)$/m],

@@ -44,7 +44,7 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
   const page = await loadPage(target, renderOptions);
   const { report, seconds } = await withProgress((hooks) => renderPage(page, { ...renderOptions, ...hooks }));
   const written = writePage && !options.dryRun ? writePage : null;
-  if (written === '-') printData(report.text);
+  if (written === '-') process.stdout.write(report.text); // byte for byte: no newline added
   else if (written) await writeOutputFile('--write-page', written, report.text);
 
   if (json) {
