@@ -13,3 +13,22 @@ export function integerIn(flag: string, min: number, max = Number.MAX_SAFE_INTEG
     return number;
   };
 }
+
+/** A repeatable flag of http(s) origins (`https://cdn.example.org`, or any URL on it), commas allowed. */
+export function originsFor(flag: string) {
+  return (value: string, previous: string[] = []): string[] => {
+    const origins = value.split(',').filter((part) => part.trim() !== '').map((part) => {
+      let url: URL | undefined;
+      try {
+        url = new URL(part.trim());
+      } catch {
+        url = undefined;
+      }
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+        throw new InvalidArgumentError(`Expected an http(s) origin such as https://cdn.example.org for ${flag} but got '${part}'.`);
+      }
+      return url.origin;
+    });
+    return [...previous, ...origins];
+  };
+}

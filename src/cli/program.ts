@@ -8,7 +8,7 @@ import { FORCEABLE_FORMATS } from '../renditions/formats.js';
 import { DEFAULT_MEDIA_URL, NAMING_STYLES } from '../renditions/rules.js';
 import { InvalidArgumentError } from '../errors.js';
 import { printData } from './output.js';
-import { integerIn } from './parse.js';
+import { integerIn, originsFor } from './parse.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -61,6 +61,7 @@ export function buildProgram(): Command {
     .option('--originals <dir>', 'originals for --page, matched by name to the images\' rendition files (<name>.max-<n>x<n>.<ext>)')
     .addOption(new Option('--base-url <url>', 'the API base URL: fetches a page id, and resolves /media/... URLs for downloads').env('CONTENT_API_BASE_URL'))
     .option('--no-download', 'never download an image\'s largest rendition when no original matches it; such images fail')
+    .option('--download-from <origin>', 'also download renditions from this origin (repeatable; default: only the --base-url origin)', originsFor('--download-from'))
     .option('--write-page <file>', 'write the page with each Image\'s sizes and srcset replaced (- for standard output)')
     .option('--timeout <ms>', 'HTTP timeout for the page and downloads', integerIn('--timeout', 1), 10_000)
     .option('--retries <n>', 'HTTP retries for connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
@@ -74,6 +75,7 @@ Examples:
   $ content-api render scan.tif --out media --media-url https://cdn.example.org/media/ --dry-run
   $ content-api render --page 101 --base-url http://127.0.0.1:8000 --originals samples/originals --out media --write-page page-101.json
   $ content-api render --page page.json --base-url https://gallery.example.org --out media --write-page page.json
+  $ content-api render --page 101 --base-url https://gallery.example.org --download-from https://cdn.example.org --out media
 ${EXIT_CODES}`,
     )
     .action(async (inputs: string[], flags: Record<string, unknown>, command: Command) => {
@@ -92,7 +94,7 @@ ${EXIT_CODES}`,
       };
       const { runRender, runRenderPage } = await import('./commands/render.js');
       if (flags.page === undefined) {
-        const pageOnly = ['originals', 'writePage', 'download'].filter((name) => command.getOptionValueSource(name) === 'cli');
+        const pageOnly = ['originals', 'writePage', 'download', 'downloadFrom'].filter((name) => command.getOptionValueSource(name) === 'cli');
         if (pageOnly.length > 0) throw new InvalidArgumentError(`${pageOnly.map(flagName).join(', ')} ${pageOnly.length === 1 ? 'applies' : 'apply'} only with --page`);
         if (inputs.length === 0) throw new InvalidArgumentError('Expected originals to render (files or folders), or --page');
         process.exitCode = await runRender(inputs, { ...common, altTextFile: flags.altText as string | undefined });
@@ -106,6 +108,7 @@ ${EXIT_CODES}`,
         originals: flags.originals as string | undefined,
         baseUrl: flags.baseUrl as string | undefined,
         download: flags.download as boolean,
+        downloadFrom: flags.downloadFrom as string[] | undefined,
         writePage: flags.writePage as string | undefined,
         timeoutMs: flags.timeout as number,
         retries: flags.retries as number,

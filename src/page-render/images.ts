@@ -1,8 +1,9 @@
 /**
- * The images of a page, grouped by the original they were rendered from. An Image's source
- * is named by its rendition URLs: the largest rendition's path under the media folder, its
- * file name read backwards by the naming rule, gives `<folders>/<name>` (the stem). Images
- * with the same stem share a source and are rendered once.
+ * The images of a page, grouped by the files they show. An Image's source is named by its
+ * rendition URLs: the largest rendition's path under the media folder, its file name read
+ * backwards by the naming rule, gives `<folders>/<name>` and an extension. Images whose
+ * renditions are the same files (same path, name and extension, whatever the size suffix or
+ * host) share a source and are rendered once; `lake.max-*.jpg` and `lake.max-*.png` do not.
  */
 import path from 'node:path';
 import { findImages, formatPath, type FoundImage, type JsonPath } from '../page/walk.js';
@@ -19,6 +20,8 @@ export interface NamedRendition {
 export interface ImageGroup {
   /** Where the renditions go under the output folder: `landscapes/storm`. */
   stem: string;
+  /** The extension of the renditions the page names, lower-cased (`jpg`); `''` when they have none. */
+  ext: string;
   /** Every Image that shows this source, in page order. */
   images: FoundImage[];
   /** The largest rendition the page names for it (of the first image): the fallback source. */
@@ -42,15 +45,15 @@ export function groupPageImages(json: unknown, mediaUrl: string): PageImages {
   const unusable: UnusableImage[] = [];
   for (const found of findImages(json)) {
     const largest = largestRendition(found.image.sizes);
-    const stem = largest && stemOf(largest.url, mediaUrl);
-    if (!largest || !stem) {
+    const named = largest && sourceOf(largest.url, mediaUrl);
+    if (!largest || !named) {
       const reason = largest ? `cannot read a file path from the URL ${largest.url}` : 'no rendition with a url, width and height to name its source';
       unusable.push({ path: found.path, reason });
       continue;
     }
-    const group = groups.get(stem);
+    const group = groups.get(named.key);
     if (group) group.images.push(found);
-    else groups.set(stem, { stem, images: [found], largest });
+    else groups.set(named.key, { stem: named.stem, ext: named.ext, images: [found], largest });
   }
   return { groups: [...groups.values()], unusable };
 }
@@ -72,16 +75,19 @@ function largestRendition(sizes: unknown): NamedRendition | null {
 }
 
 /**
- * `/media/landscapes/Storm.max-4800x4800.jpg` -> `landscapes/storm`: the folders below the
- * media folder and the `<name>` of the file name, each made safe as `render` makes them. A
- * file name that follows neither naming style gives its name without the extension.
+ * `/media/landscapes/Storm.max-4800x4800.jpg` -> stem `landscapes/storm`, ext `jpg`: the
+ * folders below the media folder and the `<name>` of the file name, each made safe as
+ * `render` makes them. A file name that follows neither naming style gives its name without
+ * the extension. `key` is the same without the safe-making: what tells the files apart.
  */
-function stemOf(url: string, mediaUrl: string): string | null {
+function sourceOf(url: string, mediaUrl: string): { key: string; stem: string; ext: string } | null {
   const relative = mediaPath(url, mediaUrl);
   if (relative === null) return null;
   const segments = relative.split('/').filter((segment) => segment !== '');
   const file = segments.pop();
   if (!file) return null;
-  const name = parseRenditionFileName(file)?.name ?? path.posix.parse(file).name;
-  return [...segments, name].map(safeName).join('/');
+  const parsed = parseRenditionFileName(file);
+  const name = parsed?.name ?? path.posix.parse(file).name;
+  const ext = (parsed?.ext ?? path.posix.extname(file).slice(1)).toLowerCase();
+  return { key: `${[...segments, name].join('/')}.${ext}`, stem: [...segments, name].map(safeName).join('/'), ext };
 }

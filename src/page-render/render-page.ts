@@ -12,7 +12,7 @@ import { renderSources, type RenderFailure, type RenderOptions, type RenderResul
 import { DEFAULT_MEDIA_URL, type RenditionKey } from '../renditions/rules.js';
 import { verifyImage } from '../renditions/verify.js';
 import { groupPageImages, groupPaths, type ImageGroup } from './images.js';
-import { replaceValues, type ValueEdit } from './rewrite.js';
+import { diffEdits, replaceValues, type ValueEdit } from './rewrite.js';
 import { resolveSources, type SourceKind } from './sources.js';
 
 export interface RenderPageOptions extends Omit<RenderOptions, 'altText'>, HttpOptions {
@@ -22,6 +22,8 @@ export interface RenderPageOptions extends Omit<RenderOptions, 'altText'>, HttpO
   baseUrl?: string | undefined;
   /** Download the largest rendition of images without an original (default true). */
   download?: boolean;
+  /** Origins besides the base URL's that renditions may be downloaded from (`https://cdn.example.org`). */
+  downloadFrom?: string[] | undefined;
   /** Called after each download, done or failed. */
   onDownload?: (event: { done: number; total: number; url: string }) => void;
 }
@@ -48,6 +50,8 @@ export interface PageRenderReport {
   warnings: string[];
   /** The page's text with the new `sizes` and `srcset` (and `width`/`height` where the aspect changed). */
   text: string;
+  /** JSON paths of the Images whose text changed. */
+  updated: string[];
 }
 
 export async function renderPage(page: LoadedPage, options: RenderPageOptions): Promise<PageRenderReport> {
@@ -78,15 +82,23 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
   warnings.push(...rendered.warnings);
   const results: PageRenderResult[] = [];
   const edits: ValueEdit[] = [];
+  const updated: string[] = [];
   const replaced = new Map<string, string>();
   for (const result of rendered.results) {
     const entry = bySource.get(result.source)!;
-    const images = [entry.group, ...entry.merged].flatMap((group) => group.images);
+    const groups = [entry.group, ...entry.merged];
+    const images = groups.flatMap((group) => group.images);
     results.push({ ...result, paths: images.map((image) => formatPath(image.path)), origin: entry.kind });
-    for (const image of images) edits.push(...imageEdits(image, result.image, warnings));
+    for (const image of images) {
+      const imageEdits = editsFor(image, result.image, warnings);
+      if (imageEdits.length > 0) updated.push(formatPath(image.path));
+      edits.push(...imageEdits);
+    }
     for (const [old, now] of urlChanges(images, result.image)) replaced.set(old, now);
-    const moved = movedFolder(entry.group, result.image);
-    if (moved) warnings.push(`${describe(entry.group)}: its URLs move from ${moved.from} to ${moved.to} (new URLs are --media-url ${mediaUrl} and the path below it)`);
+    for (const group of groups) {
+      const moved = movedFolder(group, result.image);
+      if (moved) warnings.push(`${describe(group)}: its URLs move from ${moved.from} to ${moved.to} (new URLs are --media-url ${mediaUrl} and the path below it)`);
+    }
     if (entry.kind === 'rendition' && result.status !== 'skipped') {
       const { width, height } = entry.group.largest;
       const verb = result.status === 'planned' ? 'would be rendered' : 'rendered';
@@ -99,19 +111,24 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
     const entry = bySource.get(failure.source)!;
     failures.push({ ...failure, paths: [entry.group, ...entry.merged].flatMap(groupPaths), origin: entry.kind, error: `${describe(entry.group)}: ${failure.error}` });
   }
-  return { page: page.source, results, failures, warnings, text: replaceValues(page.text, edits) };
+  return { page: page.source, results, failures, warnings, text: replaceValues(page.text, edits), updated };
 }
 
-/** The edits that bring one of the page's Image objects in line with `image`. */
-function imageEdits(found: FoundImage, image: ImageObject, warnings: string[]): ValueEdit[] {
-  const edits: ValueEdit[] = [{ path: [...found.path, 'sizes'], value: image.sizes }];
-  if ('srcset' in found.image) edits.push({ path: [...found.path, 'srcset'], value: image.srcset });
-  const after = { ...found.image, sizes: image.sizes, srcset: image.srcset };
-  if (verifyImage(after).some((finding) => finding.rule === 'image-relative-size')) {
-    edits.push({ path: [...found.path, 'width'], value: image.width }, { path: [...found.path, 'height'], value: image.height });
+/**
+ * The edits that bring one of the page's Image objects in line with `image`: its `sizes`,
+ * its `srcset` where it has one or must have one (page- and block-level images), and its
+ * `width`/`height` where the new renditions' aspect ratio is another. Only values that
+ * differ are edited, so the key order within each size (`url, width, height` on inquiry
+ * artwork images) stays the page's own.
+ */
+function editsFor(found: FoundImage, image: ImageObject, warnings: string[]): ValueEdit[] {
+  const target: Record<string, unknown> = { sizes: image.sizes };
+  if ('srcset' in found.image || found.srcsetRequired) target.srcset = image.srcset;
+  if (verifyImage({ ...found.image, ...target }).some((finding) => finding.rule === 'image-relative-size')) {
+    Object.assign(target, { width: image.width, height: image.height });
     warnings.push(`${formatPath(found.path)}: width/height ${String(found.image.width)}/${String(found.image.height)} became ${image.width}/${image.height}, the new original's aspect ratio`);
   }
-  return edits;
+  return diffEdits(found.path, found.image, target);
 }
 
 /** Each URL the page's Images named, and the URL of the same key's new rendition, where they differ. */

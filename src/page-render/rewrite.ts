@@ -1,19 +1,38 @@
 /**
- * Replaces values in a JSON text and leaves every other byte as it was: key order, spacing
- * and line breaks of untouched values survive. The edits come from jsonc-parser (VS Code's
- * JSON editing library); a replaced value is laid out in the document's own indentation,
- * or on one line when the value it replaces was on one line.
+ * Changes values in a JSON text and leaves every other byte as it was: key order, spacing
+ * and line breaks of untouched values survive. Values are compared leaf by leaf, so only
+ * what really differs is rewritten. Replacements come from jsonc-parser (VS Code's JSON
+ * editing library); a replaced value is laid out in the document's own indentation, or on
+ * one line when the value it replaces was on one line. A key that is missing is inserted
+ * after the sibling named, with the separators the object already uses.
  */
-import { applyEdits, findNodeAtLocation, modify, parseTree, type Edit, type FormattingOptions } from 'jsonc-parser';
+import { isDeepStrictEqual } from 'node:util';
+import { applyEdits, findNodeAtLocation, modify, parseTree, type Edit, type FormattingOptions, type Node } from 'jsonc-parser';
 import type { JsonPath } from '../page/walk.js';
 
 export interface ValueEdit {
   /** Where the value is, as `findImages` gives it (`['$', 'presentation_stage', 'thumbnail', 'sizes']`). */
   path: JsonPath;
   value: unknown;
+  /** For a key the object does not have yet: the sibling to insert it after (none: first). */
+  insert?: { after: string | undefined };
 }
 
-/** `text` with each edit's value replaced; throws when an edit's path is not in the text. */
+/**
+ * The edits that turn `before`, the value at `path`, into `after`: objects key by key (keys
+ * only `before` has are kept), any other value replaced when it differs.
+ */
+export function diffEdits(path: JsonPath, before: unknown, after: unknown): ValueEdit[] {
+  if (!isObject(before) || !isObject(after)) return isDeepStrictEqual(before, after) ? [] : [{ path, value: after }];
+  const keys = Object.keys(after);
+  return keys.flatMap((key, i) =>
+    key in before
+      ? diffEdits([...path, key], before[key], after[key])
+      : [{ path: [...path, key], value: after[key], insert: { after: keys.slice(0, i).reverse().find((k) => k in before) } }],
+  );
+}
+
+/** `text` with each edit made; throws when an edit's path (or, to insert, its object) is not in the text. */
 export function replaceValues(text: string, edits: ValueEdit[]): string {
   const root = parseTree(text);
   if (!root) throw new Error('not a JSON document');
@@ -21,12 +40,39 @@ export function replaceValues(text: string, edits: ValueEdit[]): string {
   const changes: Edit[] = [];
   for (const edit of edits) {
     const location = edit.path[0] === '$' ? edit.path.slice(1) : edit.path;
+    if (edit.insert) {
+      const parent = findNodeAtLocation(root, location.slice(0, -1));
+      if (parent?.type !== 'object') throw new Error(`no object at ${edit.path.slice(0, -1).join('.')} to add ${String(edit.path.at(-1))} to`);
+      changes.push(insertion(text, parent, String(location.at(-1)), edit.value, edit.insert.after));
+      continue;
+    }
     const node = findNodeAtLocation(root, location);
     if (!node) throw new Error(`no value at ${edit.path.join('.')} to replace`);
     const multiLine = text.slice(node.offset, node.offset + node.length).includes('\n');
     changes.push(...modify(text, location, edit.value, multiLine ? { formattingOptions: layout } : {}));
   }
   return applyEdits(text, changes);
+}
+
+/** Inserts `"key": value` after the property `after` of `parent`, separated as its other properties are. */
+function insertion(text: string, parent: Node, key: string, value: unknown, after: string | undefined): Edit {
+  const properties = parent.children ?? [];
+  const at = properties.findIndex((property) => property.children?.[0]?.value === after);
+  const between = (a: Node | undefined, b: Node | undefined) => (a && b ? text.slice(a.offset + a.length, b.offset) : undefined);
+  const separator = between(properties[0], properties[1]) ?? ', ';
+  const [keyNode, valueNode] = properties[Math.max(at, 0)]?.children ?? [];
+  const colon = between(keyNode, valueNode) ?? ': ';
+  const property = `${JSON.stringify(key)}${colon}${JSON.stringify(value)}`;
+  if (at >= 0) {
+    const previous = properties[at]!;
+    return { offset: previous.offset + previous.length, length: 0, content: `${separator}${property}` };
+  }
+  const first = properties[0];
+  return first ? { offset: first.offset, length: 0, content: `${property}${separator}` } : { offset: parent.offset + 1, length: 0, content: property };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The document's indentation (the first indented line's) and line ending. */

@@ -1,7 +1,9 @@
 /**
- * Where each image group's pixels come from: an original in the originals folder whose
- * name matches the group's stem (the naming rule read backwards), or else the largest
- * rendition the page names, downloaded with the client's timeouts, retries and size bound.
+ * Where each image group's pixels come from, best first: an original in the originals folder
+ * whose name matches the group's stem (the naming rule read backwards); the original the
+ * output folder's manifest says its renditions were made from, if that file is still there;
+ * or else the largest rendition the page names, downloaded with the client's timeouts,
+ * retries and size bound, from the API's own origin or one the user allowed.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -10,6 +12,7 @@ import type { Dispatcher } from 'undici';
 import { InvalidArgumentError, oneLine } from '../errors.js';
 import { createDispatcher, fetchBytes, type HttpOptions } from '../client/http.js';
 import { discoverOriginals, type Original } from '../renditions/discover.js';
+import { readManifest } from '../renditions/manifest.js';
 import type { ImageGroup } from './images.js';
 
 export type SourceKind = 'original' | 'rendition';
@@ -33,11 +36,13 @@ export interface UnresolvedGroup {
 export interface ResolveOptions extends HttpOptions {
   /** A folder of originals, searched recursively. */
   originals?: string | undefined;
-  /** Base of root-relative rendition URLs, for downloads. */
+  /** Base of root-relative rendition URLs, for downloads; its origin is one downloads may come from. */
   baseUrl?: string | undefined;
   /** Download the largest rendition when no original is found (default true). */
   download?: boolean;
-  /** The output folder, left out of the originals folder when it is inside it. */
+  /** Further origins (`https://cdn.example.org`) that downloads may come from; others are refused. */
+  downloadFrom?: string[] | undefined;
+  /** The output folder: its manifest names earlier originals; it is left out of the originals folder. */
   outDir: string;
   /** Downloads at once (default 4). */
   downloadConcurrency?: number;
@@ -52,11 +57,12 @@ export interface Resolution {
 
 export async function resolveSources(groups: ImageGroup[], options: ResolveOptions): Promise<Resolution> {
   const index = options.originals ? await indexOriginals(options.originals, options.outDir) : null;
+  const rendered = await renderedFrom(options.outDir);
   const resolution: Resolution = { resolved: [], unresolved: [] };
   const byFile = new Map<string, ResolvedGroup>();
   const toDownload: ImageGroup[] = [];
   for (const group of groups) {
-    const match = index?.find(group.stem);
+    const match = index?.find(group.stem, group.ext) ?? rendered.find(group.stem, group.ext);
     if (match && 'ambiguous' in match) {
       const reason = `several originals in ${options.originals} are named '${path.posix.basename(group.stem)}' (${match.ambiguous.join(', ')}); keep one, or give each its own folder`;
       resolution.unresolved.push({ group, source: group.stem, reason });
@@ -103,8 +109,8 @@ export async function resolveSources(groups: ImageGroup[], options: ResolveOptio
 }
 
 async function download(group: ImageGroup, dispatcher: Dispatcher, options: ResolveOptions): Promise<ResolvedGroup | UnresolvedGroup> {
-  const url = absoluteUrl(group.largest.url, options.baseUrl);
-  if (!url.ok) return { group, source: group.largest.url, reason: url.reason };
+  const url = downloadUrl(group.largest.url, options);
+  if (!url.ok) return { group, source: url.href ?? group.largest.url, reason: url.reason };
   try {
     const data = await fetchBytes(url.href, dispatcher, options);
     return { group, merged: [], kind: 'rendition', original: { source: url.href, stem: group.stem, data } };
@@ -113,7 +119,13 @@ async function download(group: ImageGroup, dispatcher: Dispatcher, options: Reso
   }
 }
 
-function absoluteUrl(url: string, baseUrl: string | undefined): { ok: true; href: string } | { ok: false; reason: string } {
+/**
+ * The URL a rendition is downloaded from: root-relative URLs against the base URL; only
+ * http(s), and only from the base URL's origin or one in `downloadFrom`, so a page cannot
+ * make the tool fetch from hosts the user did not name.
+ */
+function downloadUrl(url: string, options: ResolveOptions): { ok: true; href: string } | { ok: false; href?: string; reason: string } {
+  const { baseUrl } = options;
   let parsed: URL;
   try {
     parsed = baseUrl ? new URL(url, baseUrl) : new URL(url);
@@ -121,13 +133,54 @@ function absoluteUrl(url: string, baseUrl: string | undefined): { ok: true; href
     return { ok: false, reason: baseUrl ? 'not a valid URL' : 'a relative URL, and no --base-url to download it from' };
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: `not downloaded: only http and https URLs are, and this one is ${parsed.protocol}` };
+  const allowed = [...(baseUrl ? [new URL(baseUrl).origin] : []), ...(options.downloadFrom ?? [])];
+  if (!allowed.includes(parsed.origin)) {
+    const api = baseUrl ? `the API's origin (${new URL(baseUrl).origin})` : 'an origin downloads may come from (no --base-url)';
+    return { ok: false, href: parsed.href, reason: `not downloaded: ${parsed.origin} is not ${api}; allow it with --download-from ${parsed.origin}` };
+  }
   return { ok: true, href: parsed.href };
 }
 
 type Match = { source: string } | { ambiguous: string[] };
 
+/** Extensions that name one format: `jpeg` and `jpe` are `jpg`, `tiff` is `tif`. */
+const sameFormat = (ext: string) => ({ jpeg: 'jpg', jpe: 'jpg', tiff: 'tif' })[ext] ?? ext;
+
+/** One candidate, or, among several, the only one with the renditions' extension; else ambiguous. */
+function pick(sources: string[] | undefined, ext: string): Match | null {
+  if (!sources || sources.length === 0) return null;
+  if (sources.length === 1) return { source: sources[0]! };
+  const sameExt = sources.filter((source) => sameFormat(path.extname(source).slice(1).toLowerCase()) === sameFormat(ext));
+  return sameExt.length === 1 ? { source: sameExt[0]! } : { ambiguous: sources };
+}
+
+/**
+ * The originals the output folder's manifest says earlier runs rendered, by stem, where the
+ * file is still there (not renditions of a download, whose source is a URL): the one whose
+ * renditions have the extension the page names, or the only one.
+ */
+async function renderedFrom(outDir: string): Promise<{ find(stem: string, ext: string): Match | null }> {
+  const { entries } = await readManifest(path.resolve(outDir)).catch(() => ({ entries: {} }));
+  const byStem = new Map<string, Array<{ ext: string; source: string }>>();
+  for (const [key, entry] of Object.entries(entries)) {
+    if (!path.isAbsolute(entry.source) || !(await isFile(entry.source))) continue;
+    const ext = path.posix.extname(key);
+    const stem = key.slice(0, key.length - ext.length);
+    byStem.set(stem, [...(byStem.get(stem) ?? []), { ext: ext.slice(1), source: entry.source }]);
+  }
+  return {
+    find(stem, ext) {
+      const earlier = byStem.get(stem) ?? [];
+      const match = earlier.length === 1 ? earlier[0] : earlier.find((entry) => entry.ext === sameFormat(ext));
+      return match ? { source: match.source } : null;
+    },
+  };
+}
+
+const isFile = (file: string) => stat(file).then((info) => info.isFile(), () => false);
+
 /** The originals of a folder, found by stem (`landscapes/storm`) or, failing that, by name (`storm`). */
-async function indexOriginals(folder: string, outDir: string): Promise<{ find(stem: string): Match | null }> {
+async function indexOriginals(folder: string, outDir: string): Promise<{ find(stem: string, ext: string): Match | null }> {
   const info = await stat(folder).catch(() => null);
   if (!info?.isDirectory()) throw new InvalidArgumentError(`--originals ${folder}: ${info ? 'is a file, not a folder' : 'no such folder'}`);
   const { originals } = await discoverOriginals([folder], outDir);
@@ -138,7 +191,5 @@ async function indexOriginals(folder: string, outDir: string): Promise<{ find(st
       map.set(key, [...(map.get(key) ?? []), original.source]);
     }
   }
-  const pick = (sources: string[] | undefined): Match | null =>
-    !sources ? null : sources.length === 1 ? { source: sources[0]! } : { ambiguous: sources };
-  return { find: (stem) => pick(byStem.get(stem)) ?? pick(byName.get(path.posix.basename(stem))) };
+  return { find: (stem, ext) => pick(byStem.get(stem), ext) ?? pick(byName.get(path.posix.basename(stem)), ext) };
 }

@@ -26,18 +26,33 @@ describe('groupPageImages', () => {
   it('names each source by its largest rendition: folders and the <name> of either naming style, made safe', () => {
     const page = {
       a: image('/media/Old Works/evening.max-300x300.jpg', '/media/Old Works/Évening_600x600.jpg'),
-      b: { nested: [image('/media/old-works/evening.max-300x300.webp')] },
+      b: { nested: [image('/media/Old Works/Évening.max-300x300.JPG', '/media/Old Works/Évening.max-600x600.JPG')] },
       c: image('/media/plain-name.jpg'),
       d: image('/media/../../../etc/passwd.max-300x300.jpg'),
     };
     const { groups, unusable } = groupPageImages(page, '/media/');
     expect(unusable).toEqual([]);
-    expect(groups.map((g) => [g.stem, g.images.map((i) => i.path.join('.'))])).toEqual([
-      ['old-works/evening', ['$.a', '$.b.nested.0']],
-      ['plain-name', ['$.c']],
-      ['etc/passwd', ['$.d']],
+    expect(groups.map((g) => [g.stem, g.ext, g.images.map((i) => i.path.join('.'))])).toEqual([
+      ['old-works/evening', 'jpg', ['$.a', '$.b.nested.0']],
+      ['plain-name', 'jpg', ['$.c']],
+      ['etc/passwd', 'jpg', ['$.d']],
     ]);
     expect(groups[0]!.largest).toEqual({ key: 'sm', url: '/media/Old Works/Évening_600x600.jpg', width: 200, height: 200 });
+  });
+
+  it('renditions that are other files are other sources, even where their stems are the same', () => {
+    const page = {
+      jpg: image('/media/lake.max-300x300.jpg'),
+      png: image('/media/lake.max-300x300.png'),
+      upper: image('/media/Lake.max-300x300.jpg'),
+      cdn: image('https://cdn.example.org/media/lake_300x300.jpg'),
+    };
+    const { groups } = groupPageImages(page, '/media/');
+    expect(groups.map((g) => [g.stem, g.ext, g.images.map((i) => i.path.join('.'))])).toEqual([
+      ['lake', 'jpg', ['$.jpg', '$.cdn']],
+      ['lake', 'png', ['$.png']],
+      ['lake', 'jpg', ['$.upper']],
+    ]);
   });
 
   it('an image with no usable rendition is set aside with the reason', () => {

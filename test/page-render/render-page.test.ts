@@ -44,6 +44,7 @@ interface Report {
   results: Array<{ paths: string[]; origin: string; source: string; status: string; image: { sizes: Record<string, { url: string }>; srcset: string } }>;
   failures: Array<{ source: string; paths: string[]; origin: string | null; error: string }>;
   warnings: string[];
+  updated: string[];
   written: string | null;
 }
 
@@ -74,6 +75,34 @@ function withoutRenditions(text: string): string {
   let masked = text;
   for (const node of spans.sort((a, b) => b.offset - a.offset)) masked = `${masked.slice(0, node.offset)}<cut>${masked.slice(node.offset + node.length)}`;
   return masked;
+}
+
+
+/** A static file server on loopback over `roots` (the first that has the file wins), for media the sample content lacks. */
+async function serveFiles(...roots: string[]): Promise<{ base: string; requests: string[]; close: () => Promise<void> }> {
+  const seen: string[] = [];
+  const files = createServer(async (req, res) => {
+    const url = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    seen.push(url);
+    for (const root of roots) {
+      const body = await readFile(path.join(root, url)).catch(() => null);
+      if (body) return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(body);
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+  });
+  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(files.address() as AddressInfo).port}`,
+    requests: seen,
+    close: () => new Promise<void>((resolve) => files.close(() => resolve())),
+  };
+}
+
+/** Page 101 with its text changed by `edit`, as a file; returns the file's path. */
+async function page101File(edit: (text: string) => string): Promise<string> {
+  const file = path.join(await tempDir(), 'in.json');
+  await writeFile(file, edit(await page101()));
+  return file;
 }
 
 describe('content-api render --page', () => {
@@ -171,21 +200,18 @@ describe('content-api render --page', () => {
     for (const failure of run.report.failures) expect(failure.error).toMatch(/^\$\.\S+ .*\): http:\/\/127\.0\.0\.1:\d+\/media\/\S+: response larger than 200000 bytes$/);
   });
 
-  it('renditions made from an original are not replaced by renditions of a download unless --force', async () => {
+  it('a run without --originals renders from the originals the output folder’s manifest names: up to date, nothing downloaded', async () => {
     const first = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS]);
-    expect(first.code).toBe(0);
-    const args = ['render', '--page', '101', '--base-url', base, '--out', first.out, '--json'];
-    const refused = await runCli(args);
-    expect(refused.code).toBe(1);
-    const failures = (JSON.parse(refused.stdout) as Report).failures;
-    expect(failures).toHaveLength(6);
-    expect(failures.find((f) => f.source.endsWith('/dune.max-4800x4800.jpg'))!.error).toBe(
-      `$.presentation_stage.body[3].value.image ('landscapes/dune'): ${base}/media/landscapes/dune.max-4800x4800.jpg: would overwrite the renditions of ${path.join(ORIGINALS, 'landscapes/dune.jpg')}, rendered into this folder earlier (both are 'landscapes/dune.jpg'); render from that original (--originals), or use --force to replace them`,
+    expect(first.code, first.stderr).toBe(0);
+    requests = [];
+    const again = await runCli(['render', '--page', '101', '--base-url', base, '--out', first.out, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    const report = JSON.parse(again.stdout) as Report;
+    expect(report.results.map((r) => [r.origin, r.status, path.relative(ORIGINALS, r.source)]).sort()).toEqual(
+      first.report.results.map((r) => ['original', 'skipped', path.relative(ORIGINALS, r.source)]).sort(),
     );
-    expect(refused.stderr).not.toContain('rendered from');
-    const forced = await runCli([...args, '--force']);
-    expect(forced.code).toBe(0);
-    expect((JSON.parse(forced.stdout) as Report).results.map((r) => r.status)).toEqual(Array(6).fill('rendered'));
+    expect(report.warnings).toEqual([]);
+    expect(mediaRequests()).toEqual([]);
   });
 
   it('page problems that re-rendering does not fix are a warning, not a stop', async () => {
@@ -246,14 +272,18 @@ describe('content-api render --page', () => {
     expect(mediaRequests()).toEqual([]);
   });
 
-  it('two originals that both match a name are a failure for that image, not a guess', async () => {
+  it('two originals that both match a name are a failure for that image, not a guess, unless one has the renditions’ extension', async () => {
     const originals = path.join(await tempDir(), 'originals');
     await writeImage(originals, 'a/marigold.png', photo(90, 60));
-    await writeImage(originals, 'b/marigold.jpg', photo(90, 60).jpeg());
+    await writeImage(originals, 'b/marigold.png', photo(90, 60));
+    await writeImage(originals, 'b/ladybird.png', photo(90, 60));
+    await writeImage(originals, 'c/ladybird.jpg', photo(90, 60).jpeg());
     const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals]);
     expect(run.code).toBe(1);
     const failure = run.report.failures.find((f) => f.source === 'marigold')!;
-    expect(failure.error).toMatch(/several originals in .* are named 'marigold' \(.*a\/marigold\.png, .*b\/marigold\.jpg\)/);
+    expect(failure.error).toMatch(/several originals in .* are named 'marigold' \(.*a\/marigold\.png, .*b\/marigold\.png\)/);
+    // The page shows ladybird.max-*.jpg: of ladybird.png and ladybird.jpg, the JPEG is its original.
+    expect(run.report.results.find((r) => r.paths.includes('$.presentation_stage.body[2].value.image'))!.source).toBe(path.join(originals, 'c/ladybird.jpg'));
   });
 
   it('an original of another aspect ratio: width and height follow it, with a warning; check finds nothing', async () => {
@@ -317,14 +347,125 @@ describe('content-api render --page', () => {
     const run = await runCli(['render', '--page', '101', '--base-url', base, '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', path.join(dir, 'page.json'), '--dry-run']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(`would write\t${path.join(dir, 'media', 'landscapes', 'dune.max-300x300.jpg')}\t300x188`);
-    expect(run.stdout).toContain(`would write\t${path.join(dir, 'page.json')}\tthe page with 18 Image(s) updated`);
+    // The sample's renditions were made from these originals: the page would not change.
+    expect(run.stdout).toContain(`would write\t${path.join(dir, 'page.json')}\tthe page with 0 Image(s) updated`);
+    const webp = await runCli(['render', '--page', '101', '--base-url', base, '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', path.join(dir, 'page.json'), '--dry-run', '--format', 'webp']);
+    // As WebP, every Image changes but the five that show raindrops, a WebP already.
+    expect(webp.stdout).toContain(`would write\t${path.join(dir, 'page.json')}\tthe page with 13 Image(s) updated`);
     expect(await readFile(path.join(dir, 'page.json')).catch(() => null)).toBeNull();
+    expect(await readFile(path.join(dir, 'media', 'landscapes', 'dune.max-300x300.jpg')).catch(() => null)).toBeNull();
+  });
+
+  it('renditions of one name in two formats are two sources: lake.max-*.jpg and lake.max-*.png each keep their own pixels and extension', async () => {
+    const media = path.join(await tempDir(), 'media');
+    await mkdir(media);
+    for (const box of [300, 600, 1200, 2400, 4800]) {
+      await copyFile(path.join(CONTENT, 'media', `ladybird.max-${box}x${box}.jpg`), path.join(media, `lake.max-${box}x${box}.jpg`));
+      await copyFile(path.join(CONTENT, 'media', `marigold.max-${box}x${box}.png`), path.join(media, `lake.max-${box}x${box}.png`));
+    }
+    const files = await serveFiles(path.dirname(media), CONTENT);
+    try {
+      const input = await page101File((text) => text.replaceAll('/media/ladybird.', '/media/lake.').replaceAll('/media/marigold.', '/media/lake.'));
+      const run = await renderPage(['--page', input, '--base-url', files.base]);
+      expect(run.code, run.stderr).toBe(0);
+      const lake = run.report.results.filter((r) => r.source.includes('/media/lake.'));
+      expect(lake.map((r) => r.source).sort()).toEqual([`${files.base}/media/lake.max-4800x4800.jpg`, `${files.base}/media/lake.max-4800x4800.png`]);
+      const written = JSON.parse(await readFile(run.written, 'utf8'));
+      expect(written.presentation_stage.body[2].value.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.jpg');
+      expect(written.presentation_stage.body[4].value.work.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.png');
+      expect(run.report.warnings.filter((w) => w.includes('became'))).toEqual([]); // each kept its own aspect ratio
+      await checkFiles(run.written, run.out);
+
+      // With originals, each finds the one of its own format.
+      const originals = path.join(await tempDir(), 'originals');
+      await mkdir(originals);
+      await copyFile(path.join(ORIGINALS, 'ladybird.jpg'), path.join(originals, 'lake.jpg'));
+      await copyFile(path.join(ORIGINALS, 'marigold.png'), path.join(originals, 'lake.png'));
+      const matched = await renderPage(['--page', input, '--base-url', files.base, '--originals', originals]);
+      expect(matched.code, matched.stderr).toBe(0);
+      expect(matched.report.results.filter((r) => r.origin === 'original').map((r) => path.basename(r.source)).sort()).toEqual(['lake.jpg', 'lake.png']);
+      await checkFiles(matched.written, matched.out);
+    } finally {
+      await files.close();
+    }
+  });
+
+  it('an Image that must have a srcset and has none gets one, right after its sizes; check then finds nothing', async () => {
+    const dir = await tempDir();
+    const page = JSON.parse(await page101());
+    delete page.presentation_stage.thumbnail.srcset;
+    const input = JSON.stringify(page, null, 2);
+    await writeFile(path.join(dir, 'in.json'), input);
+    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS]);
+    expect(run.code, run.stderr).toBe(0);
+    const text = await readFile(run.written, 'utf8');
+    const thumbnail = JSON.parse(text).presentation_stage.thumbnail;
+    expect(Object.keys(thumbnail)).toEqual(['width', 'height', 'alt_text', 'sizes', 'srcset']);
+    expect(thumbnail.srcset).toBe(`${thumbnail.sizes.xs.url} ${thumbnail.sizes.xs.width}w, ${thumbnail.sizes.sm.url} ${thumbnail.sizes.sm.width}w, ${thumbnail.sizes.md.url} ${thumbnail.sizes.md.width}w, ${thumbnail.sizes.lg.url} ${thumbnail.sizes.lg.width}w, ${thumbnail.sizes.xl.url} ${thumbnail.sizes.xl.width}w`);
+    expect(run.report.updated).toEqual(['$.presentation_stage.thumbnail']);
+    // Nothing else changed: taking the added line out gives the input back, byte for byte.
+    expect(text.replace(/,\n {6}"srcset": "[^"]*"/, '')).toBe(input);
+    await checkFiles(run.written, run.out);
+  });
+
+  it('leaves the key order of each size as the page has it (url, width, height on inquiry artwork images)', async () => {
+    const dir = await tempDir();
+    const page = JSON.parse(await page101());
+    const artwork = page.presentation_stage.body[4].value.work.inquiry_form_data.artwork_image;
+    artwork.sizes = Object.fromEntries(Object.entries(artwork.sizes as Record<string, { url: string; width: number; height: number }>).map(([key, { url, width, height }]) => [key, { url, width, height }]));
+    await writeFile(path.join(dir, 'in.json'), JSON.stringify(page, null, 2));
+    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS, '--format', 'webp']);
+    expect(run.code, run.stderr).toBe(0);
+    const sizes = JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.body[4].value.work.inquiry_form_data.artwork_image.sizes;
+    for (const size of Object.values(sizes as Record<string, object>)) expect(Object.keys(size)).toEqual(['url', 'width', 'height']);
+    expect(sizes.xl.url).toMatch(/\.webp$/);
+    await checkFiles(run.written, run.out);
+  });
+
+  it('warns for every Image whose URLs move folder, also where two folders’ images found one original by name', async () => {
+    const input = await page101File((text) => {
+      const page = JSON.parse(text);
+      const image = page.presentation_stage.feature_large_image;
+      expect(image.sizes.xl.url).toBe('/media/landscapes/storm.max-4800x4800.jpg');
+      return JSON.stringify(JSON.parse(JSON.stringify(page).replace(/"feature_large_image":\{.*?"srcset":"[^"]*"\}/, (match) => match.replaceAll('/media/landscapes/storm.', '/media/other/storm.'))), null, 2);
+    });
+    const run = await renderPage(['--page', input, '--originals', ORIGINALS]);
+    expect(run.code, run.stderr).toBe(0);
+    const storm = run.report.results.find((r) => r.source.endsWith('storm.jpg'))!;
+    expect(storm.paths).toContain('$.presentation_stage.feature_large_image');
+    expect(run.report.warnings).toContain(
+      "$.presentation_stage.feature_large_image ('other/storm'): its URLs move from /media/other/ to /media/landscapes/ (new URLs are --media-url /media/ and the path below it)",
+    );
+    expect(JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.feature_large_image.sizes.xl.url).toBe('/media/landscapes/storm.max-4800x4800.jpg');
+  });
+
+  it('downloads only from the API’s origin unless --download-from allows another', async () => {
+    const files = await serveFiles(CONTENT);
+    try {
+      const input = await page101File((text) => text.replaceAll('"/media/landscapes/dune.', `"${files.base}/media/landscapes/dune.`));
+      const refused = await renderPage(['--page', input, '--base-url', base]);
+      expect(refused.code).toBe(1);
+      expect(refused.report.failures.map((f) => f.error)).toEqual([
+        `$.presentation_stage.body[3].value.image ('landscapes/dune'): ${files.base}/media/landscapes/dune.max-4800x4800.jpg: not downloaded: ${files.base} is not the API's origin (${base}); allow it with --download-from ${files.base}`,
+      ]);
+      expect(files.requests).toEqual([]);
+      expect(refused.report.results).toHaveLength(5);
+
+      const allowed = await renderPage(['--page', input, '--base-url', base, '--download-from', files.base]);
+      expect(allowed.code, allowed.stderr).toBe(0);
+      expect(files.requests).toEqual(['/media/landscapes/dune.max-4800x4800.jpg']);
+      expect(allowed.report.results.map((r) => r.source)).toContain(`${files.base}/media/landscapes/dune.max-4800x4800.jpg`);
+    } finally {
+      await files.close();
+    }
   });
 
   it.each([
     [['render', 'samples/originals', '--page', '101'], /Expected original files and folders or --page, not both \(got samples\/originals and --page\)/],
     [['render', 'samples/originals', '--originals', 'x'], /--originals applies only with --page/],
     [['render', 'samples/originals', '--originals', 'x', '--no-download'], /--originals, --no-download apply only with --page/],
+    [['render', 'samples/originals', '--download-from', 'https://cdn.example.org'], /--download-from applies only with --page/],
+    [['render', '--page', '101', '--download-from', 'ftp://cdn.example.org'], /Expected an http\(s\) origin such as https:\/\/cdn\.example\.org for --download-from but got 'ftp:\/\/cdn\.example\.org'/],
     [['render', '--page', 'samples/pages/presentation-every-block.json', '--originals', 'README.md'], /--originals README\.md: is a file, not a folder/],
     [['render', '--page', 'http://127.0.0.1:9/pages/101'], /http:\/\/127\.0\.0\.1:9\/pages\/101: not a page endpoint URL \(\{base_url\}\/api\/v2\/pages\/\{id\}\/\); give the page id and --base-url/],
     [['render', '--out', 'x'], /Expected originals to render \(files or folders\), or --page/],

@@ -3,7 +3,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { parseSrcset, RENDITION_KEYS, renditionSizes } from '../../src/renditions/rules.js';
-import { renderOriginal, renderOriginals, type RenderResult } from '../../src/renditions/render.js';
+import { renderOriginal, renderOriginals, renderSources, type RenderResult } from '../../src/renditions/render.js';
 import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { animatedGif, orientedImage, photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
@@ -137,6 +137,21 @@ describe('naming', () => {
     await writeImage(dir, '2026/a.jpg', photo(250, 250).jpeg());
     await rm(second);
     expect((await renderOriginal(path.join(dir, '2026/a.jpg'), { outDir: out })).status).toBe('rendered');
+  });
+
+  it('renders bytes in memory under a given stem, but not over renditions an original file wrote, unless forced', async () => {
+    const dir = await tempDir();
+    const original = await writeImage(dir, 'a.jpg', photo(300, 200).jpeg());
+    const out = path.join(dir, 'out');
+    await renderOriginal(original, { outDir: out });
+    const download = { source: 'http://127.0.0.1:9/media/a.max-4800x4800.jpg', stem: 'a', data: await photo(200, 300).jpeg().toBuffer() };
+    const refused = await renderSources([download], { outDir: out });
+    expect(refused.failures).toEqual([expect.objectContaining({ code: 'CONTENT_API_NAME_COLLISION', source: download.source })]);
+    expect(refused.failures[0]!.error).toContain(`would overwrite the renditions of ${path.resolve(original)}`);
+    expect((await sharp(path.join(out, 'a.max-300x300.jpg')).metadata()).width).toBe(300);
+    const forced = await renderSources([download], { outDir: out, force: true });
+    expect(forced.results.map((r) => [r.status, r.files.xs.width, r.files.xs.height])).toEqual([['rendered', 200, 300]]);
+    expect((await sharp(path.join(out, 'a.max-300x300.jpg')).metadata()).width).toBe(200);
   });
 
   it('removes the files of an earlier format when the format changes', async () => {

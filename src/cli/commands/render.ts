@@ -49,14 +49,14 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
 
   if (json) {
     const results = report.results.map((result) => ({ paths: result.paths, origin: result.origin, ...resultJson(result, options) }));
-    printData(JSON.stringify({ page: report.page, results, failures: report.failures, warnings: report.warnings, written }, null, 2));
+    printData(JSON.stringify({ page: report.page, results, failures: report.failures, warnings: report.warnings, updated: report.updated, written }, null, 2));
   } else if (options.dryRun) {
     printDryRun(report.results, options);
-    if (writePage) printData(`would write\t${writePage}\tthe page with ${report.results.reduce((n, r) => n + r.paths.length, 0)} Image(s) updated`);
+    if (writePage) printData(`would write\t${writePage}\tthe page with ${report.updated.length} Image(s) updated`);
   }
   printMessages(report);
   if (!json) {
-    const where = written && written !== '-' ? `; page written to ${written}` : '';
+    const where = written && written !== '-' ? `; page written to ${written} (${report.updated.length} Image(s) updated)` : '';
     printMessage(`${page.source}: ${summary(report, seconds, options)}${where}`);
   }
   return report.failures.length > 0 ? 1 : 0;
@@ -80,7 +80,7 @@ async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promise<{ rep
     const report = await run({
       signal: controller.signal,
       onProgress: (event) => progress.update(event.done, event.total, event.source),
-      onDownload: (event) => progress.update(event.done, event.total, `downloaded ${event.url}`),
+      onDownload: (event) => progress.update(event.done, event.total, `download ${event.url}`),
     });
     return { report, seconds: (performance.now() - started) / 1000 };
   } finally {
