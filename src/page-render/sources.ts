@@ -144,7 +144,8 @@ function downloadUrl(url: string, options: ResolveOptions): { ok: true; href: st
 type Match = { source: string } | { ambiguous: string[] };
 
 /** Extensions that name one format: `jpeg` and `jpe` are `jpg`, `tiff` is `tif`. */
-const sameFormat = (ext: string) => ({ jpeg: 'jpg', jpe: 'jpg', tiff: 'tif' })[ext] ?? ext;
+const SAME_FORMAT = new Map([['jpeg', 'jpg'], ['jpe', 'jpg'], ['tiff', 'tif']]);
+const sameFormat = (ext: string) => SAME_FORMAT.get(ext) ?? ext;
 
 /** One candidate, or, among several, the only one with the renditions' extension; else ambiguous. */
 function pick(sources: string[] | undefined, ext: string): Match | null {

@@ -20,10 +20,15 @@ const MANIFEST_VERSION = 1;
 const pixelSize = { width: z.number().int().positive(), height: z.number().int().positive() };
 const renditionRecord = z.object({ path: z.string().min(1), ...pixelSize, bytes: z.number().int().nonnegative() });
 
+/** What `stat` said of the original when it was hashed: while all of it holds, the hash does. */
+const fileStamp = z.object({ size: z.number().int().nonnegative(), mtimeMs: z.number(), ctimeMs: z.number(), ino: z.number() });
+
 const entrySchema = z.object({
   /** The original's absolute path. */
   source: z.string(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** The original file's stamp when hashed (absent for bytes downloaded, and in older manifests). */
+  stamp: fileStamp.optional(),
   /** Everything that changes the files' bytes; see `settingsKey`. */
   settings: z.string(),
   original: z.object(pixelSize),
@@ -39,6 +44,7 @@ const manifestSchema = z.object({
 });
 
 export type ManifestEntry = z.infer<typeof entrySchema>;
+export type FileStamp = z.infer<typeof fileStamp>;
 type Entries = Record<string, ManifestEntry>;
 
 /** Reads the manifest; a missing one is empty, an unreadable one is reported and ignored. */

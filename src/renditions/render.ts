@@ -14,7 +14,7 @@ import { discoverOriginals, isInside, type Original } from './discover.js';
 import { planOriginal, splitCollisions, type Plan } from './plan.js';
 import { DEFAULT_QUALITY, type ForceableFormat, type OutputFormat, type QualitySettings } from './formats.js';
 import { buildImageObject, type ImageObject, type RenditionFile } from './image-object.js';
-import { isIntact, ManifestWriter, readManifest, type ManifestEntry } from './manifest.js';
+import { isIntact, ManifestWriter, readManifest, type FileStamp, type ManifestEntry } from './manifest.js';
 import { DEFAULT_PIXEL_LIMIT, encodeRenditions, readSourceInfo, type EncodeSettings, type SourceInfo } from './pipeline.js';
 import { DEFAULT_MEDIA_URL, type NamingStyle, type PixelSize, type RenditionKey } from './rules.js';
 
@@ -240,15 +240,15 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
     files,
     image: buildImageObject(info.size, files, { mediaUrl: settings.mediaUrl, altText: options.altText?.(original) }),
   });
-  const input =
-    original.data ??
-    (await readFile(original.source).catch((error: NodeJS.ErrnoException) => {
-      throw new SourceError('CONTENT_API_UNREADABLE', original.source, `cannot read (${error.code ?? error.message})`, { cause: error });
-    }));
-  const sha256 = createHash('sha256').update(input).digest('hex');
-  const key = settingsKey(settings, format);
   const source = original.data ? original.source : path.resolve(original.source);
   const previous = context.entries[plan.key];
+  const stamp = original.data ? undefined : await stampOf(original.source);
+  // While a file's stamp is the one recorded when it was hashed, so is its hash: an
+  // unchanged original is not read at all.
+  let input = original.data;
+  let sha256 = previous?.source === source && sameStamp(previous.stamp, stamp) ? previous.sha256 : undefined;
+  if (sha256 === undefined) [input, sha256] = await readAndHash(original);
+  const key = settingsKey(settings, format);
   if (previous && previous.source !== source && previous.sha256 !== sha256 && !options.force && (await isFile(previous.source))) {
     // Bytes in memory are a rendition downloaded by `render --page`: the original itself is the better source.
     const way = original.data ? 'render from that original (--originals)' : 'rename one';
@@ -256,15 +256,20 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
     throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
   }
   const upToDate = previous?.sha256 === sha256 && previous.settings === key && (await isIntact(context.outDir, previous));
-  if (upToDate && !options.force) return result('skipped');
+  if (upToDate && !options.force) {
+    // Hashed again (touched, copied, or a manifest from before stamps): remember the new stamp.
+    if (stamp && !sameStamp(previous.stamp, stamp) && !options.dryRun) await context.writer.set(plan.key, { ...previous, stamp });
+    return result('skipped');
+  }
   if (options.dryRun) return result('planned');
+  if (input === undefined) [input, sha256] = await readAndHash(original);
 
   const now = await readSourceInfo(original.source, input, settings.pixelLimit);
   if (now.format !== info.format || now.size.width !== info.size.width || now.size.height !== info.size.height) {
     throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, 'the file changed during the run; run again');
   }
   const written = await writeRenditions(context, original, input, info, format, files);
-  await context.writer.set(plan.key, { source, sha256, settings: key, original: info.size, renditions: written });
+  await context.writer.set(plan.key, { source, sha256, ...(stamp && { stamp }), settings: key, original: info.size, renditions: written });
   // Earlier renderings of the same original (another naming, or another format and so
   // another key) leave files this one no longer writes: remove them.
   for (const [oldKey, entry] of Object.entries(context.entries)) {
@@ -275,6 +280,26 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
 }
 
 const isFile = (file: string) => stat(file).then((info) => info.isFile(), () => false);
+
+/** The original's bytes (read now unless in memory) and their SHA-256. */
+async function readAndHash(original: Original): Promise<[Buffer, string]> {
+  const input =
+    original.data ??
+    (await readFile(original.source).catch((error: NodeJS.ErrnoException) => {
+      throw new SourceError('CONTENT_API_UNREADABLE', original.source, `cannot read (${error.code ?? error.message})`, { cause: error });
+    }));
+  return [input, createHash('sha256').update(input).digest('hex')];
+}
+
+/** Size, modification and change times and inode: taken before reading, so a later change shows. */
+async function stampOf(file: string): Promise<FileStamp | undefined> {
+  const info = await stat(file).catch(() => null);
+  return info ? { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino } : undefined;
+}
+
+function sameStamp(a: FileStamp | undefined, b: FileStamp | undefined): boolean {
+  return a !== undefined && b !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+}
 
 /** Collects a SourceError; anything else is a bug or a batch-wide failure and propagates. */
 function keep(errors: SourceError[], error: unknown): undefined {

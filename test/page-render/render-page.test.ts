@@ -3,7 +3,7 @@
  * by `createContentServer`, its renditions downloaded or its originals matched by name,
  * renditions written and read back by `check --verify-files`.
  */
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -458,6 +458,20 @@ describe('content-api render --page', () => {
     } finally {
       await files.close();
     }
+  });
+
+  it('rendition URLs that climb out of the media folder (.., encoded dots and slashes) still write only below --out', async () => {
+    const input = await page101File((text) =>
+      text.replaceAll('"/media/landscapes/dune.', '"/media/..%2F..%2F../../../dune.').replaceAll('"/media/landscapes/storm.', '"/media/%2e%2e%2f%2e%2e%2fetc/storm.'),
+    );
+    const run = await renderPage(['--page', input, '--originals', ORIGINALS]);
+    expect(run.code, run.stderr).toBe(0);
+    const urls = Object.fromEntries(run.report.results.map((r) => [path.basename(r.source), r.image.sizes.xl?.url]));
+    expect(urls['dune.jpg']).toBe('/media/dune.max-4800x4800.jpg'); // the URL's own '..' segments climb to the root: no folder is left
+    expect(urls['storm.jpg']).toBe('/media/image/image/etc/storm.max-4800x4800.jpg'); // decoded '..' is a name, made safe
+    const written = (await readdir(run.dir, { recursive: true })).filter((name) => !name.startsWith('media'));
+    expect(written.sort()).toEqual(['page.json']);
+    await checkFiles(run.written, run.out);
   });
 
   it.each([

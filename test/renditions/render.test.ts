@@ -1,4 +1,4 @@
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
@@ -308,6 +308,33 @@ describe('incremental runs', () => {
     expect(await statuses({ quality: { jpeg: 60 } })).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
     expect(await statuses({ quality: { jpeg: 60 }, force: true })).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
     expect(await statuses({ quality: { jpeg: 60 } })).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
+  });
+
+  it('trusts the recorded hash only while the file’s stamp (size, times, inode) is the one recorded', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'in/a.jpg', photo(900, 600).jpeg());
+    await utimes(source, 1_700_000_000, 1_700_000_000); // whole seconds, so the test can put it back exactly
+    const out = path.join(dir, 'out');
+    const manifestFile = path.join(out, MANIFEST_FILE);
+    expect((await renderOriginal(source, { outDir: out })).status).toBe('rendered');
+    const { mtimeMs, ctimeMs, size, ino } = await stat(source);
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+    expect(manifest.entries['a.jpg'].stamp).toEqual({ size, mtimeMs, ctimeMs, ino });
+
+    // Make the recorded hash wrong: a run that trusts the stamp does not notice (it did not read the file) ...
+    manifest.entries['a.jpg'].sha256 = '0'.repeat(64);
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    expect((await renderOriginal(source, { outDir: out })).status).toBe('skipped');
+    // ... and once the stamp changes (the file rewritten, same size, its modification time put back: only its
+    // change time tells), the file is hashed again.
+    await writeFile(source, await readFile(source));
+    await utimes(source, 1_700_000_000, 1_700_000_000);
+    expect((await stat(source)).mtimeMs).toBe(mtimeMs);
+    expect((await renderOriginal(source, { outDir: out })).status).toBe('rendered');
+    const again = JSON.parse(await readFile(manifestFile, 'utf8')).entries['a.jpg'];
+    expect(again.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(again.sha256).not.toBe('0'.repeat(64));
+    expect(again.stamp.ctimeMs).toBe((await stat(source)).ctimeMs);
   });
 
   it('plans without writing on a dry run', async () => {

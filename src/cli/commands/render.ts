@@ -6,8 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError } from '../../errors.js';
-import { loadPage } from '../../client/pages.js';
-import { renderPage, type RenderPageOptions } from '../../page-render/render-page.js';
+import type { RenderPageOptions } from '../../page-render/render-page.js';
 import type { Original } from '../../renditions/discover.js';
 import { renderOriginals, type RenderOptions, type RenderReport, type RenderResult } from '../../renditions/render.js';
 import { RENDITION_KEYS } from '../../renditions/rules.js';
@@ -41,6 +40,8 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
   const { page: target, writePage, json, ...renderOptions } = options;
   if (writePage === '-' && json) throw new InvalidArgumentError('--write-page - and --json both want standard output; write the page to a file');
   if (writePage && writePage !== '-' && !options.dryRun) await assertWritableFile('--write-page', writePage);
+  // Loaded here, so rendering files does not pay for the page model and the HTTP client.
+  const [{ loadPage }, { renderPage }] = await Promise.all([import('../../client/pages.js'), import('../../page-render/render-page.js')]);
   const page = await loadPage(target, renderOptions);
   const { report, seconds } = await withProgress((hooks) => renderPage(page, { ...renderOptions, ...hooks }));
   const written = writePage && !options.dryRun ? writePage : null;
