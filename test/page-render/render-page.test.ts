@@ -125,7 +125,14 @@ describe('content-api render --page', () => {
     expect(mediaRequests().sort()).toEqual(run.report.results.map((r) => new URL(r.source).pathname).sort());
     expect(run.stderr).toMatch(/warning: \$\.presentation_stage\.body\[9\]\.value\.banner\.image and 2 more \('landscapes\/storm'\): no original found, rendered from http:\/\/127\.0\.0\.1:\d+\/media\/landscapes\/storm\.max-4800x4800\.jpg \(1920x1280\); the renditions are no sharper than it/);
     expect(run.report.written).toBe(run.written);
+    // Only sizes and srcset may differ from the page as served.
+    expect(withoutRenditions(await readFile(run.written, 'utf8'))).toBe(withoutRenditions(await page101()));
     await checkFiles(run.written, run.out);
+
+    // Again into the same folder: the same bytes downloaded, so every source is up to date.
+    const again = await runCli(['render', '--page', '101', '--base-url', base, '--out', run.out, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect((JSON.parse(again.stdout) as Report).results.map((r) => [r.origin, r.status])).toEqual(Array(6).fill(['rendition', 'skipped']));
   });
 
   it('with --originals: every image from its original, matched by name below the folder; no download; a second run finds everything up to date', async () => {
