@@ -65,3 +65,8 @@ export function oneLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return (text.split('\n').find((line) => line.trim() !== '') ?? text).trim();
 }
+
+/** `error`'s whole message on one line, line breaks shown as `\n` (JSON.parse quotes the text it failed on). */
+export function escapedMessage(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\r?\n/g, '\\n');
+}

@@ -2,6 +2,8 @@
  * `check`: every page's schema and rendition rules, and with `verifyFiles` the files behind
  * the URLs: their real pixel size and format against the JSON.
  */
+import { stat } from 'node:fs/promises';
+import { InvalidArgumentError } from '../errors.js';
 import { createDispatcher } from '../client/http.js';
 import { validatePage, type Problem } from '../page/validate.js';
 import { findImages, formatPath } from '../page/walk.js';
@@ -58,7 +60,7 @@ export async function checkPages(pages: LoadedPage[], options: CheckOptions = {}
   const checked = pages.map((page) => checkOne(page));
   let files: CheckReport['files'] = null;
   if (options.verifyFiles) {
-    const source = fileSource(options);
+    const source = await fileSource(options);
     try {
       const urls = checked.flatMap((page) => page.images.flatMap((image) => Object.values(image.sizes).map((size) => size.url)));
       const probes = await probeAll(urls, source, options.concurrency ?? 16);
@@ -89,11 +91,14 @@ function checkOne(page: LoadedPage): CheckedPage {
   return { source: page.source, problems, images };
 }
 
-function fileSource(options: CheckOptions): FileSource {
+/** Where rendition files are read; a folder that is not there is an `InvalidArgumentError` (exit 2), not a finding per file. */
+async function fileSource(options: CheckOptions): Promise<FileSource> {
   const target = options.verifyFiles!;
   if (/^https?:\/\//.test(target)) {
     return { kind: 'http', base: target, dispatcher: createDispatcher({ timeoutMs: options.timeoutMs ?? 10_000, retries: 2 }) };
   }
+  const info = await stat(target).catch(() => null);
+  if (!info?.isDirectory()) throw new InvalidArgumentError(`--verify-files ${target}: ${info ? 'is a file, not a folder or an http(s) base URL' : 'no such folder'}`);
   return { kind: 'folder', folder: target, mediaPrefix: options.mediaPrefix ?? '/media/' };
 }
 

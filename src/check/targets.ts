@@ -32,5 +32,7 @@ async function jsonFiles(target: string): Promise<string[]> {
   if (!info) throw new InvalidArgumentError(`${target}: no such file, folder or page id`);
   if (!info.isDirectory()) return [target];
   const names = (await readdir(target, { recursive: true })).filter((name) => name.endsWith('.json') && !name.split(path.sep).some((part) => part.startsWith('.')));
+  // A CI job pointed at the wrong folder must not pass on nothing.
+  if (names.length === 0) throw new InvalidArgumentError(`${target}: no .json files in this folder`);
   return names.sort().map((name) => path.join(target, name));
 }

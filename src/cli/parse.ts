@@ -14,6 +14,16 @@ export function integerIn(flag: string, min: number, max = Number.MAX_SAFE_INTEG
   };
 }
 
+/** An absolute http(s) URL. */
+export function httpUrl(flag: string) {
+  return (value: string): string => {
+    if (!/^https?:\/\//i.test(value) || !URL.canParse(value)) {
+      throw new InvalidArgumentError(`Expected an absolute http(s) URL such as https://gallery.example.org for ${flag} but got '${value}'.`);
+    }
+    return value;
+  };
+}
+
 /** A repeatable flag of http(s) origins (`https://cdn.example.org`, or any URL on it), commas allowed. */
 export function originsFor(flag: string) {
   return (value: string, previous: string[] = []): string[] => {

@@ -8,7 +8,7 @@ import { FORCEABLE_FORMATS } from '../renditions/formats.js';
 import { DEFAULT_MEDIA_URL, NAMING_STYLES } from '../renditions/rules.js';
 import { InvalidArgumentError } from '../errors.js';
 import { printData } from './output.js';
-import { integerIn, originsFor } from './parse.js';
+import { httpUrl, integerIn, originsFor } from './parse.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -27,7 +27,17 @@ export function buildProgram(): Command {
     .version(version)
     .option('--debug', 'print stack traces of unexpected errors')
     .showHelpAfterError('(run with --help for usage)')
-    .addHelpText('after', EXIT_CODES)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ content-api render samples/originals --out media
+  $ content-api serve &
+  $ content-api inspect 101 --base-url http://127.0.0.1:8000
+  $ content-api check 101 --base-url http://127.0.0.1:8000 --verify-files http://127.0.0.1:8000
+  $ content-api help render
+${EXIT_CODES}`,
+    )
     .exitOverride();
 
   program
@@ -172,13 +182,15 @@ Exit codes:
     .option('-o, --output <file>', 'write the report to this file instead of stdout')
     .option('--max-warnings <n>', 'warnings allowed before the check fails', integerIn('--max-warnings', 0), 0)
     .option('-j, --concurrency <n>', 'rendition files read at once', integerIn('--concurrency', 1), 16)
-    .option('--timeout <ms>', 'HTTP timeout', integerIn('--timeout', 1), 10_000)
+    .option('--timeout <ms>', 'HTTP timeout for pages and files', integerIn('--timeout', 1), 10_000)
+    .option('--retries <n>', 'HTTP retries for page ids: connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
+    .option('--max-bytes <n>', 'largest page response accepted', integerIn('--max-bytes', 1), 16 * 1024 * 1024)
     .addHelpText(
       'after',
       `
 Examples:
   $ content-api check samples/pages/presentation-every-block.json --verify-files media
-  $ content-api check 101 102 --base-url http://127.0.0.1:8000 --verify-files http://127.0.0.1:8000 --reporter junit -o check.xml
+  $ content-api check 101 201 --base-url http://127.0.0.1:8000 --verify-files http://127.0.0.1:8000 --reporter junit -o check.xml
   $ curl -s https://gallery.example.org/api/v2/pages/101/ | content-api check - --reporter github
 
 Exit codes:
@@ -197,6 +209,8 @@ Exit codes:
         maxWarnings: flags.maxWarnings as number,
         concurrency: flags.concurrency as number,
         timeoutMs: flags.timeout as number,
+        retries: flags.retries as number,
+        maxBytes: flags.maxBytes as number,
       });
     });
 
@@ -207,7 +221,7 @@ Exit codes:
     .option('--content <dir>', 'the content folder', 'samples/content')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('-p, --port <n>', 'port (0: any free port)', integerIn('--port', 0, 65535), 8000)
-    .addOption(new Option('--base-url <url>', 'base of absolute URLs in responses (default: the request Host)'))
+    .addOption(new Option('--base-url <url>', 'base of absolute URLs in responses (default: the request Host)').argParser(httpUrl('--base-url')))
     .option('-q, --quiet', 'no access log')
     .addHelpText(
       'after',

@@ -3,7 +3,7 @@
  * a JSON file, or standard input.
  */
 import { readFile } from 'node:fs/promises';
-import { InvalidArgumentError } from '../errors.js';
+import { escapedMessage, InvalidArgumentError } from '../errors.js';
 import { createDispatcher, fetchJson, type HttpOptions, type JsonResponse } from './http.js';
 import type { Dispatcher } from 'undici';
 
@@ -91,7 +91,7 @@ function parsed(source: string, text: string): LoadedPage {
     return { source, text, json: JSON.parse(text) };
   } catch (error) {
     // V8 quotes the bad input, line breaks included: keep the reason on one line.
-    return { source, text, json: undefined, parseError: (error as Error).message.replace(/\r?\n/g, '\\n') };
+    return { source, text, json: undefined, parseError: escapedMessage(error) };
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { SourceError } from '../errors.js';
+import { InvalidArgumentError, SourceError } from '../errors.js';
 import { safeName } from './rules.js';
 
 /** Extensions picked up when a folder is recursed; a file named explicitly is always tried. */
@@ -24,40 +24,53 @@ export interface Original {
 export interface Discovery {
   originals: Original[];
   failures: SourceError[];
+  /** Folders that held no image to render. */
+  warnings: string[];
 }
 
 /**
  * Lists the originals under `inputs`. Folders are recursed (hidden entries and the output
  * folder itself are left out); the path below the folder is kept, made URL-safe segment by
- * segment. A file given directly goes to the top of the output folder.
+ * segment. A file given directly goes to the top of the output folder. A file named twice
+ * (directly and in a folder, or in two inputs) is listed once, where it is first found.
+ * Throws `InvalidArgumentError` for a folder inside the output folder.
  */
 export async function discoverOriginals(inputs: string[], outDir: string): Promise<Discovery> {
-  const originals: Original[] = [];
-  const failures: SourceError[] = [];
+  const discovery: Discovery = { originals: [], failures: [], warnings: [] };
   const outAbsolute = path.resolve(outDir);
+  const seen = new Set<string>();
+  const add = (source: string, stem: string) => {
+    if (seen.has(path.resolve(source))) return;
+    seen.add(path.resolve(source));
+    discovery.originals.push({ source, stem });
+  };
   for (const input of inputs) {
     const info = await stat(input).catch((error: NodeJS.ErrnoException) => error);
     if (info instanceof Error) {
       const reason = info.code === 'ENOENT' ? 'no such file or folder' : `cannot read (${info.code ?? info.message})`;
-      failures.push(new SourceError('CONTENT_API_UNREADABLE', input, reason));
+      discovery.failures.push(new SourceError('CONTENT_API_UNREADABLE', input, reason));
       continue;
     }
     if (!info.isDirectory()) {
-      originals.push({ source: input, stem: stemFor(path.basename(input)) });
+      add(input, stemFor(path.basename(input)));
       continue;
     }
-    const names = (await readdir(input, { recursive: true })).sort();
-    for (const name of names) {
+    if (isInside(path.resolve(input), outAbsolute)) {
+      throw new InvalidArgumentError(`${input}: is inside the output folder ${outDir}, whose files are never taken as originals; keep originals elsewhere`);
+    }
+    const before = discovery.originals.length;
+    for (const name of (await readdir(input, { recursive: true })).sort()) {
       const source = path.join(input, name);
       const parts = name.split(path.sep);
       if (parts.some((part) => part.startsWith('.'))) continue;
       if (isInside(path.resolve(source), outAbsolute)) continue;
       if (!IMAGE_EXTENSIONS.has(path.extname(name).toLowerCase())) continue;
       if (!(await stat(source).catch(() => null))?.isFile()) continue;
-      originals.push({ source, stem: stemFor(...parts) });
+      add(source, stemFor(...parts));
     }
+    if (discovery.originals.length === before) discovery.warnings.push(`${input}: no images found (files ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
   }
-  return { originals, failures };
+  return discovery;
 }
 
 /** `stemFor('Old Works', 'Évening Light.JPG')` is `old-works/evening-light`. */

@@ -80,7 +80,8 @@ export async function* encodeRenditions(
         const pipeline = open(input, settings, animated)
           .resize(group.size.width, group.size.height, { fit: 'fill' })
           .flatten(settings.format === 'jpeg' ? { background: '#ffffff' } : false);
-        if (settings.keepMetadata) pipeline.keepMetadata();
+        // EXIF, XMP and IPTC kept; pixels converted to sRGB and tagged with its profile, as without.
+        if (settings.keepMetadata) pipeline.withMetadata();
         yield { ...group, data: await encode(pipeline, settings).toBuffer() };
       }
       return;

@@ -90,7 +90,8 @@ export interface RenderReport {
 export async function renderOriginals(inputs: string[], options: RenderOptions): Promise<RenderReport> {
   const settings = resolveSettings(options);
   const discovered = await discoverOriginals(inputs, path.resolve(options.outDir));
-  return report(await runBatch(discovered.originals, discovered.failures, settings, options));
+  const rendered = report(await runBatch(discovered.originals, discovered.failures, settings, options));
+  return { ...rendered, warnings: [...discovered.warnings, ...rendered.warnings] };
 }
 
 /**
@@ -116,7 +117,7 @@ function report({ results, errors, warnings }: Awaited<ReturnType<typeof runBatc
 
 async function runBatch(originals: Original[], failures: SourceError[], settings: Settings, options: RenderOptions) {
   const outDir = path.resolve(options.outDir);
-  const realOut = options.dryRun ? outDir : await prepareOutput(outDir);
+  const realOut = options.dryRun ? await checkOutput(outDir) : await prepareOutput(outDir);
   const warnings: string[] = [];
   const manifest = await readManifest(outDir);
   if (manifest.warning) warnings.push(manifest.warning);
@@ -200,15 +201,28 @@ function resolveSettings(options: RenderOptions): Settings {
   if (!Number.isInteger(pixelLimit) || pixelLimit < 0) {
     throw new InvalidArgumentError(`Expected a non-negative integer for the pixel limit but got ${pixelLimit}`);
   }
+  const mediaUrl = options.mediaUrl ?? DEFAULT_MEDIA_URL;
+  if (!mediaUrl.startsWith('/') && !/^https?:\/\/[^/]/i.test(mediaUrl)) {
+    throw new InvalidArgumentError(`Expected a path starting with / or an absolute http(s) URL for the media URL but got '${mediaUrl}'`);
+  }
   return {
     concurrency,
     naming: options.naming ?? 'max',
-    mediaUrl: options.mediaUrl ?? DEFAULT_MEDIA_URL,
+    mediaUrl,
     quality,
     keepMetadata: options.keepMetadata ?? false,
     pixelLimit,
     format: options.format,
   };
+}
+
+/** For a dry run: the output folder as it is, refused if something other than a folder is in the way. */
+async function checkOutput(outDir: string): Promise<string> {
+  const info = await stat(outDir).catch((error: NodeJS.ErrnoException) => error);
+  const inTheWay = info instanceof Error ? info.code === 'ENOTDIR' : !info.isDirectory();
+  if (inTheWay) throw new OutputNotWritableError(outDir, 'a file is in the way, not a folder');
+  if (info instanceof Error && info.code !== 'ENOENT') throw new OutputNotWritableError(outDir, info.code ?? info.message, { cause: info });
+  return outDir;
 }
 
 async function prepareOutput(outDir: string): Promise<string> {
@@ -223,10 +237,13 @@ async function prepareOutput(outDir: string): Promise<string> {
   }
 }
 
-/** Everything that changes the bytes written for an original. */
+/**
+ * Everything that changes the bytes written for an original. (`keep-metadata srgb`: kept
+ * metadata once meant the original's own profile, unconverted; those files are redone.)
+ */
 function settingsKey(settings: Settings, format: OutputFormat): string {
   const quality = format === 'jpeg' || format === 'webp' || format === 'avif' ? settings.quality[format] : '-';
-  return `v${PIPELINE_VERSION} ${format} q${quality} ${settings.naming}${settings.keepMetadata ? ' keep-metadata' : ''}`;
+  return `v${PIPELINE_VERSION} ${format} q${quality} ${settings.naming}${settings.keepMetadata ? ' keep-metadata srgb' : ''}`;
 }
 
 async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {

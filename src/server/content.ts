@@ -14,7 +14,7 @@
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
-import { ContentApiError } from '../errors.js';
+import { ContentApiError, escapedMessage } from '../errors.js';
 import { articleSummarySchema, exhibitionSummarySchema, newsCategorySchema, newsEntrySchema } from '../page/summaries.js';
 import { validatePage, zodProblems, type Problem } from '../page/validate.js';
 
@@ -79,7 +79,7 @@ export async function loadContent(folder: string): Promise<Content> {
     try {
       json = JSON.parse(text);
     } catch (error) {
-      errors.push(`${file}: not JSON (${(error as Error).message})`);
+      errors.push(`${file}: not JSON (${escapedMessage(error)})`);
       continue;
     }
     const placed = JSON.parse(text.replaceAll(BASE_URL_PLACEHOLDER, VALIDATION_BASE)) as unknown;

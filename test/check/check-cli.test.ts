@@ -204,5 +204,16 @@ describe('targets, reporters and exit codes', () => {
     const broken = await check(path.join(dir, 'broken'), '--reporter', 'json');
     expect(broken.code).toBe(1);
     expect(findings(broken.stdout)).toEqual(['error page-json $']);
+
+    // Nothing to check, or no files where --verify-files points: could not run, not a pass or a finding per file.
+    await mkdir(path.join(dir, 'empty'));
+    const empty = await check(path.join(dir, 'empty'));
+    expect(empty.stderr).toBe(`error: ${path.join(dir, 'empty')}: no .json files in this folder\n`);
+    expect(empty.code).toBe(2);
+    for (const [where, reason] of [[path.join(dir, 'no-media'), 'no such folder'], [file, 'is a file, not a folder or an http(s) base URL']]) {
+      const wrong = await check(VALID, '--verify-files', where!);
+      expect(wrong.stderr).toBe(`error: --verify-files ${where}: ${reason}\n`);
+      expect(wrong.code).toBe(2);
+    }
   });
 });

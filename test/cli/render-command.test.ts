@@ -74,14 +74,40 @@ describe('content-api render', () => {
   it('--alt-text fills alt_text from a JSON map; a bad map is exit 2', async () => {
     const { dir, inDir, out } = await twoOriginals();
     const map = path.join(dir, 'alt.json');
-    await writeFile(map, JSON.stringify({ 'wide.jpg': 'A wide gradient' }));
+    await writeFile(map, JSON.stringify({ 'wide.jpg': 'A wide gradient', 'wdie.jpg': 'a typo' }));
     const result = await runCli(['render', inDir, '--out', out, '--json', '--alt-text', map]);
     const alt = JSON.parse(result.stdout).results.map((r: { image: { alt_text: string | null } }) => r.image.alt_text);
     expect(alt).toEqual([null, 'A wide gradient']);
+    expect(JSON.parse(result.stdout).warnings).toEqual([`--alt-text ${map}: 'wdie.jpg' names no original of this run`]);
     await writeFile(map, '[1, 2]');
     const bad = await runCli(['render', inDir, '--out', out, '--alt-text', map]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--alt-text .*alt\.json: expected a JSON object of strings/);
     expect(await readdir(out)).toContain('.content-api-manifest.json');
+  });
+
+  it('an original named twice (directly and in its folder) is rendered once, not refused as a collision with itself', async () => {
+    const { inDir, out } = await twoOriginals();
+    const result = await runCli(['render', inDir, path.join(inDir, 'wide.jpg'), `./${path.relative(process.cwd(), path.join(inDir, 'wide.jpg'))}`, '--out', out, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).results.map((r: { source: string }) => path.relative(inDir, r.source))).toEqual(['sub/Tall One.png', 'wide.jpg']);
+  });
+
+  it('a folder with no images is a warning; a folder inside the output folder, or a file in the way of a dry run, is exit 2', async () => {
+    const { dir, inDir, out } = await twoOriginals();
+    const empty = path.join(dir, 'empty');
+    await writeFile(path.join(dir, 'notes.txt'), 'x');
+    await (await import('node:fs/promises')).mkdir(empty);
+    const none = await runCli(['render', empty, '--out', out]);
+    expect(none.code).toBe(0);
+    expect(none.stderr).toContain(`warning: ${empty}: no images found (files ending in .jpg .jpeg`);
+
+    const inside = await runCli(['render', inDir, '--out', dir]);
+    expect(inside.stderr).toBe(`error: ${inDir}: is inside the output folder ${dir}, whose files are never taken as originals; keep originals elsewhere\n`);
+    expect(inside.code).toBe(2);
+
+    const dryRun = await runCli(['render', inDir, '--out', path.join(dir, 'notes.txt'), '--dry-run']);
+    expect(dryRun.stderr).toBe(`error: ${path.join(dir, 'notes.txt')}: output folder is not writable (a file is in the way, not a folder)\n`);
+    expect(dryRun.code).toBe(2);
   });
 });

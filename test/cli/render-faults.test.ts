@@ -115,6 +115,7 @@ describe('could not run: exit 2', () => {
     [['--format', 'bmp'], /argument 'bmp' is invalid\. Allowed choices are jpeg, png, webp, avif/],
     [['--naming', 'dots'], /Allowed choices are max, underscore/],
     [['--unknown-flag'], /unknown option '--unknown-flag'/],
+    [['--media-url', 'media'], /Expected a path starting with \/ or an absolute http\(s\) URL for the media URL but got 'media'/],
   ])('%j', async (flags, message) => {
     const dir = await tempDir();
     const result = await runCli(['render', dir, '--out', path.join(dir, 'out'), ...flags]);

@@ -315,7 +315,7 @@ describe('content-api render --page', () => {
     const piped = await runCli(['render', '--page', '-', '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', '-'], { input });
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stdout).toBe(input); // byte for byte
-    expect(piped.stderr).toMatch(/^stdin: 6 rendered, 0 up to date in [\d.]+ s \(output: .*media\)$/m);
+    expect(piped.stderr).toMatch(/^stdin: 6 rendered, 0 up to date in [\d.]+ s \(output: .*media\); page written to stdout \(0 Image\(s\) updated\)$/m);
   });
 
   it('takes a page endpoint URL as well as an id', async () => {

@@ -226,6 +226,14 @@ describe('formats and colour', () => {
     expect((await sharp(file).metadata()).hasProfile).toBe(false);
     const written = (await sharp(file).stats()).channels.map((c) => c.mean);
     [colour.r, colour.g, colour.b].forEach((value, i) => expect(Math.abs(written[i]! - value)).toBeLessThan(3));
+
+    // With metadata kept, the pixels are converted all the same, and tagged sRGB.
+    const kept = await renderOriginal(source, { outDir: path.join(dir, 'kept'), keepMetadata: true });
+    const keptFile = path.join(dir, 'kept', kept.files.xs.path);
+    const srgb = (await sharp(await sharp({ create: { width: 1, height: 1, channels: 3, background: colour } }).withIccProfile('srgb').png().toBuffer()).metadata()).icc;
+    expect((await sharp(keptFile).metadata()).icc?.equals(srgb!)).toBe(true);
+    const keptPixels = (await sharp(keptFile).stats()).channels.map((c) => c.mean);
+    [colour.r, colour.g, colour.b].forEach((value, i) => expect(Math.abs(keptPixels[i]! - value)).toBeLessThan(3));
   });
 
   it('flattens transparency onto white when the output is JPEG', async () => {

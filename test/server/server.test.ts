@@ -178,11 +178,24 @@ describe('serve, inspect and check together', () => {
     json.date = 'yesterday';
     json.presentation_stage.thumbnail.sizes.md.height = 1;
     await writeFile(page, JSON.stringify(json));
-    await writeFile(path.join(dir, 'content/pages/oops.json'), '{');
+    await writeFile(path.join(dir, 'content/pages/oops.json'), 'nope\n');
     const result = await runCli(['serve', '--content', path.join(dir, 'content'), '--port', '0']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/pages\/101\.json: \$\.date: expected a date as YYYY-MM-DD \[schema\]/);
     expect(result.stderr).toMatch(/pages\/101\.json: \$\.presentation_stage\.thumbnail\.sizes\.md: .*\[image-aspect\]/);
-    expect(result.stderr).toMatch(/pages\/oops\.json: not JSON/);
+    expect(result.stderr).toMatch(/pages\/oops\.json: not JSON \(.*\)\n/); // the parser's message, on one line
+  });
+
+  it('a --base-url that is not an absolute http(s) URL is refused, exit 2', async () => {
+    const result = await runCli(['serve', '--content', CONTENT, '--port', '0', '--base-url', 'staging']);
+    expect(result.stderr).toMatch(/^error: option '--base-url <url>' argument 'staging' is invalid\. Expected an absolute http\(s\) URL such as https:\/\/gallery\.example\.org for --base-url but got 'staging'\./);
+    expect(result.code).toBe(2);
+  });
+
+  it('a port in use: one line naming the address and the reason, exit 2', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const result = await runCli(['serve', '--content', CONTENT, '--port', String(port), '--quiet']);
+    expect(result.stderr).toBe(`error: cannot listen on http://127.0.0.1:${port}/: EADDRINUSE, the port is in use; choose another --port\n`);
+    expect(result.code).toBe(2);
   });
 });

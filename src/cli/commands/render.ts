@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { InvalidArgumentError } from '../../errors.js';
+import { escapedMessage, InvalidArgumentError } from '../../errors.js';
 import type { RenderPageOptions } from '../../page-render/render-page.js';
 import type { Original } from '../../renditions/discover.js';
 import { renderOriginals, type RenderOptions, type RenderReport, type RenderResult } from '../../renditions/render.js';
@@ -28,7 +28,10 @@ export interface RenderPageCommandOptions extends Omit<RenderPageOptions, 'onPro
 export async function runRender(inputs: string[], options: RenderCommandOptions): Promise<number> {
   const { altTextFile, json, ...renderOptions } = options;
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
-  const { report, seconds } = await withProgress(({ onDownload, ...hooks }) => renderOriginals(inputs, { ...renderOptions, altText, ...hooks }));
+  const { report, seconds } = await withProgress(({ onDownload, ...hooks }) => renderOriginals(inputs, { ...renderOptions, altText: altText?.lookup, ...hooks }));
+  // Failed originals had no Image object to ask for their alt text; their keys are not typos.
+  for (const failure of report.failures) altText?.lookup({ source: failure.source, stem: '' });
+  if (altText) report.warnings.push(...altText.unused().map((key) => `--alt-text ${altTextFile}: '${key}' names no original of this run`));
   if (json) printData(JSON.stringify({ results: report.results.map((result) => resultJson(result, options)), failures: report.failures, warnings: report.warnings }, null, 2));
   else if (options.dryRun) printDryRun(report.results, options);
   printMessages(report);
@@ -57,7 +60,7 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
   }
   printMessages(report);
   if (!json) {
-    const where = written && written !== '-' ? `; page written to ${written} (${report.updated.length} Image(s) updated)` : '';
+    const where = written ? `; page written to ${written === '-' ? 'stdout' : written} (${report.updated.length} Image(s) updated)` : '';
     printMessage(`${page.source}: ${summary(report, seconds, options)}${where}`);
   }
   return report.failures.length > 0 ? 1 : 0;
@@ -122,18 +125,26 @@ function summary(report: Pick<RenderReport, 'results' | 'failures'>, seconds: nu
 
 /**
  * `--alt-text` file: a JSON object whose keys are originals, as reported (`samples/a.jpg`)
- * or by file name (`a.jpg`), and whose values are their alt text.
+ * or by file name (`a.jpg`), and whose values are their alt text. `unused` lists the keys
+ * no original asked for (a typo, or a file that is not there).
  */
-async function loadAltText(file: string): Promise<(original: Original) => string | undefined> {
+async function loadAltText(file: string): Promise<{ lookup: (original: Original) => string | undefined; unused: () => string[] }> {
   let map: unknown;
   try {
     map = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new InvalidArgumentError(`--alt-text ${file}: ${(error as Error).message}`);
+    throw new InvalidArgumentError(`--alt-text ${file}: ${escapedMessage(error)}`);
   }
   if (typeof map !== 'object' || map === null || Array.isArray(map) || Object.values(map).some((v) => typeof v !== 'string')) {
     throw new InvalidArgumentError(`--alt-text ${file}: expected a JSON object of strings`);
   }
-  const texts = map as Record<string, string>;
-  return (original) => texts[original.source] ?? texts[path.normalize(original.source)] ?? texts[path.basename(original.source)];
+  const texts = new Map(Object.entries(map as Record<string, string>));
+  const used = new Set<string>();
+  const lookup = (original: Original) => {
+    const key = [original.source, path.normalize(original.source), path.basename(original.source)].find((candidate) => texts.has(candidate));
+    if (key === undefined) return undefined;
+    used.add(key);
+    return texts.get(key);
+  };
+  return { lookup, unused: () => [...texts.keys()].filter((key) => !used.has(key)) };
 }

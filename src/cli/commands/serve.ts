@@ -2,6 +2,7 @@
  * `content-api serve`: the read-only Content API over a content folder, until SIGINT or
  * SIGTERM (in-flight requests finish first).
  */
+import { InvalidArgumentError } from '../../errors.js';
 import { InvalidContentError, loadContent } from '../../server/content.js';
 import { createContentServer } from '../../server/server.js';
 import { printMessage } from '../output.js';
@@ -26,13 +27,13 @@ export async function runServe(options: ServeCommandOptions): Promise<number> {
   }
   for (const warning of content.warnings) printMessage(`warning: ${warning}`);
   const server = createContentServer(content, { baseUrl: options.baseUrl, log: options.quiet ? undefined : printMessage });
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(`http://${host}:${options.port}/`, error)));
     server.listen(options.port, options.host, resolve);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   printMessage(`serving ${options.content} (${content.pages.size} pages, ${content.resources.size} linked resources) at http://${host}:${port}/`);
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -43,4 +44,16 @@ export async function runServe(options: ServeCommandOptions): Promise<number> {
     process.once('SIGINT', stop).once('SIGTERM', stop);
   });
   return 0;
+}
+
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'the port is in use; choose another --port',
+  EADDRNOTAVAIL: 'no such address on this machine; see --host',
+  ENOTFOUND: 'unknown host; see --host',
+  EACCES: 'permission denied (ports below 1024 need privileges); choose another --port',
+};
+
+function listenError(address: string, error: NodeJS.ErrnoException): InvalidArgumentError {
+  const reason = (error.code && LISTEN_ERRORS[error.code]) ?? error.message;
+  return new InvalidArgumentError(`cannot listen on ${address}: ${error.code ? `${error.code}, ` : ''}${reason}`);
 }
