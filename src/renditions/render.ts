@@ -274,8 +274,11 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
   }
   const upToDate = previous?.sha256 === sha256 && previous.settings === key && (await isIntact(context.outDir, previous));
   if (upToDate && !options.force) {
-    // Hashed again (touched, copied, or a manifest from before stamps): remember the new stamp.
-    if (stamp && !sameStamp(previous.stamp, stamp) && !options.dryRun) await context.writer.set(plan.key, { ...previous, stamp });
+    // Hashed again (touched, moved, copied, or a manifest from before stamps): the same
+    // content, so remember where it is now and its stamp, for the next run's fast path.
+    if (stamp && (!sameStamp(previous.stamp, stamp) || previous.source !== source) && !options.dryRun) {
+      await context.writer.set(plan.key, { ...previous, source, stamp });
+    }
     return result('skipped');
   }
   if (options.dryRun) return result('planned');

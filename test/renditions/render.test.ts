@@ -345,6 +345,18 @@ describe('incremental runs', () => {
     expect(again.stamp.ctimeMs).toBe((await stat(source)).ctimeMs);
   });
 
+  it('originals moved together with their output folder (a clone elsewhere) are up to date, and the manifest follows them', async () => {
+    const dir = await tempDir();
+    await writeImage(dir, 'project/originals/a.jpg', photo(900, 600).jpeg());
+    await renderOriginals([path.join(dir, 'project/originals')], { outDir: path.join(dir, 'project/media') });
+    await (await import('node:fs/promises')).rename(path.join(dir, 'project'), path.join(dir, 'moved'));
+    const moved = await renderOriginals([path.join(dir, 'moved/originals')], { outDir: path.join(dir, 'moved/media') });
+    expect(moved.results.map((r) => r.status)).toEqual(['skipped']);
+    const entry = JSON.parse(await readFile(path.join(dir, 'moved/media', MANIFEST_FILE), 'utf8')).entries['a.jpg'];
+    expect(entry.source).toBe(path.join(dir, 'moved/originals/a.jpg'));
+    expect(entry.stamp.ino).toBe((await stat(entry.source)).ino);
+  });
+
   it('plans without writing on a dry run', async () => {
     const dir = await tempDir();
     const source = await writeImage(dir, 'a.jpg', photo(900, 600).jpeg());
