@@ -66,7 +66,7 @@ export function oneLine(error: unknown): string {
   return (text.split('\n').find((line) => line.trim() !== '') ?? text).trim();
 }
 
-/** `error`'s whole message on one line, line breaks shown as `\n` (JSON.parse quotes the text it failed on). */
+/** `error`'s whole message on one line, control characters escaped as in JSON (JSON.parse quotes the text it failed on). */
 export function escapedMessage(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\r?\n/g, '\\n');
+  return (error instanceof Error ? error.message : String(error)).replace(/[\u0000-\u001f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }

@@ -20,11 +20,19 @@ export interface ValueEdit {
 
 /**
  * The edits that turn `before`, the value at `path`, into `after`: objects key by key (keys
- * only `before` has are kept), any other value replaced when it differs.
+ * only `before` has are kept), any other value replaced when it differs. A missing key whose
+ * value is a plain string, number, boolean or null is inserted; an object that lacks a key
+ * whose value is an object or array, or that has no keys at all, is replaced whole, so the
+ * replacement is laid out in the document's own indentation.
  */
 export function diffEdits(path: JsonPath, before: unknown, after: unknown): ValueEdit[] {
   if (!isObject(before) || !isObject(after)) return isDeepStrictEqual(before, after) ? [] : [{ path, value: after }];
   const keys = Object.keys(after);
+  const missing = keys.filter((key) => !(key in before));
+  if (missing.length > 0 && (Object.keys(before).length === 0 || missing.some((key) => typeof after[key] === 'object' && after[key] !== null))) {
+    const kept = Object.fromEntries(Object.entries(before).filter(([key]) => !(key in after)));
+    return [{ path, value: { ...after, ...kept } }];
+  }
   return keys.flatMap((key, i) =>
     key in before
       ? diffEdits([...path, key], before[key], after[key])
@@ -51,15 +59,22 @@ export function replaceValues(text: string, edits: ValueEdit[]): string {
     const multiLine = text.slice(node.offset, node.offset + node.length).includes('\n');
     changes.push(...modify(text, location, edit.value, multiLine ? { formattingOptions: layout } : {}));
   }
-  return applyEdits(text, changes);
+  const edited = applyEdits(text, changes);
+  JSON.parse(edited); // a bug here must never be written as a broken page
+  return edited;
 }
 
-/** Inserts `"key": value` after the property `after` of `parent`, separated as its other properties are. */
+/**
+ * Inserts `"key": value` (a plain value, on one line) after the property `after` of `parent`,
+ * a non-empty object, separated as its other properties are: by what stands between two of
+ * them, or for a lone property by a comma and the line break and indentation before it.
+ */
 function insertion(text: string, parent: Node, key: string, value: unknown, after: string | undefined): Edit {
   const properties = parent.children ?? [];
   const at = properties.findIndex((property) => property.children?.[0]?.value === after);
   const between = (a: Node | undefined, b: Node | undefined) => (a && b ? text.slice(a.offset + a.length, b.offset) : undefined);
-  const separator = between(properties[0], properties[1]) ?? ', ';
+  const lead = properties[0] ? text.slice(parent.offset + 1, properties[0].offset) : '';
+  const separator = between(properties[0], properties[1]) ?? (lead.includes('\n') ? `,${lead}` : ', ');
   const [keyNode, valueNode] = properties[Math.max(at, 0)]?.children ?? [];
   const colon = between(keyNode, valueNode) ?? ': ';
   const property = `${JSON.stringify(key)}${colon}${JSON.stringify(value)}`;

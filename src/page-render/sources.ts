@@ -61,8 +61,13 @@ export async function resolveSources(groups: ImageGroup[], options: ResolveOptio
   const resolution: Resolution = { resolved: [], unresolved: [] };
   const byFile = new Map<string, ResolvedGroup>();
   const toDownload: ImageGroup[] = [];
+  // Where the page shows one stem in several formats (lake.max-*.jpg and lake.max-*.png),
+  // each takes only an original of its own format: never one picture for the other.
+  const perStem = new Map<string, number>();
+  for (const group of groups) perStem.set(group.stem, (perStem.get(group.stem) ?? 0) + 1);
   for (const group of groups) {
-    const match = index?.find(group.stem, group.ext) ?? rendered.find(group.stem, group.ext);
+    const strict = perStem.get(group.stem)! > 1;
+    const match = index?.find(group.stem, group.ext, strict) ?? rendered.find(group.stem, group.ext, strict);
     if (match && 'ambiguous' in match) {
       const reason = `several originals in ${options.originals} are named '${path.posix.basename(group.stem)}' (${match.ambiguous.join(', ')}); keep one, or give each its own folder`;
       resolution.unresolved.push({ group, source: group.stem, reason });
@@ -80,7 +85,8 @@ export async function resolveSources(groups: ImageGroup[], options: ResolveOptio
 
   if (options.download === false) {
     for (const group of toDownload) {
-      const notFound = index ? `no original named '${path.posix.basename(group.stem)}' in ${options.originals}` : 'no --originals folder given';
+      const format = perStem.get(group.stem)! > 1 ? ` in its format (.${group.ext})` : '';
+      const notFound = index ? `no original named '${path.posix.basename(group.stem)}'${format} in ${options.originals}` : 'no --originals folder given';
       resolution.unresolved.push({ group, source: group.stem, reason: `${notFound}, and downloads are off` });
     }
     return resolution;
@@ -147,12 +153,15 @@ type Match = { source: string } | { ambiguous: string[] };
 const SAME_FORMAT = new Map([['jpeg', 'jpg'], ['jpe', 'jpg'], ['tiff', 'tif']]);
 const sameFormat = (ext: string) => SAME_FORMAT.get(ext) ?? ext;
 
-/** One candidate, or, among several, the only one with the renditions' extension; else ambiguous. */
-function pick(sources: string[] | undefined, ext: string): Match | null {
-  if (!sources || sources.length === 0) return null;
-  if (sources.length === 1) return { source: sources[0]! };
-  const sameExt = sources.filter((source) => sameFormat(path.extname(source).slice(1).toLowerCase()) === sameFormat(ext));
-  return sameExt.length === 1 ? { source: sameExt[0]! } : { ambiguous: sources };
+/**
+ * One candidate, or, among several, the only one with the renditions' extension; else
+ * ambiguous. `strict`: only candidates with the renditions' extension count at all.
+ */
+function pick(sources: string[] | undefined, ext: string, strict: boolean): Match | null {
+  const sameExt = (sources ?? []).filter((source) => sameFormat(path.extname(source).slice(1).toLowerCase()) === sameFormat(ext));
+  const candidates = strict ? sameExt : (sources ?? []);
+  if (candidates.length <= 1) return candidates[0] ? { source: candidates[0] } : null;
+  return sameExt.length === 1 ? { source: sameExt[0]! } : { ambiguous: candidates };
 }
 
 /**
@@ -160,7 +169,7 @@ function pick(sources: string[] | undefined, ext: string): Match | null {
  * file is still there (not renditions of a download, whose source is a URL): the one whose
  * renditions have the extension the page names, or the only one.
  */
-async function renderedFrom(outDir: string): Promise<{ find(stem: string, ext: string): Match | null }> {
+async function renderedFrom(outDir: string): Promise<{ find(stem: string, ext: string, strict: boolean): Match | null }> {
   const { entries } = await readManifest(path.resolve(outDir)).catch(() => ({ entries: {} }));
   const byStem = new Map<string, Array<{ ext: string; source: string }>>();
   for (const [key, entry] of Object.entries(entries)) {
@@ -170,9 +179,9 @@ async function renderedFrom(outDir: string): Promise<{ find(stem: string, ext: s
     byStem.set(stem, [...(byStem.get(stem) ?? []), { ext: ext.slice(1), source: entry.source }]);
   }
   return {
-    find(stem, ext) {
+    find(stem, ext, strict) {
       const earlier = byStem.get(stem) ?? [];
-      const match = earlier.length === 1 ? earlier[0] : earlier.find((entry) => entry.ext === sameFormat(ext));
+      const match = earlier.length === 1 && !strict ? earlier[0] : earlier.find((entry) => entry.ext === sameFormat(ext));
       return match ? { source: match.source } : null;
     },
   };
@@ -181,7 +190,7 @@ async function renderedFrom(outDir: string): Promise<{ find(stem: string, ext: s
 const isFile = (file: string) => stat(file).then((info) => info.isFile(), () => false);
 
 /** The originals of a folder, found by stem (`landscapes/storm`) or, failing that, by name (`storm`). */
-async function indexOriginals(folder: string, outDir: string): Promise<{ find(stem: string, ext: string): Match | null }> {
+async function indexOriginals(folder: string, outDir: string): Promise<{ find(stem: string, ext: string, strict: boolean): Match | null }> {
   const info = await stat(folder).catch(() => null);
   if (!info?.isDirectory()) throw new InvalidArgumentError(`--originals ${folder}: ${info ? 'is a file, not a folder' : 'no such folder'}`);
   const { originals } = await discoverOriginals([folder], outDir);
@@ -192,5 +201,5 @@ async function indexOriginals(folder: string, outDir: string): Promise<{ find(st
       map.set(key, [...(map.get(key) ?? []), original.source]);
     }
   }
-  return { find: (stem, ext) => pick(byStem.get(stem), ext) ?? pick(byName.get(path.posix.basename(stem)), ext) };
+  return { find: (stem, ext, strict) => pick(byStem.get(stem), ext, strict) ?? pick(byName.get(path.posix.basename(stem)), ext, strict) };
 }

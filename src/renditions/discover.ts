@@ -58,7 +58,7 @@ export async function discoverOriginals(inputs: string[], outDir: string): Promi
     if (isInside(path.resolve(input), outAbsolute)) {
       throw new InvalidArgumentError(`${input}: is inside the output folder ${outDir}, whose files are never taken as originals; keep originals elsewhere`);
     }
-    const before = discovery.originals.length;
+    let found = 0;
     for (const name of (await readdir(input, { recursive: true })).sort()) {
       const source = path.join(input, name);
       const parts = name.split(path.sep);
@@ -66,9 +66,10 @@ export async function discoverOriginals(inputs: string[], outDir: string): Promi
       if (isInside(path.resolve(source), outAbsolute)) continue;
       if (!IMAGE_EXTENSIONS.has(path.extname(name).toLowerCase())) continue;
       if (!(await stat(source).catch(() => null))?.isFile()) continue;
+      found++;
       add(source, stemFor(...parts));
     }
-    if (discovery.originals.length === before) discovery.warnings.push(`${input}: no images found (files ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
+    if (found === 0) discovery.warnings.push(`${input}: no images found (files ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
   }
   return discovery;
 }

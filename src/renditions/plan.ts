@@ -74,7 +74,9 @@ export function splitCollisions(plans: Plan[]): { plans: Plan[]; errors: SourceE
     }
     for (const plan of group) {
       const others = group.filter((p) => p !== plan).map((p) => p.original.source).join(', ');
-      const reason = `would write the same renditions as ${others} (both are '${key}' in the output folder); rename one`;
+      // Downloaded renditions cannot be renamed: say why their names meet instead.
+      const advice = plan.original.data ? 'the naming rule folds case, accents and punctuation together; neither is rendered' : 'rename one';
+      const reason = `would write the same renditions as ${others} (both are '${key}' in the output folder); ${advice}`;
       result.errors.push(new SourceError('CONTENT_API_NAME_COLLISION', plan.original.source, reason));
     }
   }

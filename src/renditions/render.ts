@@ -259,7 +259,7 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
   });
   const source = original.data ? original.source : path.resolve(original.source);
   const previous = context.entries[plan.key];
-  const stamp = original.data ? undefined : await stampOf(original.source);
+  const { stamp, settled } = original.data ? { stamp: undefined, settled: undefined } : await stampOf(original.source);
   // While a file's stamp is the one recorded when it was hashed, so is its hash: an
   // unchanged original is not read at all.
   let input = original.data;
@@ -277,7 +277,8 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
     // Hashed again (touched, moved, copied, or a manifest from before stamps): the same
     // content, so remember where it is now and its stamp, for the next run's fast path.
     if (stamp && (!sameStamp(previous.stamp, stamp) || previous.source !== source) && !options.dryRun) {
-      await context.writer.set(plan.key, { ...previous, source, stamp });
+      const { stamp: _old, ...rest } = previous;
+      await context.writer.set(plan.key, { ...rest, source, ...(settled && { stamp: settled }) });
     }
     return result('skipped');
   }
@@ -289,7 +290,7 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
     throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, 'the file changed during the run; run again');
   }
   const written = await writeRenditions(context, original, input, info, format, files);
-  await context.writer.set(plan.key, { source, sha256, ...(stamp && { stamp }), settings: key, original: info.size, renditions: written });
+  await context.writer.set(plan.key, { source, sha256, ...(settled && { stamp: settled }), settings: key, original: info.size, renditions: written });
   // Earlier renderings of the same original (another naming, or another format and so
   // another key) leave files this one no longer writes: remove them.
   for (const [oldKey, entry] of Object.entries(context.entries)) {
@@ -311,10 +312,20 @@ async function readAndHash(original: Original): Promise<[Buffer, string]> {
   return [input, createHash('sha256').update(input).digest('hex')];
 }
 
-/** Size, modification and change times and inode: taken before reading, so a later change shows. */
-async function stampOf(file: string): Promise<FileStamp | undefined> {
+/** A file written this recently may be written again within the same timestamp tick (1-2 s on some file systems). */
+const RACY_MS = 2_000;
+
+/**
+ * Size, modification and change times and inode: taken before reading, so a later change
+ * shows. `settled` is the stamp when it may be recorded: a file changed within `RACY_MS`
+ * of the stat could change again without its times moving (git's "racily clean" entries),
+ * so its stamp is not kept and the next run hashes it again.
+ */
+async function stampOf(file: string): Promise<{ stamp: FileStamp | undefined; settled: FileStamp | undefined }> {
+  const takenAt = Date.now();
   const info = await stat(file).catch(() => null);
-  return info ? { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino } : undefined;
+  const stamp = info ? { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino } : undefined;
+  return { stamp, settled: stamp && Math.max(stamp.mtimeMs, stamp.ctimeMs) < takenAt - RACY_MS ? stamp : undefined };
 }
 
 function sameStamp(a: FileStamp | undefined, b: FileStamp | undefined): boolean {

@@ -88,9 +88,10 @@ describe('content-api render', () => {
 
   it('an original named twice (directly and in its folder) is rendered once, not refused as a collision with itself', async () => {
     const { inDir, out } = await twoOriginals();
-    const result = await runCli(['render', inDir, path.join(inDir, 'wide.jpg'), `./${path.relative(process.cwd(), path.join(inDir, 'wide.jpg'))}`, '--out', out, '--json']);
+    const result = await runCli(['render', inDir, path.join(inDir, 'wide.jpg'), `./${path.relative(process.cwd(), path.join(inDir, 'wide.jpg'))}`, path.join(inDir, 'sub'), '--out', out, '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).results.map((r: { source: string }) => path.relative(inDir, r.source))).toEqual(['sub/Tall One.png', 'wide.jpg']);
+    expect(JSON.parse(result.stdout).warnings).toEqual([]); // sub/ held an image, found before through in/
   });
 
   it('a folder with no images is a warning; a folder inside the output folder, or a file in the way of a dry run, is exit 2', async () => {

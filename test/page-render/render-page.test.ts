@@ -3,7 +3,7 @@
  * by `createContentServer`, its renditions downloaded or its originals matched by name,
  * renditions written and read back by `check --verify-files`.
  */
-import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -392,9 +392,51 @@ describe('content-api render --page', () => {
       expect(matched.code, matched.stderr).toBe(0);
       expect(matched.report.results.filter((r) => r.origin === 'original').map((r) => path.basename(r.source)).sort()).toEqual(['lake.jpg', 'lake.png']);
       await checkFiles(matched.written, matched.out);
+
+      // Only lake.jpg: it is not taken for the PNG's images, which fail alone.
+      await rm(path.join(originals, 'lake.png'));
+      const onlyJpeg = await renderPage(['--page', input, '--base-url', files.base, '--originals', originals, '--no-download']);
+      expect(onlyJpeg.code).toBe(1);
+      expect(onlyJpeg.report.results.map((r) => path.basename(r.source))).toEqual(['lake.jpg']);
+      expect(onlyJpeg.report.failures.filter((f) => f.source === 'lake').map((f) => f.error)).toEqual([
+        expect.stringMatching(new RegExp(`^\\$\\.presentation_stage\\.body\\[4\\]\\.value\\.work\\.image and 1 more \\('lake'\\): no original named 'lake' in its format \\(\\.png\\) in ${originals}, and downloads are off$`)),
+      ]);
+      const kept = JSON.parse(await readFile(onlyJpeg.written, 'utf8'));
+      expect(kept.presentation_stage.body[4].value.work.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.png');
     } finally {
       await files.close();
     }
+  });
+
+  it('renditions whose names differ only in what the naming rule folds (case) fail together, saying so', async () => {
+    const media = path.join(await tempDir(), 'media');
+    await mkdir(media);
+    for (const box of [300, 600, 1200, 2400, 4800]) await copyFile(path.join(CONTENT, 'media', `ladybird.max-${box}x${box}.jpg`), path.join(media, `Ladybird.max-${box}x${box}.jpg`));
+    const files = await serveFiles(path.dirname(media), CONTENT);
+    try {
+      // The work's images show /media/Ladybird.*.jpg, the text_image block's /media/ladybird.*.jpg: two files on the server.
+      const input = await page101File((text) => text.replace(/\/media\/marigold\.max-(\d+)x\1\.png/g, '/media/Ladybird.max-$1x$1.jpg'));
+      const run = await renderPage(['--page', input, '--base-url', files.base]);
+      expect(run.code).toBe(1);
+      expect(run.report.failures.map((f) => f.source).sort()).toEqual([`${files.base}/media/Ladybird.max-4800x4800.jpg`, `${files.base}/media/ladybird.max-4800x4800.jpg`]);
+      for (const failure of run.report.failures) {
+        expect(failure.error).toMatch(/would write the same renditions as .* \(both are 'ladybird\.jpg' in the output folder\); the naming rule folds case, accents and punctuation together; neither is rendered$/);
+      }
+    } finally {
+      await files.close();
+    }
+  });
+
+  it('an Image whose size entry is an empty object gets the whole entry, and the page stays valid JSON', async () => {
+    const dir = await tempDir();
+    const page = JSON.parse(await page101());
+    page.presentation_stage.thumbnail.sizes.lg = {};
+    await writeFile(path.join(dir, 'in.json'), JSON.stringify(page, null, 2));
+    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS]);
+    expect(run.code, run.stderr).toBe(0);
+    const written = JSON.parse(await readFile(run.written, 'utf8'));
+    expect(written.presentation_stage.thumbnail.sizes.lg).toEqual(JSON.parse(await page101()).presentation_stage.thumbnail.sizes.lg);
+    await checkFiles(run.written, run.out);
   });
 
   it('an Image that must have a srcset and has none gets one, right after its sizes; check then finds nothing', async () => {
@@ -471,14 +513,19 @@ describe('content-api render --page', () => {
     const input = await page101File((text) =>
       text.replaceAll('"/media/landscapes/dune.', '"/media/..%2F..%2F../../../dune.').replaceAll('"/media/landscapes/storm.', '"/media/%2e%2e%2f%2e%2e%2fetc/storm.'),
     );
-    const run = await renderPage(['--page', input, '--originals', ORIGINALS]);
+    // --out three levels down, so a climb of one, two or three levels would land in `dir`, where it shows.
+    const dir = await tempDir();
+    const out = path.join(dir, 'a', 'b', 'media');
+    await mkdir(path.join(dir, 'a'));
+    const written = path.join(dir, 'a', 'page.json');
+    const run = await runCli(['render', '--page', input, '--originals', ORIGINALS, '--out', out, '--write-page', written, '--json']);
     expect(run.code, run.stderr).toBe(0);
-    const urls = Object.fromEntries(run.report.results.map((r) => [path.basename(r.source), r.image.sizes.xl?.url]));
+    const urls = Object.fromEntries((JSON.parse(run.stdout) as Report).results.map((r) => [path.basename(r.source), r.image.sizes.xl?.url]));
     expect(urls['dune.jpg']).toBe('/media/dune.max-4800x4800.jpg'); // the URL's own '..' segments climb to the root: no folder is left
     expect(urls['storm.jpg']).toBe('/media/image/image/etc/storm.max-4800x4800.jpg'); // decoded '..' is a name, made safe
-    const written = (await readdir(run.dir, { recursive: true })).filter((name) => !name.startsWith('media'));
-    expect(written.sort()).toEqual(['page.json']);
-    await checkFiles(run.written, run.out);
+    const outside = (await readdir(dir, { recursive: true })).filter((name) => !name.startsWith(path.join('a', 'b', 'media')));
+    expect(outside.sort()).toEqual(['a', path.join('a', 'b'), path.join('a', 'page.json')]);
+    await checkFiles(written, out);
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parseSrcset, RENDITION_KEYS, renditionSizes } from '../../src/renditions/rules.js';
 import { renderOriginal, renderOriginals, renderSources, type RenderResult } from '../../src/renditions/render.js';
 import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
@@ -318,7 +318,17 @@ describe('incremental runs', () => {
     expect(await statuses({ quality: { jpeg: 60 } })).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
   });
 
+  it('records no stamp for a file changed within the last 2 s: it could change again without its times moving', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'in/a.jpg', photo(900, 600).jpeg());
+    const out = path.join(dir, 'out');
+    expect((await renderOriginal(source, { outDir: out })).status).toBe('rendered');
+    expect(JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries['a.jpg'].stamp).toBeUndefined();
+  });
+
   it('trusts the recorded hash only while the file’s stamp (size, times, inode) is the one recorded', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 10_000 }); // every file looks settled
+    onTestFinished(() => void vi.useRealTimers());
     const dir = await tempDir();
     const source = await writeImage(dir, 'in/a.jpg', photo(900, 600).jpeg());
     await utimes(source, 1_700_000_000, 1_700_000_000); // whole seconds, so the test can put it back exactly
@@ -346,6 +356,8 @@ describe('incremental runs', () => {
   });
 
   it('originals moved together with their output folder (a clone elsewhere) are up to date, and the manifest follows them', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 10_000 }); // every file looks settled
+    onTestFinished(() => void vi.useRealTimers());
     const dir = await tempDir();
     await writeImage(dir, 'project/originals/a.jpg', photo(900, 600).jpeg());
     await renderOriginals([path.join(dir, 'project/originals')], { outDir: path.join(dir, 'project/media') });
