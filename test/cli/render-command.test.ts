@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
-import { runCli } from './run-cli.js';
+import { runCli, runInTerminal } from './run-cli.js';
 
 async function twoOriginals() {
   const dir = await tempDir();
@@ -110,5 +110,16 @@ describe('content-api render', () => {
     const dryRun = await runCli(['render', inDir, '--out', path.join(dir, 'notes.txt'), '--dry-run']);
     expect(dryRun.stderr).toBe(`error: ${path.join(dir, 'notes.txt')}: output folder is not writable (a file is in the way, not a folder)\n`);
     expect(dryRun.code).toBe(2);
+  });
+
+  it('on a terminal, draws a progress line and erases it before the summary; never in a pipe', async () => {
+    const { inDir, out } = await twoOriginals();
+    const tty = await runInTerminal(['render', inDir, '--out', out]);
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toMatch(/\r\x1b\[2K\[#{12}-{12}\] 1\/2 \S+/);
+    expect(tty.stdout).toMatch(/\r\x1b\[2K\[#{24}\] 2\/2 \S+/);
+    expect(tty.stdout).toMatch(/\r\x1b\[2K2 rendered, 0 up to date in \d+\.\d s/); // the bar erased, then the summary
+    const piped = await runCli(['render', inDir, '--out', out, '--force']);
+    expect(piped.stderr).not.toMatch(/[\r\x1b]/);
   });
 });

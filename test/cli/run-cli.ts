@@ -42,3 +42,26 @@ export function startCli(args: string[], options: CliOptions = {}): { child: Chi
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).done;
 }
+
+/**
+ * Runs the binary on a real pseudo-terminal (util-linux `script`), not in CI mode: what a
+ * person at a terminal sees, stdout and stderr together, control sequences included.
+ */
+export function runInTerminal(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  // A wide terminal, so that progress labels are not cut.
+  const command = `stty cols 250 rows 50; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: '1', CI: '', FORCE_COLOR: undefined },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findImages } from '../../src/page/walk.js';
 import { loadContent } from '../../src/server/content.js';
 import { createContentServer } from '../../src/server/server.js';
-import { runCli } from '../cli/run-cli.js';
+import { runCli, runInTerminal } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { PAGES } from '../page/variants.js';
@@ -347,6 +347,16 @@ describe('content-api render --page', () => {
     expect(run.code).toBe(0);
     expect(run.report.results).toEqual([]);
     expect(run.report.warnings).toContain(`${path.join(dir, 'in.json')}: no Images in the page; nothing to render`);
+  });
+
+  it('on a terminal, a progress line counts the downloads, then the renders; the summary names the page and its Images', async () => {
+    const dir = await tempDir();
+    const tty = await runInTerminal(['render', '--page', '101', '--base-url', base, '--out', path.join(dir, 'media'), '--write-page', path.join(dir, 'page.json')]);
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toMatch(/\r\x1b\[2K\[#+-*\] \d\/6 download \/media\/\S+\.max-4800x4800\./);
+    expect(tty.stdout).toMatch(/\r\x1b\[2K\[#{24}\] 6\/6 http:\/\/127\.0\.0\.1:\d+\/media\/\S+\.max-4800x4800\./); // the renders, named by their source
+    expect(tty.stdout).toMatch(/\r\x1b\[2Kwarning: /);
+    expect(tty.stdout).toMatch(new RegExp(`http://127\\.0\\.0\\.1:\\d+/api/v2/pages/101/: 6 rendered, 0 up to date in [\\d.]+ s \\(output: .*media\\); page written to ${path.join(dir, 'page.json')} \\(\\d+ Image\\(s\\) updated\\)`));
   });
 
   it('--dry-run writes nothing and lists what it would write', async () => {
