@@ -277,8 +277,7 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
     // Hashed again (touched, moved, copied, or a manifest from before stamps): the same
     // content, so remember where it is now and its stamp, for the next run's fast path.
     if (stamp && (!sameStamp(previous.stamp, stamp) || previous.source !== source) && !options.dryRun) {
-      const { stamp: _old, ...rest } = previous;
-      await context.writer.set(plan.key, { ...rest, source, ...(settled && { stamp: settled }) });
+      await context.writer.set(plan.key, { ...previous, source, stamp: settled });
     }
     return result('skipped');
   }
@@ -290,7 +289,7 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
     throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, 'the file changed during the run; run again');
   }
   const written = await writeRenditions(context, original, input, info, format, files);
-  await context.writer.set(plan.key, { source, sha256, ...(settled && { stamp: settled }), settings: key, original: info.size, renditions: written });
+  await context.writer.set(plan.key, { source, sha256, stamp: settled, settings: key, original: info.size, renditions: written });
   // Earlier renderings of the same original (another naming, or another format and so
   // another key) leave files this one no longer writes: remove them.
   for (const [oldKey, entry] of Object.entries(context.entries)) {
