@@ -68,6 +68,11 @@ export interface RenderResult {
   format: OutputFormat;
   /** The rendition files, xs..xl, with paths under the output folder. */
   files: Record<RenditionKey, RenditionFile>;
+  /**
+   * Files an earlier rendering of this original wrote (in another format or naming) that
+   * this one does not: removed, or, `planned`, to be removed. Paths under the output folder.
+   */
+  removed: string[];
 }
 
 export interface RenderFailure {
@@ -249,15 +254,16 @@ function settingsKey(settings: Settings, format: OutputFormat): string {
 async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
   const { settings, options } = context;
   const { original, info, format, files } = plan;
+  const source = original.data ? original.source : path.resolve(original.source);
   const result = (status: RenderStatus): RenderResult => ({
     source: original.source,
     status,
     original: info.size,
     format,
     files,
+    removed: status === 'skipped' ? [] : staleFiles(context.entries, source, files),
     image: buildImageObject(info.size, files, { mediaUrl: settings.mediaUrl, altText: options.altText?.(original) }),
   });
-  const source = original.data ? original.source : path.resolve(original.source);
   const previous = context.entries[plan.key];
   const { stamp, settled } = original.data ? { stamp: undefined, settled: undefined } : await stampOf(original.source);
   // While a file's stamp is the one recorded when it was hashed, so is its hash: an
@@ -292,11 +298,22 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
   await context.writer.set(plan.key, { source, sha256, stamp: settled, settings: key, original: info.size, renditions: written });
   // Earlier renderings of the same original (another naming, or another format and so
   // another key) leave files this one no longer writes: remove them.
+  const rendered = result('rendered');
+  for (const old of rendered.removed) {
+    const file = path.resolve(context.realOut, old);
+    if (isInside(file, context.realOut) && file !== context.realOut) await rm(file, { force: true });
+  }
   for (const [oldKey, entry] of Object.entries(context.entries)) {
-    if (entry.source === source) await removeStale(context, entry, written);
     if (entry.source === source && oldKey !== plan.key) await context.writer.delete(oldKey);
   }
-  return result('rendered');
+  return rendered;
+}
+
+/** The files the manifest's renderings of `source` wrote that `files` does not include. */
+function staleFiles(entries: Record<string, ManifestEntry>, source: string, files: Record<RenditionKey, RenditionFile>): string[] {
+  const kept = new Set(Object.values(files).map((file) => file.path));
+  const earlier = Object.values(entries).filter((entry) => entry.source === source).flatMap((entry) => Object.values(entry.renditions).map((file) => file.path));
+  return [...new Set(earlier)].filter((file) => !kept.has(file)).sort();
 }
 
 const isFile = (file: string) => stat(file).then((info) => info.isFile(), () => false);
@@ -388,13 +405,4 @@ function ensureDir(context: Context, dir: string): Promise<void> {
     context.dirs.set(dir, ready);
   }
   return ready;
-}
-
-/** Removes the files of an earlier rendering that `written` does not include. */
-async function removeStale(context: Context, previous: ManifestEntry, written: ManifestEntry['renditions']): Promise<void> {
-  const keep = new Set(Object.values(written).map((file) => file.path));
-  for (const { path: old } of Object.values(previous.renditions)) {
-    const file = path.resolve(context.realOut, old);
-    if (!keep.has(old) && isInside(file, context.realOut) && file !== context.realOut) await rm(file, { force: true });
-  }
 }

@@ -39,6 +39,14 @@ describe('content-api render', () => {
     expect(lines).toContain(`would write\t${path.join(out, 'wide.max-4800x4800.jpg')}\t1000x500`);
     expect(result.stderr).toMatch(/2 would be rendered, 0 up to date/);
     await expect(stat(out)).rejects.toThrow();
+
+    // After a real run, a change of naming would write new files and remove the old ones.
+    await runCli(['render', inDir, '--out', out]);
+    const renamed = await runCli(['render', inDir, '--out', out, '--dry-run', '--naming', 'underscore']);
+    expect(renamed.stdout).toContain(`would write\t${path.join(out, 'wide_300x300.jpg')}\t300x150`);
+    expect(renamed.stdout).toContain(`would remove\t${path.join(out, 'wide.max-300x300.jpg')}\tno longer written`);
+    expect(renamed.stdout.split('\n').filter((line) => line.startsWith('would remove'))).toHaveLength(10);
+    expect(await stat(path.join(out, 'wide.max-300x300.jpg'))).toBeTruthy();
   });
 
   it('--json prints one document on stdout; a rerun skips, --force renders again', async () => {

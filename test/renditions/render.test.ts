@@ -159,7 +159,13 @@ describe('naming', () => {
     const source = await writeImage(dir, 'a.png', photo(400, 300));
     const out = path.join(dir, 'out');
     await renderOriginal(source, { outDir: out });
-    await renderOriginal(source, { outDir: out, format: 'webp' });
+    const pngs = ['a.max-1200x1200.png', 'a.max-2400x2400.png', 'a.max-300x300.png', 'a.max-4800x4800.png', 'a.max-600x600.png'];
+    const planned = await renderOriginal(source, { outDir: out, format: 'webp', dryRun: true });
+    expect(planned.removed).toEqual(pngs); // said before, and nothing removed yet
+    expect((await readdir(out)).filter((f) => f.endsWith('.png')).sort()).toEqual(pngs);
+    const converted = await renderOriginal(source, { outDir: out, format: 'webp' });
+    expect(converted.removed).toEqual(pngs);
+    expect((await renderOriginal(source, { outDir: out, format: 'webp' })).removed).toEqual([]);
     expect((await readdir(out)).filter((f) => !f.startsWith('.')).sort()).toEqual(
       ['a.max-1200x1200.webp', 'a.max-2400x2400.webp', 'a.max-300x300.webp', 'a.max-4800x4800.webp', 'a.max-600x600.webp'],
     );

@@ -93,8 +93,9 @@ async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promise<{ rep
   }
 }
 
-function resultJson({ source, status, format, image, files }: RenderResult, options: { outDir: string }) {
-  return { source, status, format, image, files: RENDITION_KEYS.map((key) => path.join(options.outDir, files[key].path)) };
+function resultJson({ source, status, format, image, files, removed }: RenderResult, options: { outDir: string }) {
+  const inOut = (file: string) => path.join(options.outDir, file);
+  return { source, status, format, image, files: RENDITION_KEYS.map((key) => inOut(files[key].path)), removed: removed.map(inOut) };
 }
 
 function printDryRun(results: RenderResult[], options: { outDir: string }): void {
@@ -104,6 +105,7 @@ function printDryRun(results: RenderResult[], options: { outDir: string }): void
       const file = result.files[key];
       printData(`${verb}\t${path.join(options.outDir, file.path)}\t${file.width}x${file.height}`);
     }
+    for (const file of result.removed) printData(`would remove\t${path.join(options.outDir, file)}\tno longer written`);
   }
 }
 
