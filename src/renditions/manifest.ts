@@ -24,7 +24,10 @@ const renditionRecord = z.object({ path: z.string().min(1), ...pixelSize, bytes:
 const fileStamp = z.object({ size: z.number().int().nonnegative(), mtimeMs: z.number(), ctimeMs: z.number(), ino: z.number() });
 
 const entrySchema = z.object({
-  /** The original's absolute path. */
+  /**
+   * The original: in memory its absolute path (or the URL of a downloaded rendition); in
+   * the file, a path relative to the output folder, so the folder can move with its originals.
+   */
   source: z.string(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   /** The original file's stamp when hashed (absent for bytes downloaded, and in older manifests). */
@@ -49,7 +52,7 @@ type Entries = Record<string, ManifestEntry>;
 
 /** Reads the manifest; a missing one is empty, an unreadable one is reported and ignored. */
 export async function readManifest(outDir: string): Promise<{ entries: Entries; warning?: string }> {
-  const file = path.join(outDir, MANIFEST_FILE);
+  const file = path.join(path.resolve(outDir), MANIFEST_FILE);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -58,11 +61,19 @@ export async function readManifest(outDir: string): Promise<{ entries: Entries; 
     throw new ManifestError(file, `cannot read (${(error as Error).message})`, { cause: error });
   }
   try {
-    return { entries: manifestSchema.parse(JSON.parse(text)).entries };
+    const { entries } = manifestSchema.parse(JSON.parse(text));
+    for (const entry of Object.values(entries)) entry.source = fromStored(path.dirname(file), entry.source);
+    return { entries };
   } catch {
     return { entries: {}, warning: `${file}: not a valid manifest; every original will be rendered again` };
   }
 }
+
+/** A URL (a downloaded rendition) is kept as it is; an absolute path becomes one relative to the output folder. */
+const isUrl = (source: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(source);
+const toStored = (outDir: string, source: string) => (isUrl(source) || !path.isAbsolute(source) ? source : path.relative(outDir, source));
+/** The other way; an absolute path (manifests written before relative paths) is kept. */
+const fromStored = (outDir: string, source: string) => (isUrl(source) || path.isAbsolute(source) ? source : path.resolve(outDir, source));
 
 /** True when every file the entry records is still there with its recorded byte size. */
 export async function isIntact(outDir: string, entry: ManifestEntry): Promise<boolean> {
@@ -119,7 +130,12 @@ export class ManifestWriter {
           if (entry) entries[key] = entry;
           else delete entries[key];
         }
-        const sorted = Object.fromEntries(Object.entries(entries).sort(([a], [b]) => a.localeCompare(b)));
+        const dir = path.dirname(this.#file);
+        const sorted = Object.fromEntries(
+          Object.entries(entries)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([key, entry]) => [key, { ...entry, source: toStored(dir, entry.source) }]),
+        );
         await writeFileAtomic(this.#file, `${JSON.stringify({ version: MANIFEST_VERSION, entries: sorted }, null, 2)}\n`);
       });
     } catch (error) {

@@ -361,18 +361,32 @@ describe('incremental runs', () => {
     expect(again.stamp.ctimeMs).toBe((await stat(source)).ctimeMs);
   });
 
-  it('originals moved together with their output folder (a clone elsewhere) are up to date, and the manifest follows them', async () => {
+  it('originals moved together with their output folder (a clone elsewhere) are up to date: the manifest names them relative to it', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 10_000 }); // every file looks settled
     onTestFinished(() => void vi.useRealTimers());
+    const { rename } = await import('node:fs/promises');
     const dir = await tempDir();
     await writeImage(dir, 'project/originals/a.jpg', photo(900, 600).jpeg());
     await renderOriginals([path.join(dir, 'project/originals')], { outDir: path.join(dir, 'project/media') });
-    await (await import('node:fs/promises')).rename(path.join(dir, 'project'), path.join(dir, 'moved'));
+    const manifestIn = (folder: string) => path.join(dir, folder, 'media', MANIFEST_FILE);
+    const stored = JSON.parse(await readFile(manifestIn('project'), 'utf8'));
+    expect(stored.entries['a.jpg'].source).toBe(path.join('..', 'originals', 'a.jpg'));
+
+    // A manifest from before relative paths names the old absolute path: after a move it is hashed once, and recorded relative.
+    stored.entries['a.jpg'].source = path.join(dir, 'project/originals/a.jpg');
+    await writeFile(manifestIn('project'), JSON.stringify(stored));
+    await rename(path.join(dir, 'project'), path.join(dir, 'moved'));
     const moved = await renderOriginals([path.join(dir, 'moved/originals')], { outDir: path.join(dir, 'moved/media') });
     expect(moved.results.map((r) => r.status)).toEqual(['skipped']);
-    const entry = JSON.parse(await readFile(path.join(dir, 'moved/media', MANIFEST_FILE), 'utf8')).entries['a.jpg'];
-    expect(entry.source).toBe(path.join(dir, 'moved/originals/a.jpg'));
-    expect(entry.stamp.ino).toBe((await stat(entry.source)).ino);
+    const again = JSON.parse(await readFile(manifestIn('moved'), 'utf8'));
+    expect(again.entries['a.jpg'].source).toBe(path.join('..', 'originals', 'a.jpg'));
+
+    // Moved once more: the relative path still names it and its stamp holds, so it is not even read (a wrong hash goes unseen).
+    again.entries['a.jpg'].sha256 = '0'.repeat(64);
+    await writeFile(manifestIn('moved'), JSON.stringify(again));
+    await rename(path.join(dir, 'moved'), path.join(dir, 'cloned'));
+    const cloned = await renderOriginals([path.join(dir, 'cloned/originals')], { outDir: path.join(dir, 'cloned/media') });
+    expect(cloned.results.map((r) => r.status)).toEqual(['skipped']);
   });
 
   it('plans without writing on a dry run', async () => {
