@@ -2,6 +2,7 @@
  * The read-only Content API over the sample content folder: a real server on port 0, real
  * HTTP over loopback.
  */
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { cp, stat, symlink, writeFile } from 'node:fs/promises';
 import { get, type IncomingMessage } from 'node:http';
@@ -146,7 +147,11 @@ describe('serve, inspect and check together', () => {
   });
 
   it('SIGTERM lets a response under way finish, then exits 0', async () => {
-    const { child, done } = startCli(['serve', '--content', CONTENT, '--port', '0', '--quiet']);
+    // A body far larger than loopback's socket buffers (up to 32 MiB here), so it cannot all be sent before we read.
+    const dir = await tempDir();
+    await cp(CONTENT, path.join(dir, 'content'), { recursive: true });
+    await writeFile(path.join(dir, 'content/media/large.png'), randomBytes(96 * 1024 * 1024));
+    const { child, done } = startCli(['serve', '--content', path.join(dir, 'content'), '--port', '0', '--quiet']);
     let stderr = '';
     const port = await new Promise<number>((resolve) => {
       child.stderr!.on('data', (chunk: Buffer) => {
@@ -155,8 +160,8 @@ describe('serve, inspect and check together', () => {
         if (match) resolve(Number(match[1]));
       });
     });
-    const file = 'marigold.max-2400x2400.png';
-    const expected = (await stat(path.join(CONTENT, 'media', file))).size;
+    const file = 'large.png'; // served by its extension; the bytes are not looked at
+    const expected = (await stat(path.join(dir, 'content/media', file))).size;
     const response = await new Promise<IncomingMessage>((resolve) => get(`http://127.0.0.1:${port}/media/${file}`, resolve));
     response.pause(); // a slow reader: the server cannot finish before we read
     child.kill('SIGTERM');
