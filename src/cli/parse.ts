@@ -14,12 +14,16 @@ export function integerIn(flag: string, min: number, max = Number.MAX_SAFE_INTEG
   };
 }
 
+/** `value` as an absolute http(s) URL, or null. */
+function httpUrlOf(value: string): URL | null {
+  const url = URL.canParse(value) ? new URL(value) : null;
+  return url && (url.protocol === 'http:' || url.protocol === 'https:') ? url : null;
+}
+
 /** An absolute http(s) URL. */
 export function httpUrl(flag: string) {
   return (value: string): string => {
-    if (!/^https?:\/\//i.test(value) || !URL.canParse(value)) {
-      throw new InvalidArgumentError(`Expected an absolute http(s) URL such as https://gallery.example.org for ${flag} but got '${value}'.`);
-    }
+    if (!httpUrlOf(value)) throw new InvalidArgumentError(`Expected an absolute http(s) URL such as https://gallery.example.org for ${flag} but got '${value}'.`);
     return value;
   };
 }
@@ -28,15 +32,8 @@ export function httpUrl(flag: string) {
 export function originsFor(flag: string) {
   return (value: string, previous: string[] = []): string[] => {
     const origins = value.split(',').filter((part) => part.trim() !== '').map((part) => {
-      let url: URL | undefined;
-      try {
-        url = new URL(part.trim());
-      } catch {
-        url = undefined;
-      }
-      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-        throw new InvalidArgumentError(`Expected an http(s) origin such as https://cdn.example.org for ${flag} but got '${part}'.`);
-      }
+      const url = httpUrlOf(part.trim());
+      if (!url) throw new InvalidArgumentError(`Expected an http(s) origin such as https://cdn.example.org for ${flag} but got '${part}'.`);
       return url.origin;
     });
     return [...previous, ...origins];

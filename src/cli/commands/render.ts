@@ -30,7 +30,7 @@ export async function runRender(inputs: string[], options: RenderCommandOptions)
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
   const { report, seconds } = await withProgress(({ onDownload, ...hooks }) => renderOriginals(inputs, { ...renderOptions, altText: altText?.lookup, ...hooks }));
   // Failed originals had no Image object to ask for their alt text; their keys are not typos.
-  for (const failure of report.failures) altText?.lookup({ source: failure.source, stem: '' });
+  for (const failure of report.failures) altText?.lookup(failure);
   if (altText) report.warnings.push(...altText.unused().map((key) => `--alt-text ${altTextFile}: '${key}' names no original of this run`));
   if (json) printData(JSON.stringify({ results: report.results.map((result) => resultJson(result, options)), failures: report.failures, warnings: report.warnings }, null, 2));
   else if (options.dryRun) printDryRun(report.results, options);
@@ -130,7 +130,7 @@ function summary(report: Pick<RenderReport, 'results' | 'failures'>, seconds: nu
  * or by file name (`a.jpg`), and whose values are their alt text. `unused` lists the keys
  * no original asked for (a typo, or a file that is not there).
  */
-async function loadAltText(file: string): Promise<{ lookup: (original: Original) => string | undefined; unused: () => string[] }> {
+async function loadAltText(file: string): Promise<{ lookup: (original: Pick<Original, 'source'>) => string | undefined; unused: () => string[] }> {
   let map: unknown;
   try {
     map = JSON.parse(await readFile(file, 'utf8'));
@@ -142,7 +142,7 @@ async function loadAltText(file: string): Promise<{ lookup: (original: Original)
   }
   const texts = new Map(Object.entries(map as Record<string, string>));
   const used = new Set<string>();
-  const lookup = (original: Original) => {
+  const lookup = (original: Pick<Original, 'source'>) => {
     const key = [original.source, path.normalize(original.source), path.basename(original.source)].find((candidate) => texts.has(candidate));
     if (key === undefined) return undefined;
     used.add(key);
