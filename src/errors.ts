@@ -70,3 +70,15 @@ export function oneLine(error: unknown): string {
 export function escapedMessage(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).replace(/[\u0000-\u001f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }
+
+/**
+ * A store of media (a bucket, or a folder through the storage boundary) cannot be used: no
+ * credentials, access denied, no such bucket, endpoint unreachable, throttled after retries.
+ * Before any work it is exit code 2; for one object, that object fails alone.
+ */
+export class StorageError extends ContentApiError {
+  override name = 'StorageError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CONTENT_API_STORAGE', message, options);
+  }
+}

@@ -18,6 +18,12 @@ Exit codes:
   1  the command ran, but some items failed or problems were found
   2  the command could not run (bad flags, unwritable output folder, ...)`;
 
+const S3_GROUP = 'S3 (s3:// locations; credentials, region and endpoint as every AWS tool reads them):';
+const S3_PATH_STYLE = 'address buckets as https://host/bucket/ (S3-compatible services; always on for IP addresses and localhost)';
+const s3EndpointOption = () =>
+  new Option('--s3-endpoint <url>', 'an S3-compatible service (default: AWS, or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)').argParser(httpUrl('--s3-endpoint'));
+const s3Options = (flags: Record<string, unknown>) => ({ endpoint: flags.s3Endpoint as string | undefined, pathStyle: Boolean(flags.s3PathStyle) });
+
 /** `writePage` -> `--write-page`; `download` -> `--no-download`. */
 const flagName = (name: string) => (name === 'download' ? '--no-download' : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
 
@@ -51,8 +57,8 @@ ${EXIT_CODES}`,
         'name in --originals or else from the largest rendition the page names, and with --write-page write ' +
         "the page with each Image's sizes and srcset brought in line, nothing else changed.",
     )
-    .argument('[inputs...]', 'original image files and folders of them')
-    .option('-o, --out <dir>', 'output folder; folder structure below the inputs is kept', 'media')
+    .argument('[inputs...]', 'original image files and folders of them, or s3://bucket/prefix/')
+    .option('-o, --out <dir>', 'output folder or s3://bucket/prefix/; folder structure below the inputs is kept', 'media')
     .option('--media-url <prefix>', 'URL prefix of the output folder in Image objects', DEFAULT_MEDIA_URL)
     .addOption(new Option('--naming <style>', 'file names: max = <name>.max-<n>x<n>.<ext>, underscore = <name>_<n>x<n>.<ext>').choices(NAMING_STYLES).default('max'))
     .addOption(new Option('--format <format>', 'convert every original to this format (default: keep web formats)').choices(FORCEABLE_FORMATS))
@@ -68,7 +74,7 @@ ${EXIT_CODES}`,
     .option('--json', 'print one JSON document with every result and failure on stdout')
     .optionsGroup('Re-rendering a page\'s images (--page):')
     .option('--page <id|file|->', 'render every image of a page instead: a page id (from --base-url), a page endpoint URL, a JSON file, or - for standard input')
-    .option('--originals <dir>', 'originals for --page, matched by name to the images\' rendition files (<name>.max-<n>x<n>.<ext>)')
+    .option('--originals <dir>', 'originals for --page (a folder or s3://bucket/prefix/), matched by name to the images\' rendition files (<name>.max-<n>x<n>.<ext>)')
     .addOption(new Option('--base-url <url>', 'the API base URL: fetches a page id, and resolves /media/... URLs for downloads').env('CONTENT_API_BASE_URL'))
     .option('--no-download', 'never download an image\'s largest rendition when no original matches it; such images fail')
     .option('--download-from <origin>', 'also download renditions from this origin (repeatable; default: only the --base-url origin)', originsFor('--download-from'))
@@ -76,6 +82,9 @@ ${EXIT_CODES}`,
     .option('--timeout <ms>', 'HTTP timeout for the page and downloads', integerIn('--timeout', 1), 10_000)
     .option('--retries <n>', 'HTTP retries for connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
     .option('--max-bytes <n>', 'largest HTTP response accepted (the page, each download)', integerIn('--max-bytes', 1), 64 * 1024 * 1024)
+    .optionsGroup(S3_GROUP)
+    .addOption(s3EndpointOption())
+    .option('--s3-path-style', S3_PATH_STYLE)
     .addHelpText(
       'after',
       `
@@ -86,6 +95,7 @@ Examples:
   $ content-api render --page 101 --base-url http://127.0.0.1:8000 --originals samples/originals --out media --write-page page-101.json
   $ content-api render --page page.json --base-url https://gallery.example.org --out media --write-page page.json
   $ content-api render --page 101 --base-url https://gallery.example.org --download-from https://cdn.example.org --out media
+  $ content-api render s3://gallery-originals/2026/ --out s3://gallery-media/media/ --media-url https://cdn.example.org/media/
 ${EXIT_CODES}`,
     )
     .action(async (inputs: string[], flags: Record<string, unknown>, command: Command) => {
@@ -101,6 +111,7 @@ ${EXIT_CODES}`,
         force: Boolean(flags.force),
         dryRun: Boolean(flags.dryRun),
         json: Boolean(flags.json),
+        s3: s3Options(flags),
       };
       const { runRender, runRenderPage } = await import('./commands/render.js');
       if (flags.page === undefined) {

@@ -68,7 +68,7 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
   });
 
   const baseUrl = options.baseUrl ?? page.baseUrl;
-  const { resolved, unresolved } = await resolveSources(groups, { ...options, baseUrl });
+  const { resolved, unresolved, stores } = await resolveSources(groups, { ...options, baseUrl });
   for (const { group, source, reason } of unresolved) {
     const error = `${describe(group)}: ${source === group.stem ? '' : `${source}: `}${reason}`;
     failures.push({ source, paths: groupPaths(group), origin: null, code: 'CONTENT_API_NO_SOURCE', error });
@@ -78,7 +78,7 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
   const rendered = await renderSources(
     resolved.map((entry) => entry.original),
     { ...options, altText: (original) => altTextOf(bySource.get(original.source)!.group) },
-  );
+  ).finally(() => Promise.all(stores.map((store) => store.close())));
   warnings.push(...rendered.warnings);
   const results: PageRenderResult[] = [];
   const edits: ValueEdit[] = [];

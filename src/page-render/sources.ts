@@ -12,7 +12,9 @@ import type { Dispatcher } from 'undici';
 import { InvalidArgumentError, oneLine } from '../errors.js';
 import { createDispatcher, fetchBytes, type HttpOptions } from '../client/http.js';
 import { discoverOriginals, type Original } from '../renditions/discover.js';
-import { readManifest } from '../renditions/manifest.js';
+import { openManifest } from '../renditions/manifest.js';
+import { isS3Url, openStore, parseS3Url, type S3Options } from '../storage/location.js';
+import type { MediaStore } from '../storage/store.js';
 import type { ImageGroup } from './images.js';
 
 export type SourceKind = 'original' | 'rendition';
@@ -34,8 +36,10 @@ export interface UnresolvedGroup {
 }
 
 export interface ResolveOptions extends HttpOptions {
-  /** A folder of originals, searched recursively. */
+  /** A folder of originals, or `s3://bucket/prefix/`, searched recursively. */
   originals?: string | undefined;
+  /** How to reach S3 for `s3://` locations. */
+  s3?: S3Options | undefined;
   /** Base of root-relative rendition URLs, for downloads; its origin is one downloads may come from. */
   baseUrl?: string | undefined;
   /** Download the largest rendition when no original is found (default true). */
@@ -53,12 +57,15 @@ export interface ResolveOptions extends HttpOptions {
 export interface Resolution {
   resolved: ResolvedGroup[];
   unresolved: UnresolvedGroup[];
+  /** The buckets originals were found in: close them once rendered. */
+  stores: MediaStore[];
 }
 
 export async function resolveSources(groups: ImageGroup[], options: ResolveOptions): Promise<Resolution> {
-  const index = options.originals ? await indexOriginals(options.originals, options.outDir) : null;
-  const rendered = await renderedFrom(options.outDir);
-  const resolution: Resolution = { resolved: [], unresolved: [] };
+  const resolution: Resolution = { resolved: [], unresolved: [], stores: [] };
+  const objects: Objects = new Map();
+  const index = options.originals ? await indexOriginals(options.originals, options, objects, resolution.stores) : null;
+  const rendered = await renderedFrom(options, objects, resolution.stores);
   const byFile = new Map<string, ResolvedGroup>();
   const toDownload: ImageGroup[] = [];
   // Where the page shows one stem in several formats (lake.max-*.jpg and lake.max-*.png),
@@ -75,7 +82,11 @@ export async function resolveSources(groups: ImageGroup[], options: ResolveOptio
       // Two stems may find one original (by name, from different folders): render it once.
       const earlier = byFile.get(match.source);
       if (earlier) earlier.merged.push(group);
-      else byFile.set(match.source, { group, merged: [], kind: 'original', original: { source: match.source, stem: group.stem } });
+      else {
+        const object = objects.get(match.source);
+        const original = { source: match.source, stem: group.stem, ...(object && { object }) };
+        byFile.set(match.source, { group, merged: [], kind: 'original', original });
+      }
     } else {
       toDownload.push(group);
     }
@@ -164,20 +175,34 @@ function pick(sources: string[] | undefined, ext: string, strict: boolean): Matc
   return sameExt.length === 1 ? { source: sameExt[0]! } : { ambiguous: candidates };
 }
 
+/** Originals in buckets, by their `s3://` URL. */
+type Objects = Map<string, NonNullable<Original['object']>>;
+
 /**
  * The originals the output folder's manifest says earlier runs rendered, by stem, where the
- * file is still there (not renditions of a download, whose source is a URL): the one whose
- * renditions have the extension the page names, or the only one.
+ * file or object is still there (not renditions of a download, whose source is an http URL):
+ * the one whose renditions have the extension the page names, or the only one.
  */
-async function renderedFrom(outDir: string): Promise<{ find(stem: string, ext: string, strict: boolean): Match | null }> {
-  const { entries } = await readManifest(path.resolve(outDir)).catch(() => ({ entries: {} }));
+async function renderedFrom(options: ResolveOptions, objects: Objects, stores: MediaStore[]): Promise<{ find(stem: string, ext: string, strict: boolean): Match | null }> {
+  const out = await openStore(options.outDir, options.s3);
+  const entries = await openManifest(out).then((manifest) => manifest.all()).catch(() => ({})).finally(() => out.close());
+  const buckets = new Map<string, MediaStore>();
   const byStem = new Map<string, Array<{ ext: string; source: string }>>();
   for (const [key, entry] of Object.entries(entries)) {
-    if (!path.isAbsolute(entry.source) || !(await isFile(entry.source))) continue;
+    if (isS3Url(entry.source)) {
+      const { bucket, prefix } = parseS3Url(entry.source.slice(0, entry.source.lastIndexOf('/') + 1));
+      let store = buckets.get(bucket);
+      if (!store) buckets.set(bucket, (store = await openStore(`s3://${bucket}/`, options.s3)));
+      const name = prefix + entry.source.slice(entry.source.lastIndexOf('/') + 1);
+      const found = await store.stat(name).catch(() => null);
+      if (!found) continue;
+      objects.set(entry.source, { store, key: name, stamp: found.stamp });
+    } else if (!path.isAbsolute(entry.source) || !(await isFile(entry.source))) continue;
     const ext = path.posix.extname(key);
     const stem = key.slice(0, key.length - ext.length);
     byStem.set(stem, [...(byStem.get(stem) ?? []), { ext: ext.slice(1), source: entry.source }]);
   }
+  stores.push(...buckets.values());
   return {
     find(stem, ext, strict) {
       const earlier = byStem.get(stem) ?? [];
@@ -189,14 +214,23 @@ async function renderedFrom(outDir: string): Promise<{ find(stem: string, ext: s
 
 const isFile = (file: string) => stat(file).then((info) => info.isFile(), () => false);
 
-/** The originals of a folder, found by stem (`landscapes/storm`) or, failing that, by name (`storm`). */
-async function indexOriginals(folder: string, outDir: string): Promise<{ find(stem: string, ext: string, strict: boolean): Match | null }> {
-  const info = await stat(folder).catch(() => null);
-  if (!info?.isDirectory()) throw new InvalidArgumentError(`--originals ${folder}: ${info ? 'is a file, not a folder' : 'no such folder'}`);
-  const { originals } = await discoverOriginals([folder], outDir);
+/** The originals of a folder or bucket prefix, found by stem (`landscapes/storm`) or, failing that, by name (`storm`). */
+async function indexOriginals(
+  folder: string,
+  options: ResolveOptions,
+  objects: Objects,
+  stores: MediaStore[],
+): Promise<{ find(stem: string, ext: string, strict: boolean): Match | null }> {
+  if (!isS3Url(folder)) {
+    const info = await stat(folder).catch(() => null);
+    if (!info?.isDirectory()) throw new InvalidArgumentError(`--originals ${folder}: ${info ? 'is a file, not a folder' : 'no such folder'}`);
+  }
+  const discovered = await discoverOriginals([folder], isS3Url(options.outDir) ? options.outDir : path.resolve(options.outDir), options.s3);
+  stores.push(...discovered.stores);
   const byStem = new Map<string, string[]>();
   const byName = new Map<string, string[]>();
-  for (const original of originals) {
+  for (const original of discovered.originals) {
+    if (original.object) objects.set(original.source, original.object);
     for (const [map, key] of [[byStem, original.stem], [byName, path.posix.basename(original.stem)]] as const) {
       map.set(key, [...(map.get(key) ?? []), original.source]);
     }

@@ -5,7 +5,12 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError, SourceError } from '../errors.js';
+import { isInside } from '../fs/paths.js';
+import { isS3Url, openStore, type S3Options } from '../storage/location.js';
+import type { MediaStore, Stamp } from '../storage/store.js';
 import { safeName } from './rules.js';
+
+export { isInside };
 
 /** Extensions picked up when a folder is recursed; a file named explicitly is always tried. */
 export const IMAGE_EXTENSIONS = new Set([
@@ -19,6 +24,8 @@ export interface Original {
   stem: string;
   /** The original's bytes, when it is not a file here (a rendition downloaded by `render --page`). */
   data?: Buffer;
+  /** The original, when it is an object in a bucket (`source` is then its `s3://` URL), as listed. */
+  object?: { store: MediaStore; key: string; stamp: Stamp };
 }
 
 export interface Discovery {
@@ -26,6 +33,8 @@ export interface Discovery {
   failures: SourceError[];
   /** Folders that held no image to render. */
   warnings: string[];
+  /** The buckets the originals are in, to close when the run is over. */
+  stores: MediaStore[];
 }
 
 /**
@@ -35,16 +44,35 @@ export interface Discovery {
  * (directly and in a folder, or in two inputs) is listed once, where it is first found.
  * Throws `InvalidArgumentError` for a folder inside the output folder.
  */
-export async function discoverOriginals(inputs: string[], outDir: string): Promise<Discovery> {
-  const discovery: Discovery = { originals: [], failures: [], warnings: [] };
-  const outAbsolute = path.resolve(outDir);
+export async function discoverOriginals(inputs: string[], outDir: string, s3: S3Options = {}): Promise<Discovery> {
+  const discovery: Discovery = { originals: [], failures: [], warnings: [], stores: [] };
+  const outAbsolute = isS3Url(outDir) ? null : path.resolve(outDir);
   const seen = new Set<string>();
-  const add = (source: string, stem: string) => {
-    if (seen.has(path.resolve(source))) return;
-    seen.add(path.resolve(source));
-    discovery.originals.push({ source, stem });
+  const add = (source: string, stem: string, object?: Original['object']) => {
+    const id = object ? source : path.resolve(source);
+    if (seen.has(id)) return;
+    seen.add(id);
+    discovery.originals.push({ source, stem, ...(object && { object }) });
   };
   for (const input of inputs) {
+    if (isS3Url(input)) {
+      const store = await openStore(input, s3);
+      discovery.stores.push(store);
+      if (isS3Url(outDir) && store.location.startsWith(parsedPrefix(outDir))) {
+        throw new InvalidArgumentError(`${input}: is inside the output folder ${outDir}, whose files are never taken as originals; keep originals elsewhere`);
+      }
+      await store.open({ write: false, create: false });
+      let found = 0;
+      for await (const object of store.list()) {
+        const parts = object.key.split('/');
+        if (isS3Url(outDir) && store.describe(object.key).startsWith(parsedPrefix(outDir))) continue;
+        if (parts.some((part) => part.startsWith('.')) || !IMAGE_EXTENSIONS.has(path.posix.extname(object.key).toLowerCase())) continue;
+        found++;
+        add(store.describe(object.key), stemFor(...parts), { store, key: object.key, stamp: object.stamp });
+      }
+      if (found === 0) discovery.warnings.push(`${input}: no images found (objects ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
+      continue;
+    }
     const info = await stat(input).catch((error: NodeJS.ErrnoException) => error);
     if (info instanceof Error) {
       const reason = info.code === 'ENOENT' ? 'no such file or folder' : `cannot read (${info.code ?? info.message})`;
@@ -55,7 +83,7 @@ export async function discoverOriginals(inputs: string[], outDir: string): Promi
       add(input, stemFor(path.basename(input)));
       continue;
     }
-    if (isInside(path.resolve(input), outAbsolute)) {
+    if (outAbsolute && isInside(path.resolve(input), outAbsolute)) {
       throw new InvalidArgumentError(`${input}: is inside the output folder ${outDir}, whose files are never taken as originals; keep originals elsewhere`);
     }
     let found = 0;
@@ -63,7 +91,7 @@ export async function discoverOriginals(inputs: string[], outDir: string): Promi
       const source = path.join(input, name);
       const parts = name.split(path.sep);
       if (parts.some((part) => part.startsWith('.'))) continue;
-      if (isInside(path.resolve(source), outAbsolute)) continue;
+      if (outAbsolute && isInside(path.resolve(source), outAbsolute)) continue;
       if (!IMAGE_EXTENSIONS.has(path.extname(name).toLowerCase())) continue;
       if (!(await stat(source).catch(() => null))?.isFile()) continue;
       found++;
@@ -74,6 +102,9 @@ export async function discoverOriginals(inputs: string[], outDir: string): Promi
   return discovery;
 }
 
+/** `s3://bucket/a` -> `s3://bucket/a/`: the form a store's location takes. */
+const parsedPrefix = (url: string) => (url.endsWith('/') ? url : `${url}/`);
+
 /** `stemFor('Old Works', 'Évening Light.JPG')` is `old-works/evening-light`. */
 export function stemFor(...segments: string[]): string {
   const file = segments.at(-1) ?? '';
@@ -81,8 +112,3 @@ export function stemFor(...segments: string[]): string {
   return [...folders, safeName(path.parse(file).name)].join('/');
 }
 
-/** True when `child` is `parent` or below it (both absolute). */
-export function isInside(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}

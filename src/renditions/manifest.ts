@@ -2,16 +2,21 @@
  * The manifest in the output folder: for each original, its content hash, the settings it
  * was rendered with and the files written, so an unchanged original is skipped next time.
  *
- * It is one JSON file, always replaced atomically. Each run reads it once, then merges its
- * own changes into the current file under a lock, so two runs into one folder at once
- * neither corrupt it nor lose each other's entries.
+ * In a local folder it is one JSON file, always replaced atomically. Each run reads it once,
+ * then merges its own changes into the current file under a lock, so two runs into one
+ * folder at once neither corrupt it nor lose each other's entries. In a bucket, where there
+ * is no lock, it is one small object per original (`.content-api-manifest/<key>.json`), so
+ * machines rendering into one prefix at once never overwrite each other's records.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import pLimit from 'p-limit';
 import { z } from 'zod';
 import { ManifestError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { withLock } from '../fs/lock.js';
+import { LocalStore } from '../storage/local.js';
+import type { MediaStore } from '../storage/store.js';
 import { RENDITION_KEYS } from './rules.js';
 
 export const MANIFEST_FILE = '.content-api-manifest.json';
@@ -20,8 +25,14 @@ const MANIFEST_VERSION = 1;
 const pixelSize = { width: z.number().int().positive(), height: z.number().int().positive() };
 const renditionRecord = z.object({ path: z.string().min(1), ...pixelSize, bytes: z.number().int().nonnegative() });
 
-/** What `stat` said of the original when it was hashed: while all of it holds, the hash does. */
-const fileStamp = z.object({ size: z.number().int().nonnegative(), mtimeMs: z.number(), ctimeMs: z.number(), ino: z.number() });
+/**
+ * What `stat` (a file) or the bucket listing (an object) said of the original when it was
+ * hashed: while all of it holds, the hash does.
+ */
+const stampSchema = z.union([
+  z.object({ size: z.number().int().nonnegative(), mtimeMs: z.number(), ctimeMs: z.number(), ino: z.number() }).strict(),
+  z.object({ size: z.number().int().nonnegative(), etag: z.string().min(1), lastModifiedMs: z.number() }).strict(),
+]);
 
 const entrySchema = z.object({
   /**
@@ -31,7 +42,7 @@ const entrySchema = z.object({
   source: z.string(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   /** The original file's stamp when hashed (absent for bytes downloaded, and in older manifests). */
-  stamp: fileStamp.optional(),
+  stamp: stampSchema.optional(),
   /** Everything that changes the files' bytes; see `settingsKey`. */
   settings: z.string(),
   original: z.object(pixelSize),
@@ -47,7 +58,6 @@ const manifestSchema = z.object({
 });
 
 export type ManifestEntry = z.infer<typeof entrySchema>;
-export type FileStamp = z.infer<typeof fileStamp>;
 type Entries = Record<string, ManifestEntry>;
 
 /** Reads the manifest; a missing one is empty, an unreadable one is reported and ignored. */
@@ -76,12 +86,123 @@ const toStored = (outDir: string, source: string) => (isUrl(source) || !path.isA
 const fromStored = (outDir: string, source: string) => (isUrl(source) || path.isAbsolute(source) ? source : path.resolve(outDir, source));
 
 /** True when every file the entry records is still there with its recorded byte size. */
-export async function isIntact(outDir: string, entry: ManifestEntry): Promise<boolean> {
+export async function isIntact(store: MediaStore, entry: ManifestEntry): Promise<boolean> {
   for (const rendition of Object.values(entry.renditions)) {
-    const info = await stat(path.join(outDir, rendition.path)).catch(() => null);
-    if (!info?.isFile() || info.size !== rendition.bytes) return false;
+    const found = await store.stat(rendition.path).catch(() => null);
+    if (found?.size !== rendition.bytes) return false;
   }
   return true;
+}
+
+/** The manifest of one output store, as a run uses it. */
+export interface Manifest {
+  /** Set when the manifest could not be read: every original is rendered again. */
+  readonly warning?: string | undefined;
+  /** The entries under `keys`, and under every other key of the same images (another format). */
+  entriesFor(keys: string[]): Promise<Entries>;
+  /** Every entry. */
+  all(): Promise<Entries>;
+  /** Records `entry` under `key`, once the files it names are written. */
+  set(key: string, entry: ManifestEntry): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Writes whatever is pending. */
+  flush(): Promise<void>;
+}
+
+/** The manifest of `store`: one file in a folder, one object per original in a bucket. */
+export async function openManifest(store: MediaStore): Promise<Manifest> {
+  if (store instanceof LocalStore) {
+    const outDir = path.resolve(store.location);
+    const { entries, warning } = await readManifest(outDir);
+    const writer = new ManifestWriter(outDir);
+    return {
+      warning,
+      entriesFor: async () => entries,
+      all: async () => entries,
+      set: (key, entry) => writer.set(key, entry),
+      delete: (key) => writer.delete(key),
+      flush: () => writer.flush(),
+    };
+  }
+  return new ObjectManifest(store);
+}
+
+/** The folder of per-original records in a bucket. */
+export const MANIFEST_RECORDS = '.content-api-manifest/';
+
+/**
+ * One object per original: written (one PUT, whole) only after its renditions, removed when
+ * the original's files are. Reads list the records' folders, then fetch only the records of
+ * the images a run renders.
+ */
+class ObjectManifest implements Manifest {
+  readonly #store: MediaStore;
+  readonly #limit = pLimit(16);
+  warning: string | undefined;
+
+  constructor(store: MediaStore) {
+    this.#store = store;
+  }
+
+  async entriesFor(keys: string[]): Promise<Entries> {
+    const stems = new Set(keys.map((key) => key.replace(/\.[^./]+$/, '')));
+    const folders = new Set(keys.map((key) => key.slice(0, key.lastIndexOf('/') + 1)));
+    const records: string[] = [];
+    for (const folder of folders) {
+      for await (const found of this.#store.list(MANIFEST_RECORDS + folder)) {
+        const key = found.key.slice(MANIFEST_RECORDS.length, -'.json'.length);
+        if (found.key.endsWith('.json') && stems.has(key.replace(/\.[^./]+$/, ''))) records.push(key);
+      }
+    }
+    return this.#read(records);
+  }
+
+  async all(): Promise<Entries> {
+    const records: string[] = [];
+    for await (const found of this.#store.list(MANIFEST_RECORDS)) {
+      if (found.key.endsWith('.json')) records.push(found.key.slice(MANIFEST_RECORDS.length, -'.json'.length));
+    }
+    return this.#read(records);
+  }
+
+  async set(key: string, entry: ManifestEntry): Promise<void> {
+    const record = `${JSON.stringify({ version: MANIFEST_VERSION, entry }, null, 2)}\n`;
+    await this.#store.put(`${MANIFEST_RECORDS}${key}.json`, Buffer.from(record), { contentType: 'application/json' });
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.#store.remove(`${MANIFEST_RECORDS}${key}.json`);
+  }
+
+  async flush(): Promise<void> {}
+
+  async #read(keys: string[]): Promise<Entries> {
+    const entries: Entries = {};
+    await Promise.all(
+      keys.map((key) =>
+        this.#limit(async () => {
+          const name = `${MANIFEST_RECORDS}${key}.json`;
+          const { body } = await this.#store.read(name);
+          const chunks: Buffer[] = [];
+          for await (const chunk of body) chunks.push(chunk as Buffer);
+          const parsed = recordSchema.safeParse(parseJson(Buffer.concat(chunks).toString('utf8')));
+          if (parsed.success) entries[key] = parsed.data.entry;
+          else this.warning = `${this.#store.describe(name)}: not a valid manifest record; its original will be rendered again`;
+        }),
+      ),
+    );
+    return entries;
+  }
+}
+
+const recordSchema = z.object({ version: z.literal(MANIFEST_VERSION), entry: entrySchema });
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -61,14 +61,14 @@ export async function readSourceInfo(source: string, input: Buffer | string, pix
 }
 
 /**
- * Decodes `input` once and yields the renditions largest first, each encoded once per
+ * Decodes `input` (a file libvips reads itself, or bytes) once and yields the renditions largest first, each encoded once per
  * distinct size (an original smaller than 2400 px gives one file content for lg and xl).
  * Animated outputs, and `keepMetadata`, go through one pipeline per size instead, since raw
  * pixels carry neither frames' timing nor metadata.
  */
 export async function* encodeRenditions(
   source: string,
-  input: Buffer,
+  input: Buffer | string,
   info: SourceInfo,
   settings: EncodeSettings,
 ): AsyncGenerator<EncodedRendition> {
@@ -99,7 +99,7 @@ export async function* encodeRenditions(
  * so a lone original keeps more than one core busy.
  */
 async function* cascade(
-  input: Buffer,
+  input: Buffer | string,
   groups: Array<Omit<EncodedRendition, 'data'>>,
   settings: EncodeSettings,
 ): AsyncGenerator<EncodedRendition> {
@@ -132,7 +132,7 @@ async function* cascade(
   for (const encoded of encodes) yield await encoded;
 }
 
-function open(input: Buffer, settings: EncodeSettings, animated: boolean): Sharp {
+function open(input: Buffer | string, settings: EncodeSettings, animated: boolean): Sharp {
   const options: SharpOptions = {
     limitInputPixels: settings.pixelLimit > 0 ? settings.pixelLimit : false,
     failOn: 'warning',

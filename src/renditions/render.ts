@@ -3,27 +3,32 @@
  * Each original fails alone; files appear whole or not at all; unchanged originals whose
  * files are intact are skipped, by the manifest.
  */
-import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { access, constants, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { InvalidArgumentError, OutputNotWritableError, SourceError } from '../errors.js';
-import { sweepStaleTemps, tempPathFor } from '../fs/atomic.js';
-import { discoverOriginals, isInside, type Original } from './discover.js';
+import { InvalidArgumentError, SourceError } from '../errors.js';
+import { isS3Url, openStore, type S3Options } from '../storage/location.js';
+import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
+import { sweepSpools } from '../storage/spool.js';
+import { sameStamp, type MediaStore, type Staged } from '../storage/store.js';
+import { discoverOriginals, type Original } from './discover.js';
 import { planOriginal, splitCollisions, type Plan } from './plan.js';
 import { DEFAULT_QUALITY, type ForceableFormat, type OutputFormat, type QualitySettings } from './formats.js';
 import { buildImageObject, type ImageObject, type RenditionFile } from './image-object.js';
-import { isIntact, ManifestWriter, readManifest, type FileStamp, type ManifestEntry } from './manifest.js';
+import { isIntact, openManifest, type Manifest, type ManifestEntry } from './manifest.js';
 import { DEFAULT_PIXEL_LIMIT, encodeRenditions, readSourceInfo, type EncodeSettings, type SourceInfo } from './pipeline.js';
 import { DEFAULT_MEDIA_URL, type NamingStyle, type PixelSize, type RenditionKey } from './rules.js';
+import { changed, readAndHash, stampOf, type SourceBytes } from './source-bytes.js';
 
 /** Bumped when the pipeline's output changes for the same settings, so old files are redone. */
 const PIPELINE_VERSION = 1;
 
 export interface RenderOptions {
-  /** Output folder; renditions keep the originals' folder structure below it. */
+  /** Output folder, or `s3://bucket/prefix/`; renditions keep the originals' folder structure below it. */
   outDir: string;
+  /** How to reach S3 for `s3://` locations (default: the AWS SDK's environment and config files). */
+  s3?: S3Options;
   /** URL prefix of the output folder in Image objects (default `/media/`). */
   mediaUrl?: string;
   /** `max`: `<name>.max-<n>x<n>.<ext>` (default); `underscore`: `<name>_<n>x<n>.<ext>`. */
@@ -94,10 +99,16 @@ export interface RenderReport {
  */
 export async function renderOriginals(inputs: string[], options: RenderOptions): Promise<RenderReport> {
   const settings = resolveSettings(options);
-  const discovered = await discoverOriginals(inputs, path.resolve(options.outDir));
-  const rendered = report(await runBatch(discovered.originals, discovered.failures, settings, options));
-  return { ...rendered, warnings: [...discovered.warnings, ...rendered.warnings] };
+  const discovered = await discoverOriginals(inputs, outLocation(options), options.s3);
+  try {
+    const rendered = report(await runBatch(discovered.originals, discovered.failures, settings, options));
+    return { ...rendered, warnings: [...discovered.warnings, ...rendered.warnings] };
+  } finally {
+    await Promise.all(discovered.stores.map((store) => store.close()));
+  }
 }
+
+const outLocation = (options: RenderOptions) => (isS3Url(options.outDir) ? options.outDir : path.resolve(options.outDir));
 
 /**
  * Renders originals already named with their place under the output folder (`stem`),
@@ -110,10 +121,14 @@ export async function renderSources(originals: Original[], options: RenderOption
 /** Renders one original file; throws its `SourceError` if it fails. */
 export async function renderOriginal(source: string, options: RenderOptions): Promise<RenderResult> {
   const settings = resolveSettings({ ...options, concurrency: 1 });
-  const discovered = await discoverOriginals([source], path.resolve(options.outDir));
-  const { results, errors } = await runBatch(discovered.originals, discovered.failures, settings, options);
-  if (errors[0]) throw errors[0];
-  return results[0]!;
+  const discovered = await discoverOriginals([source], outLocation(options), options.s3);
+  try {
+    const { results, errors } = await runBatch(discovered.originals, discovered.failures, settings, options);
+    if (errors[0]) throw errors[0];
+    return results[0]!;
+  } finally {
+    await Promise.all(discovered.stores.map((store) => store.close()));
+  }
 }
 
 function report({ results, errors, warnings }: Awaited<ReturnType<typeof runBatch>>): RenderReport {
@@ -121,14 +136,23 @@ function report({ results, errors, warnings }: Awaited<ReturnType<typeof runBatc
 }
 
 async function runBatch(originals: Original[], failures: SourceError[], settings: Settings, options: RenderOptions) {
-  const outDir = path.resolve(options.outDir);
-  const realOut = options.dryRun ? await checkOutput(outDir) : await prepareOutput(outDir);
+  const store = await openStore(options.outDir, options.s3);
+  try {
+    await store.open({ write: !options.dryRun, create: true });
+    return await renderInto(store, originals, failures, settings, options);
+  } finally {
+    await store.close();
+  }
+}
+
+async function renderInto(store: MediaStore, originals: Original[], failures: SourceError[], settings: Settings, options: RenderOptions) {
   const warnings: string[] = [];
-  const manifest = await readManifest(outDir);
-  if (manifest.warning) warnings.push(manifest.warning);
+  const manifest = await openManifest(store);
+  const unreadable = manifest.warning;
+  if (unreadable) warnings.push(unreadable);
   if (!options.dryRun) {
-    const swept = await sweepStaleTemps(realOut);
-    if (swept.length > 0) warnings.push(`removed ${swept.length} temporary file(s) left by an interrupted run`);
+    const swept = (await store.sweep()) + (originals.some((original) => original.object) ? await sweepSpools() : 0);
+    if (swept > 0) warnings.push(`removed ${swept} temporary file(s) left by an interrupted run`);
   }
 
   const errors: SourceError[] = [...failures];
@@ -138,9 +162,10 @@ async function runBatch(originals: Original[], failures: SourceError[], settings
   );
   const { plans, errors: collisions } = splitCollisions(planned.filter((plan) => plan !== undefined));
   errors.push(...collisions);
+  const entries = await manifest.entriesFor(plans.map((plan) => plan.key));
+  if (manifest.warning && manifest.warning !== unreadable) warnings.push(manifest.warning);
 
-  const writer = new ManifestWriter(outDir);
-  const context: Context = { options, settings, outDir, realOut, entries: manifest.entries, writer, dirs: new Map() };
+  const context: Context = { options, settings, store, entries, manifest };
   const results: RenderResult[] = [];
   const total = plans.length + errors.length;
   let done = 0;
@@ -164,7 +189,7 @@ async function runBatch(originals: Original[], failures: SourceError[], settings
       }),
     ),
   );
-  if (!options.dryRun) await writer.flush();
+  if (!options.dryRun) await manifest.flush();
 
   const bySource = (a: { source: string }, b: { source: string }) => a.source.localeCompare(b.source);
   return { results: results.sort(bySource), errors: errors.sort(bySource), warnings };
@@ -183,12 +208,11 @@ interface Settings {
 interface Context {
   options: RenderOptions;
   settings: Settings;
-  outDir: string;
-  realOut: string;
+  /** Where the renditions go. */
+  store: MediaStore;
+  /** The manifest's entries for this run's images, as the run began. */
   entries: Record<string, ManifestEntry>;
-  writer: ManifestWriter;
-  /** Output folders already created and checked to be inside the output folder. */
-  dirs: Map<string, Promise<void>>;
+  manifest: Manifest;
 }
 
 function resolveSettings(options: RenderOptions): Settings {
@@ -221,27 +245,6 @@ function resolveSettings(options: RenderOptions): Settings {
   };
 }
 
-/** For a dry run: the output folder as it is, refused if something other than a folder is in the way. */
-async function checkOutput(outDir: string): Promise<string> {
-  const info = await stat(outDir).catch((error: NodeJS.ErrnoException) => error);
-  const inTheWay = info instanceof Error ? info.code === 'ENOTDIR' : !info.isDirectory();
-  if (inTheWay) throw new OutputNotWritableError(outDir, 'a file is in the way, not a folder');
-  if (info instanceof Error && info.code !== 'ENOENT') throw new OutputNotWritableError(outDir, info.code ?? info.message, { cause: info });
-  return outDir;
-}
-
-async function prepareOutput(outDir: string): Promise<string> {
-  try {
-    await mkdir(outDir, { recursive: true });
-    await access(outDir, constants.W_OK);
-    return await realpath(outDir);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way, not a folder' : (code ?? (error as Error).message);
-    throw new OutputNotWritableError(outDir, reason, { cause: error });
-  }
-}
-
 /**
  * Everything that changes the bytes written for an original. (`keep-metadata srgb`: kept
  * metadata once meant the original's own profile, unconverted; those files are redone.)
@@ -252,9 +255,9 @@ function settingsKey(settings: Settings, format: OutputFormat): string {
 }
 
 async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
-  const { settings, options } = context;
+  const { settings, options, store, manifest } = context;
   const { original, info, format, files } = plan;
-  const source = original.data ? original.source : path.resolve(original.source);
+  const source = original.data || original.object ? original.source : path.resolve(original.source);
   const result = (status: RenderStatus): RenderResult => ({
     source: original.source,
     status,
@@ -265,48 +268,54 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
     image: buildImageObject(info.size, files, { mediaUrl: settings.mediaUrl, altText: options.altText?.(original) }),
   });
   const previous = context.entries[plan.key];
-  const { stamp, settled } = original.data ? { stamp: undefined, settled: undefined } : await stampOf(original.source);
-  // While a file's stamp is the one recorded when it was hashed, so is its hash: an
+  const { stamp, settled } = await stampOf(original);
+  // While an original's stamp is the one recorded when it was hashed, so is its hash: an
   // unchanged original is not read at all.
-  let input = original.data;
+  let bytes: SourceBytes | undefined;
   let sha256 = previous?.source === source && sameStamp(previous.stamp, stamp) ? previous.sha256 : undefined;
-  if (sha256 === undefined) [input, sha256] = await readAndHash(original);
-  const key = settingsKey(settings, format);
-  if (previous && previous.source !== source && previous.sha256 !== sha256 && !options.force && (await isFile(previous.source))) {
-    // Bytes in memory are a rendition downloaded by `render --page`: the original itself is the better source.
-    const way = original.data ? 'render from that original (--originals)' : 'rename one';
-    const reason = `would overwrite the renditions of ${previous.source}, rendered into this folder earlier (both are '${plan.key}'); ${way}, or use --force to replace them`;
-    throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
-  }
-  const upToDate = previous?.sha256 === sha256 && previous.settings === key && (await isIntact(context.outDir, previous));
-  if (upToDate && !options.force) {
-    // Hashed again (touched, moved, copied, or a manifest from before stamps): the same
-    // content, so remember where it is now and its stamp, for the next run's fast path.
-    if (stamp && (!sameStamp(previous.stamp, stamp) || previous.source !== source) && !options.dryRun) {
-      await context.writer.set(plan.key, { ...previous, source, stamp: settled });
+  try {
+    if (sha256 === undefined) {
+      bytes = await readAndHash(original, stamp);
+      sha256 = bytes.sha256;
     }
-    return result('skipped');
-  }
-  if (options.dryRun) return result('planned');
-  if (input === undefined) [input, sha256] = await readAndHash(original);
+    const key = settingsKey(settings, format);
+    if (previous && previous.source !== source && previous.sha256 !== sha256 && !options.force && (await stillThere(previous.source))) {
+      // Bytes in memory are a rendition downloaded by `render --page`: the original itself is the better source.
+      const way = original.data ? 'render from that original (--originals)' : 'rename one';
+      const reason = `would overwrite the renditions of ${previous.source}, rendered into this folder earlier (both are '${plan.key}'); ${way}, or use --force to replace them`;
+      throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
+    }
+    const upToDate = previous?.sha256 === sha256 && previous.settings === key && (await isIntact(store, previous));
+    if (upToDate && !options.force) {
+      // Hashed again (touched, moved, copied, or a manifest from before stamps): the same
+      // content, so remember where it is now and its stamp, for the next run's fast path.
+      if (stamp && (!sameStamp(previous.stamp, stamp) || previous.source !== source) && !options.dryRun) {
+        await manifest.set(plan.key, { ...previous, source, stamp: settled });
+      }
+      return result('skipped');
+    }
+    if (options.dryRun) return result('planned');
+    bytes ??= await readAndHash(original, stamp);
 
-  const now = await readSourceInfo(original.source, input, settings.pixelLimit);
-  if (now.format !== info.format || now.size.width !== info.size.width || now.size.height !== info.size.height) {
-    throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, 'the file changed during the run; run again');
+    const now = await readSourceInfo(original.source, bytes.input, settings.pixelLimit);
+    if (now.format !== info.format || now.size.width !== info.size.width || now.size.height !== info.size.height) throw changed(original);
+    // A local file is read by libvips as it renders: it must still be the file that was hashed.
+    const unchanged = async () => {
+      if (!original.data && !original.object && !sameStamp((await stampOf(original)).stamp, stamp)) throw changed(original);
+    };
+    const written = await writeRenditions(context, original, bytes.input, info, format, files, unchanged);
+    await manifest.set(plan.key, { source, sha256: bytes.sha256, stamp: settled, settings: key, original: info.size, renditions: written });
+    // Earlier renderings of the same original (another naming, or another format and so
+    // another key) leave files this one no longer writes: remove them.
+    const rendered = result('rendered');
+    for (const old of rendered.removed) await store.remove(old);
+    for (const [oldKey, entry] of Object.entries(context.entries)) {
+      if (entry.source === source && oldKey !== plan.key) await manifest.delete(oldKey);
+    }
+    return rendered;
+  } finally {
+    await bytes?.release();
   }
-  const written = await writeRenditions(context, original, input, info, format, files);
-  await context.writer.set(plan.key, { source, sha256, stamp: settled, settings: key, original: info.size, renditions: written });
-  // Earlier renderings of the same original (another naming, or another format and so
-  // another key) leave files this one no longer writes: remove them.
-  const rendered = result('rendered');
-  for (const old of rendered.removed) {
-    const file = path.resolve(context.realOut, old);
-    if (isInside(file, context.realOut) && file !== context.realOut) await rm(file, { force: true });
-  }
-  for (const [oldKey, entry] of Object.entries(context.entries)) {
-    if (entry.source === source && oldKey !== plan.key) await context.writer.delete(oldKey);
-  }
-  return rendered;
 }
 
 /** The files the manifest's renderings of `source` wrote that `files` does not include. */
@@ -316,37 +325,8 @@ function staleFiles(entries: Record<string, ManifestEntry>, source: string, file
   return [...new Set(earlier)].filter((file) => !kept.has(file)).sort();
 }
 
-const isFile = (file: string) => stat(file).then((info) => info.isFile(), () => false);
-
-/** The original's bytes (read now unless in memory) and their SHA-256. */
-async function readAndHash(original: Original): Promise<[Buffer, string]> {
-  const input =
-    original.data ??
-    (await readFile(original.source).catch((error: NodeJS.ErrnoException) => {
-      throw new SourceError('CONTENT_API_UNREADABLE', original.source, `cannot read (${error.code ?? error.message})`, { cause: error });
-    }));
-  return [input, createHash('sha256').update(input).digest('hex')];
-}
-
-/** A file written this recently may be written again within the same timestamp tick (1-2 s on some file systems). */
-const RACY_MS = 2_000;
-
-/**
- * Size, modification and change times and inode: taken before reading, so a later change
- * shows. `settled` is the stamp when it may be recorded: a file changed within `RACY_MS`
- * of the stat could change again without its times moving (git's "racily clean" entries),
- * so its stamp is not kept and the next run hashes it again.
- */
-async function stampOf(file: string): Promise<{ stamp: FileStamp | undefined; settled: FileStamp | undefined }> {
-  const takenAt = Date.now();
-  const info = await stat(file).catch(() => null);
-  const stamp = info ? { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino } : undefined;
-  return { stamp, settled: stamp && Math.max(stamp.mtimeMs, stamp.ctimeMs) < takenAt - RACY_MS ? stamp : undefined };
-}
-
-function sameStamp(a: FileStamp | undefined, b: FileStamp | undefined): boolean {
-  return a !== undefined && b !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
-}
+/** Whether an original recorded earlier is still there: a file that exists, or any object in a bucket (not looked up). */
+const stillThere = (source: string) => (isS3Url(source) ? Promise.resolve(true) : stat(source).then((info) => info.isFile(), () => false));
 
 /** Collects a SourceError; anything else is a bug or a batch-wide failure and propagates. */
 function keep(errors: SourceError[], error: unknown): undefined {
@@ -355,17 +335,21 @@ function keep(errors: SourceError[], error: unknown): undefined {
   return undefined;
 }
 
-/** Encodes to temporary files, then renames them all into place; on failure removes them. */
+/**
+ * Encodes each rendition and stages it unseen; once all five are there and `verify` passes,
+ * makes them appear together. On failure none appears.
+ */
 async function writeRenditions(
   context: Context,
   original: Original,
-  input: Buffer,
+  input: string | Buffer,
   info: SourceInfo,
   format: OutputFormat,
   files: Record<RenditionKey, RenditionFile>,
+  verify: () => Promise<void>,
 ): Promise<ManifestEntry['renditions']> {
   const encode: EncodeSettings = { format, quality: context.settings.quality, keepMetadata: context.settings.keepMetadata, pixelLimit: context.settings.pixelLimit };
-  const temps: Array<{ temp: string; target: string }> = [];
+  const staged: Staged[] = [];
   const written = {} as ManifestEntry['renditions'];
   try {
     for await (const rendition of encodeRenditions(original.source, input, info, encode)) {
@@ -374,35 +358,18 @@ async function writeRenditions(
         if (file.width !== rendition.size.width || file.height !== rendition.size.height) {
           throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, `${key} came out ${rendition.size.width}x${rendition.size.height}, planned ${file.width}x${file.height}`);
         }
-        const target = path.join(context.realOut, file.path);
-        await ensureDir(context, path.dirname(target));
-        const temp = tempPathFor(target);
-        temps.push({ temp, target });
-        await writeFile(temp, rendition.data, { flag: 'wx' });
+        const headers = { contentType: MEDIA_TYPES[path.posix.extname(file.path)], cacheControl: MEDIA_CACHE_CONTROL };
+        staged.push(await context.store.stage(file.path, rendition.data, headers));
         written[key] = { ...file, bytes: rendition.data.length };
       }
     }
-    for (const { temp, target } of temps) await rename(temp, target);
+    await verify();
+    await Promise.all(staged.map((object) => object.commit()));
     return written;
   } catch (error) {
-    await Promise.all(temps.map(({ temp }) => rm(temp, { force: true })));
+    await Promise.all(staged.map((object) => object.discard()));
     if (error instanceof SourceError) throw error;
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, `cannot write renditions (${reason})`, { cause: error });
   }
-}
-
-/** Creates an output folder once, refusing one that resolves outside the output folder (a symlink out). */
-function ensureDir(context: Context, dir: string): Promise<void> {
-  let ready = context.dirs.get(dir);
-  if (!ready) {
-    ready = (async () => {
-      await mkdir(dir, { recursive: true });
-      if (!isInside(await realpath(dir), context.realOut)) {
-        throw new Error(`${dir} resolves outside the output folder`);
-      }
-    })();
-    context.dirs.set(dir, ready);
-  }
-  return ready;
 }

@@ -19,12 +19,14 @@ export interface CliOptions {
   cwd?: string;
   /** Written to standard input (which is otherwise closed). */
   input?: string;
+  /** Variables added to (or, undefined, removed from) the environment. */
+  env?: Record<string, string | undefined>;
 }
 
 export function startCli(args: string[], options: CliOptions = {}): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd,
-    env: { ...process.env, NO_COLOR: '1', CI: '1', FORCE_COLOR: undefined },
+    env: { ...process.env, NO_COLOR: '1', CI: '1', FORCE_COLOR: undefined, ...options.env },
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (options.input !== undefined) child.stdin!.end(options.input);

@@ -10,6 +10,7 @@ import type { RenderPageOptions } from '../../page-render/render-page.js';
 import type { Original } from '../../renditions/discover.js';
 import { renderOriginals, type RenderOptions, type RenderReport, type RenderResult } from '../../renditions/render.js';
 import { RENDITION_KEYS } from '../../renditions/rules.js';
+import { joinLocation } from '../../storage/location.js';
 import { assertWritableFile, printData, printMessage, ProgressLine, stderrStyles, writeOutputFile } from '../output.js';
 
 export interface RenderCommandOptions extends Omit<RenderOptions, 'altText' | 'onProgress' | 'signal'> {
@@ -94,7 +95,7 @@ async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promise<{ rep
 }
 
 function resultJson({ source, status, format, image, files, removed }: RenderResult, options: { outDir: string }) {
-  const inOut = (file: string) => path.join(options.outDir, file);
+  const inOut = (file: string) => joinLocation(options.outDir, file);
   return { source, status, format, image, files: RENDITION_KEYS.map((key) => inOut(files[key].path)), removed: removed.map(inOut) };
 }
 
@@ -103,9 +104,9 @@ function printDryRun(results: RenderResult[], options: { outDir: string }): void
     const verb = result.status === 'skipped' ? 'up to date' : 'would write';
     for (const key of RENDITION_KEYS) {
       const file = result.files[key];
-      printData(`${verb}\t${path.join(options.outDir, file.path)}\t${file.width}x${file.height}`);
+      printData(`${verb}\t${joinLocation(options.outDir, file.path)}\t${file.width}x${file.height}`);
     }
-    for (const file of result.removed) printData(`would remove\t${path.join(options.outDir, file)}\tno longer written`);
+    for (const file of result.removed) printData(`would remove\t${joinLocation(options.outDir, file)}\tno longer written`);
   }
 }
 

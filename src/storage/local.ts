@@ -1,0 +1,145 @@
+/**
+ * A local folder as a media store. Files appear whole: each is written to a temporary name
+ * beside its target and renamed over it; no folder or file may resolve outside the root
+ * (a symlink out is refused).
+ */
+import { createReadStream } from 'node:fs';
+import { access, constants, mkdir, open, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { OutputNotWritableError } from '../errors.js';
+import { sweepStaleTemps, tempPathFor } from '../fs/atomic.js';
+import { isInside } from '../fs/paths.js';
+import { assertKey, type MediaStore, type Staged, type Stamp, type StoredObject } from './store.js';
+
+export class LocalStore implements MediaStore {
+  readonly location: string;
+  /** The folder, absolute; its real path once opened for writing. */
+  #root: string;
+  /** Folders already created and checked to be inside the root. */
+  readonly #dirs = new Map<string, Promise<void>>();
+
+  constructor(folder: string) {
+    this.location = folder;
+    this.#root = path.resolve(folder);
+  }
+
+  get root(): string {
+    return this.#root;
+  }
+
+  describe(key: string): string {
+    return path.join(this.location, key);
+  }
+
+  localPath(key: string): string {
+    return path.join(this.#root, assertKey(this.location, key));
+  }
+
+  async open({ write, create }: { write: boolean; create: boolean }): Promise<void> {
+    if (!write) {
+      // A dry run writes nothing: the folder may be missing, but nothing else may be in the way.
+      const info = await stat(this.#root).catch((error: NodeJS.ErrnoException) => error);
+      const inTheWay = info instanceof Error ? info.code === 'ENOTDIR' : !info.isDirectory();
+      if (inTheWay) throw new OutputNotWritableError(this.#root, 'a file is in the way, not a folder');
+      if (info instanceof Error && info.code !== 'ENOENT') {
+        throw new OutputNotWritableError(this.#root, info.code ?? info.message, { cause: info });
+      }
+      return;
+    }
+    try {
+      if (create) await mkdir(this.#root, { recursive: true });
+      await access(this.#root, constants.W_OK);
+      this.#root = await realpath(this.#root);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const reason = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way, not a folder' : (code ?? (error as Error).message);
+      throw new OutputNotWritableError(this.#root, reason, { cause: error });
+    }
+  }
+
+  async stat(key: string): Promise<StoredObject | null> {
+    const info = await stat(this.localPath(key)).catch(() => null);
+    return info?.isFile() ? { key, size: info.size, stamp: fileStamp(info) } : null;
+  }
+
+  async *list(prefix = ''): AsyncIterable<StoredObject> {
+    const names = await readdir(this.#root, { recursive: true }).catch(() => [] as string[]);
+    for (const name of names.map((n) => n.split(path.sep).join('/')).sort()) {
+      if (!name.startsWith(prefix)) continue;
+      const found = await this.stat(name);
+      if (found) yield found;
+    }
+  }
+
+  async readHead(key: string, length: number): Promise<Buffer | null> {
+    const handle = await open(this.localPath(key), 'r').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (!handle) return null;
+    try {
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async read(key: string): Promise<{ body: Readable; stamp: Stamp }> {
+    const file = this.localPath(key);
+    const info = await stat(file);
+    return { body: createReadStream(file), stamp: fileStamp(info) };
+  }
+
+  async stage(key: string, data: Uint8Array): Promise<Staged> {
+    const target = this.localPath(key);
+    await this.#ensureDir(path.dirname(target));
+    const temp = tempPathFor(target);
+    try {
+      await writeFile(temp, data, { flag: 'wx' });
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+    return { commit: () => rename(temp, target), discard: () => rm(temp, { force: true }) };
+  }
+
+  async put(key: string, data: Uint8Array): Promise<void> {
+    const staged = await this.stage(key, data);
+    await staged.commit().catch(async (error: unknown) => {
+      await staged.discard();
+      throw error;
+    });
+  }
+
+  async remove(key: string): Promise<void> {
+    const file = this.localPath(key);
+    if (isInside(file, this.#root) && file !== this.#root) await rm(file, { force: true });
+  }
+
+  async sweep(): Promise<number> {
+    return (await sweepStaleTemps(this.#root)).length;
+  }
+
+  async close(): Promise<void> {}
+
+  /** Creates a folder once, refusing one that resolves outside the root (a symlink out). */
+  #ensureDir(dir: string): Promise<void> {
+    let ready = this.#dirs.get(dir);
+    if (!ready) {
+      ready = (async () => {
+        await mkdir(dir, { recursive: true });
+        if (!isInside(await realpath(dir), this.#root)) throw new Error(`${dir} resolves outside the output folder`);
+      })();
+      this.#dirs.set(dir, ready);
+    }
+    return ready;
+  }
+}
+
+/** A file's stamp: size, modification and change times, inode. */
+export function fileStamp(info: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): Stamp {
+  return { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino };
+}

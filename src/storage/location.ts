@@ -1,0 +1,59 @@
+/**
+ * Where media is: a local folder, or `s3://bucket/prefix/`. Parsing a location never loads
+ * the AWS SDK; `openStore` loads it only for a bucket.
+ */
+import path from 'node:path';
+import { InvalidArgumentError } from '../errors.js';
+import { LocalStore } from './local.js';
+import type { MediaStore } from './store.js';
+
+export interface S3Location {
+  bucket: string;
+  /** The key prefix: `''`, or ending in `/`. */
+  prefix: string;
+}
+
+/** How to reach S3; anything left out comes from the SDK's provider chain and the environment. */
+export interface S3Options {
+  /** `--s3-endpoint`: an S3-compatible service's URL (default: AWS, or `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`). */
+  endpoint?: string | undefined;
+  /** `--s3-path-style`: `https://host/bucket/key` instead of `https://bucket.host/key` (always on for IP addresses and localhost). */
+  pathStyle?: boolean | undefined;
+  /** Connection and request timeout, in ms (default 10,000). */
+  timeoutMs?: number | undefined;
+  /** Attempts per request, retries with backoff on throttling, 5xx and connection errors included (default 4). */
+  maxAttempts?: number | undefined;
+}
+
+export const isS3Url = (value: string): boolean => /^s3:\/\//i.test(value);
+
+/** `s3://bucket/a/b` -> `{ bucket: 'bucket', prefix: 'a/b/' }`: a location is always a folder. */
+export function parseS3Url(value: string): S3Location {
+  const match = /^s3:\/\/([^/]+)\/?(.*)$/i.exec(value);
+  const bucket = match?.[1] ?? '';
+  // Bucket names: 3-63 of a-z 0-9 . - (S3's rule; S3-compatible services follow it).
+  if (!match || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new InvalidArgumentError(`Expected s3://bucket/prefix/ with a valid bucket name but got '${value}'`);
+  }
+  const prefix = match[2] ?? '';
+  if (prefix.split('/').some((segment, i, all) => (segment === '' && i < all.length - 1) || segment === '.' || segment === '..')) {
+    throw new InvalidArgumentError(`Expected s3://bucket/prefix/ without empty, '.' or '..' segments but got '${value}'`);
+  }
+  return { bucket, prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/` };
+}
+
+export const s3Url = (bucket: string, prefix: string): string => `s3://${bucket}/${prefix}`;
+
+/** The store at `location`: a bucket prefix for `s3://...`, else a local folder. */
+export async function openStore(location: string, s3: S3Options = {}): Promise<MediaStore> {
+  if (!isS3Url(location)) return new LocalStore(location);
+  const where = parseS3Url(location);
+  const { S3Store } = await import('./s3.js');
+  return new S3Store(where, s3);
+}
+
+/** How to name `key` below `location` in messages: `s3://bucket/prefix/key`, or a path. */
+export function joinLocation(location: string, key: string): string {
+  if (!isS3Url(location)) return path.join(location, key);
+  return `${location.endsWith('/') ? location : `${location}/`}${key}`;
+}

@@ -1,0 +1,215 @@
+/**
+ * An S3-compatible bucket prefix as a media store, through the official AWS SDK. Credentials,
+ * region and endpoint come from the SDK's own provider chain (environment variables, shared
+ * config and credentials files, `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`). Every object
+ * is written with one PUT, which S3 makes visible whole or not at all; no multipart upload is
+ * ever started (a rendition is far below the 5 GB a PUT takes), so none is left dangling.
+ * Loaded only for `s3://` locations, so local runs never load the SDK.
+ */
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type ListObjectsV2CommandOutput,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import type { Readable } from 'node:stream';
+import { StorageError } from '../errors.js';
+import { s3Url, type S3Location, type S3Options } from './location.js';
+import { assertKey, type MediaStore, type Staged, type Stamp, type StoredObject, type WriteOptions } from './store.js';
+
+export class S3Store implements MediaStore {
+  readonly location: string;
+  readonly #bucket: string;
+  /** The key prefix, `''` or ending in `/`. */
+  readonly #prefix: string;
+  readonly #client: S3Client;
+  /** Folder listings (key of the folder -> its objects), each read once: a listing, not a request per file. */
+  readonly #folders = new Map<string, Promise<Map<string, StoredObject>>>();
+
+  constructor(where: S3Location, options: S3Options = {}) {
+    this.#bucket = where.bucket;
+    this.#prefix = where.prefix;
+    this.location = s3Url(where.bucket, where.prefix);
+    this.#client = new S3Client(clientConfig(options));
+  }
+
+  describe(key: string): string {
+    return `${this.location}${key}`;
+  }
+
+  localPath(): null {
+    return null;
+  }
+
+  async open(): Promise<void> {
+    // One listing proves the endpoint answers, the credentials are good and the bucket exists.
+    await this.#call(this.location, () => this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#prefix, MaxKeys: 1 })));
+  }
+
+  async stat(key: string): Promise<StoredObject | null> {
+    assertKey(this.location, key);
+    const slash = key.lastIndexOf('/');
+    const folder = key.slice(0, slash + 1);
+    return (await this.#folder(folder)).get(key) ?? null;
+  }
+
+  async *list(prefix = ''): AsyncIterable<StoredObject> {
+    let token: string | undefined;
+    do {
+      const page: ListObjectsV2CommandOutput = await this.#call(this.describe(prefix), () =>
+        this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#prefix + prefix, ContinuationToken: token })),
+      );
+      for (const item of page.Contents ?? []) {
+        const found = this.#object(item.Key, item.Size, item.ETag, item.LastModified);
+        if (found) yield found;
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async readHead(key: string, length: number): Promise<Buffer | null> {
+    try {
+      const response = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key), Range: `bytes=0-${length - 1}` }));
+      const bytes = Buffer.from(await response.Body!.transformToByteArray());
+      return bytes.subarray(0, length); // a server that ignores Range sends it all
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw new StorageError(`${this.describe(key)}: ${s3Reason(error)}`, { cause: error });
+    }
+  }
+
+  async read(key: string): Promise<{ body: Readable; stamp: Stamp }> {
+    const response = await this.#call(this.describe(key), () => this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })));
+    const stamp = objectStamp(response.ContentLength ?? 0, response.ETag, response.LastModified);
+    return { body: response.Body as Readable, stamp };
+  }
+
+  async stage(key: string, data: Uint8Array, options: WriteOptions = {}): Promise<Staged> {
+    this.#key(key);
+    return { commit: () => this.put(key, data, options), discard: async () => {} };
+  }
+
+  async put(key: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
+    const command = new PutObjectCommand({
+      Bucket: this.#bucket,
+      Key: this.#key(key),
+      Body: data,
+      ContentLength: data.byteLength,
+      ContentType: options.contentType,
+      CacheControl: options.cacheControl,
+    });
+    const response = await this.#call(this.describe(key), () => this.#client.send(command));
+    this.#remember(key, this.#object(this.#prefix + key, data.byteLength, response.ETag, new Date()));
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.#call(this.describe(key), () => this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })));
+    this.#remember(key, null);
+  }
+
+  async sweep(): Promise<number> {
+    return 0; // nothing temporary is ever written to a bucket
+  }
+
+  async close(): Promise<void> {
+    this.#client.destroy();
+  }
+
+  #key(key: string): string {
+    return this.#prefix + assertKey(this.location, key);
+  }
+
+  #object(fullKey: string | undefined, size: number | undefined, etag: string | undefined, modified: Date | undefined): StoredObject | null {
+    if (!fullKey?.startsWith(this.#prefix) || fullKey.endsWith('/')) return null;
+    return { key: fullKey.slice(this.#prefix.length), size: size ?? 0, stamp: objectStamp(size ?? 0, etag, modified) };
+  }
+
+  #folder(folder: string): Promise<Map<string, StoredObject>> {
+    let listing = this.#folders.get(folder);
+    if (!listing) {
+      listing = (async () => {
+        const found = new Map<string, StoredObject>();
+        for await (const item of this.list(folder)) if (!item.key.slice(folder.length).includes('/')) found.set(item.key, item);
+        return found;
+      })();
+      this.#folders.set(folder, listing);
+      listing.catch(() => this.#folders.delete(folder));
+    }
+    return listing;
+  }
+
+  /** Keeps a folder listing already read true to what this process wrote or removed. */
+  #remember(key: string, found: StoredObject | null): void {
+    const listing = this.#folders.get(key.slice(0, key.lastIndexOf('/') + 1));
+    void listing?.then((objects) => (found ? objects.set(key, found) : objects.delete(key)), () => undefined);
+  }
+
+  async #call<T>(what: string, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      throw new StorageError(`${what}: ${s3Reason(error)}`, { cause: error });
+    }
+  }
+}
+
+function clientConfig(options: S3Options): S3ClientConfig {
+  const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
+  // Virtual-hosted addressing (bucket.host) cannot work on an IP address or localhost.
+  const local = endpoint !== undefined && URL.canParse(endpoint) && /^(localhost|\[[0-9a-f:]+\]|[\d.]+)$/i.test(new URL(endpoint).hostname);
+  return {
+    ...(options.endpoint && { endpoint: options.endpoint }),
+    forcePathStyle: options.pathStyle || local,
+    // S3-compatible services (and s3rver) do not all know the newer default checksums.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    // Most S3-compatible services ignore the region, but the SDK needs one to sign.
+    ...(endpoint && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION && !process.env.AWS_PROFILE && { region: 'us-east-1' }),
+    maxAttempts: options.maxAttempts ?? 4,
+    requestHandler: { connectionTimeout: options.timeoutMs ?? 10_000, requestTimeout: options.timeoutMs ?? 10_000 },
+  };
+}
+
+function objectStamp(size: number, etag: string | undefined, modified: Date | undefined): Stamp {
+  return { size, etag: etag ?? '', lastModifiedMs: modified?.getTime() ?? 0 };
+}
+
+interface AwsError {
+  name?: string;
+  code?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number; attempts?: number };
+  $retryable?: unknown;
+}
+
+function isMissing(error: unknown): boolean {
+  const { name, $metadata } = error as AwsError;
+  return name === 'NoSuchKey' || name === 'NotFound' || $metadata?.httpStatusCode === 404;
+}
+
+const UNREACHABLE = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|TimeoutError|socket hang up/;
+
+/** The reason an S3 request failed, in a few words a person can act on. */
+export function s3Reason(error: unknown): string {
+  const { name = '', code = '', message = String(error), $metadata } = (error ?? {}) as AwsError;
+  const status = $metadata?.httpStatusCode;
+  const attempts = $metadata?.attempts && $metadata.attempts > 1 ? ` after ${$metadata.attempts} attempts` : '';
+  if (name === 'CredentialsProviderError' || /credentials/i.test(message) && !status) {
+    return 'no AWS credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)';
+  }
+  if (/region is missing/i.test(message)) return 'no AWS region (set AWS_REGION)';
+  if (name === 'InvalidAccessKeyId') return 'access denied: the access key is not known here (InvalidAccessKeyId)';
+  if (name === 'SignatureDoesNotMatch') return 'access denied: wrong secret key (SignatureDoesNotMatch)';
+  if (name === 'AccessDenied' || status === 403) return `access denied (${name || 'HTTP 403'})`;
+  if (name === 'NoSuchBucket') return 'no such bucket';
+  if (name === 'NoSuchKey' || status === 404) return 'no such object';
+  if (UNREACHABLE.test(`${name} ${code} ${message}`)) return `endpoint unreachable (${oneLine(code || name || message)})${attempts}`;
+  if (name === 'SlowDown' || name === 'Throttling' || name === 'ThrottlingException' || status === 503) return `throttled${attempts || ' (HTTP 503)'}`;
+  if (status && status >= 500) return `server error (HTTP ${status}${name ? ` ${name}` : ''})${attempts}`;
+  return oneLine(name && name !== 'Error' ? `${name}: ${message}` : message);
+}
+
+const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();

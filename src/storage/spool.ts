@@ -1,0 +1,73 @@
+/**
+ * An original that is not a file here (an object in a bucket) is copied to a temporary file
+ * while it is hashed, so libvips reads a file, as it does a local original: memory follows
+ * the pixels, never the file's bytes. Copies carry the writer's pid; a later run removes
+ * those of a process that is gone.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { isProcessAlive } from '../fs/atomic.js';
+import { sameStamp, type MediaStore, type Stamp } from './store.js';
+
+const SPOOL_PATTERN = /^content-api-spool-(\d+)-[0-9a-f]{8}$/;
+
+export interface Spooled {
+  /** The temporary copy. */
+  file: string;
+  sha256: string;
+  /** Removes the copy. */
+  release(): Promise<void>;
+}
+
+/**
+ * Copies `key` to a temporary file, hashing it on the way. Throws `ChangedError` when the
+ * object is no longer the one `expected` describes (rewritten since it was listed).
+ */
+export async function spool(store: MediaStore, key: string, expected?: Stamp): Promise<Spooled> {
+  const dir = path.join(tmpdir(), `content-api-spool-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await mkdir(dir, { recursive: true });
+  const release = () => rm(dir, { recursive: true, force: true });
+  try {
+    const { body, stamp } = await store.read(key);
+    if (expected && !sameStamp(stamp, expected)) {
+      body.destroy();
+      throw new ChangedError();
+    }
+    const hash = createHash('sha256');
+    const file = path.join(dir, path.posix.basename(key));
+    const hashing = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    await pipeline(body, hashing, createWriteStream(file, { flags: 'wx' }));
+    return { file, sha256: hash.digest('hex'), release };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+/** The object changed between the listing and the read. */
+export class ChangedError extends Error {
+  override name = 'ChangedError';
+}
+
+/** Removes the copies of processes that are gone (killed mid-run); returns how many. */
+export async function sweepSpools(): Promise<number> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names) {
+    const match = SPOOL_PATTERN.exec(name);
+    if (!match || isProcessAlive(Number(match[1]))) continue;
+    await rm(path.join(tmpdir(), name), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}
