@@ -13,6 +13,10 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+// The AWS SDK (loaded for s3:// locations only) warns on Node 20 about its releases of 2027;
+// the version this package pins runs on Node 20, so the warning is not the user's to act on.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const program = buildProgram();
 try {
   await program.parseAsync(process.argv);

@@ -10,6 +10,7 @@ import type { Original } from './discover.js';
 import { FILE_EXTENSIONS, outputFormatFor, unsupportedReason, type ForceableFormat, type OutputFormat } from './formats.js';
 import type { RenditionFile } from './image-object.js';
 import { readSourceInfo, type SourceInfo } from './pipeline.js';
+import { readAndHash } from './source-bytes.js';
 import { RENDITION_BOXES, RENDITION_KEYS, renditionFileName, renditionSizes, type NamingStyle, type RenditionKey } from './rules.js';
 
 export interface PlanSettings {
@@ -30,8 +31,9 @@ export interface Plan {
 
 /** Reads the original's header (not its pixels) and plans its five files. */
 export async function planOriginal(original: Original, settings: PlanSettings): Promise<Plan> {
-  const input = original.data ?? (await checkedPath(original.source));
-  const info = await readSourceInfo(original.source, input, settings.pixelLimit);
+  const info = original.object
+    ? await objectInfo(original, original.object, settings.pixelLimit)
+    : await readSourceInfo(original.source, original.data ?? (await checkedPath(original.source)), settings.pixelLimit);
   const unsupported = unsupportedReason(info);
   if (unsupported) throw new SourceError('CONTENT_API_UNSUPPORTED_FORMAT', original.source, unsupported);
   const format = outputFormatFor(info, settings.format);
@@ -57,6 +59,35 @@ async function checkedPath(source: string): Promise<string> {
   if (info.isDirectory()) throw new SourceError('CONTENT_API_UNREADABLE', source, 'is a folder');
   if (info.size === 0) throw new SourceError('CONTENT_API_EMPTY_FILE', source, 'file is empty');
   return source;
+}
+
+/** Header reads of an object in a bucket, smallest first: almost every image's header fits the first. */
+const HEAD_SIZES = [64 * 1024, 1024 * 1024, 16 * 1024 * 1024];
+
+/**
+ * An object's header, from its first bytes (ranged reads), growing the read while the header
+ * is longer; a header not found in them (a TIFF whose directory is at the end) is read from
+ * a temporary copy of the whole object.
+ */
+async function objectInfo(original: Original, object: NonNullable<Original['object']>, pixelLimit: number): Promise<SourceInfo> {
+  for (const size of HEAD_SIZES) {
+    const head = await object.store.readHead(object.key, size).catch((error: Error) => {
+      throw new SourceError('CONTENT_API_UNREADABLE', original.source, `cannot read (${error.message.replace(`${original.source}: `, '')})`, { cause: error });
+    });
+    if (head === null) throw new SourceError('CONTENT_API_UNREADABLE', original.source, 'no such object (removed since it was listed)');
+    try {
+      return await readSourceInfo(original.source, head, pixelLimit);
+    } catch (error) {
+      // Cut short, a header can look corrupt or of no known format; over the limit is an answer.
+      if (head.length < size || (error as SourceError).code === 'CONTENT_API_PIXEL_LIMIT') throw error;
+    }
+  }
+  const copy = await readAndHash(original, object.stamp);
+  try {
+    return await readSourceInfo(original.source, copy.input, pixelLimit);
+  } finally {
+    await copy.release();
+  }
 }
 
 /**

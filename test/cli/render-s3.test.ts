@@ -1,0 +1,196 @@
+/**
+ * `render` with a bucket (a real s3rver on loopback) for the output, the originals, or both:
+ * the same rules as on disk, nothing re-uploaded when nothing changed, nothing half-written
+ * trusted after a kill, and one line with exit 2 when the bucket cannot be used at all.
+ */
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { photo, writeImage } from '../fixtures/images.js';
+import { startS3, type TestS3 } from '../fixtures/s3.js';
+import { tempDir } from '../fixtures/tmp.js';
+import { runCli, startCli } from './run-cli.js';
+
+let s3: TestS3;
+beforeAll(async () => {
+  s3 = await startS3(['media', 'originals']);
+});
+afterAll(() => s3.close());
+
+let bucketRun = 0;
+let out: string;
+let prefix: string;
+beforeEach(() => {
+  prefix = `run-${++bucketRun}/media/`;
+  out = `s3://media/${prefix}`;
+});
+
+const cli = (args: string[], env: Record<string, string | undefined> = {}) => runCli(args, { env: { ...s3.env, ...env } });
+const renditionKeys = (objects: Map<string, number>) => [...objects.keys()].filter((key) => !key.includes('.content-api-manifest/'));
+const records = (objects: Map<string, number>) => [...objects.keys()].filter((key) => key.includes('.content-api-manifest/'));
+
+async function originals(count = 3): Promise<string> {
+  const dir = await tempDir();
+  for (let i = 0; i < count; i++) await writeImage(dir, `photo-${i}.jpg`, photo(900 + i * 10, 600).jpeg());
+  await writeImage(dir, 'Old Works/Évening Light.png', photo(500, 700).png());
+  // Files changed in the last 2 s have no settled stamp yet (see render's RACY_MS): let them settle.
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  return dir;
+}
+
+/** Every record's five objects are there with the recorded bytes, and each decodes to its recorded size. */
+async function expectComplete(recordCount: number): Promise<void> {
+  const objects = await s3.objects('media', prefix);
+  const found = records(objects);
+  expect(found).toHaveLength(recordCount);
+  for (const key of found) {
+    const { entry } = JSON.parse((await s3.get('media', key)).toString('utf8'));
+    for (const rendition of Object.values(entry.renditions) as Array<{ path: string; width: number; height: number; bytes: number }>) {
+      expect(objects.get(prefix + rendition.path)).toBe(rendition.bytes);
+      const meta = await sharp(await s3.get('media', prefix + rendition.path)).metadata();
+      expect([meta.width, meta.height]).toEqual([rendition.width, rendition.height]);
+    }
+  }
+}
+
+describe('content-api render to and from a bucket', () => {
+  it('renders a folder into a bucket with serve’s headers; a rerun uploads nothing; a changed original rewrites only its objects', async () => {
+    const dir = await originals();
+    const first = await cli(['render', dir, '--out', out, '--json']);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const report = JSON.parse(first.stdout);
+    expect(report.results.map((r: { status: string }) => r.status)).toEqual(['rendered', 'rendered', 'rendered', 'rendered']);
+    expect(report.results[0].files[0]).toMatch(new RegExp(`^s3://media/${prefix}`));
+    const objects = await s3.objects('media', prefix);
+    expect(renditionKeys(objects)).toContain(`${prefix}old-works/evening-light.max-300x300.png`);
+    expect(renditionKeys(objects)).toHaveLength(20);
+    expect(await s3.head('media', `${prefix}photo-0.max-600x600.jpg`)).toMatchObject({ contentType: 'image/jpeg', cacheControl: 'public, max-age=31536000' });
+    expect(await s3.head('media', `${prefix}old-works/evening-light.max-300x300.png`)).toMatchObject({ contentType: 'image/png' });
+    await expectComplete(4);
+
+    await s3.sync();
+    const putsBefore = s3.puts.length;
+    const again = await cli(['render', dir, '--out', out, '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).results.every((r: { status: string }) => r.status === 'skipped')).toBe(true);
+    await s3.sync();
+    expect(s3.puts.length).toBe(putsBefore);
+
+    await writeImage(dir, 'photo-1.jpg', photo(1300, 500).jpeg());
+    const changed = await cli(['render', dir, '--out', out, '--json']);
+    expect(changed.code).toBe(0);
+    const statuses = Object.fromEntries(JSON.parse(changed.stdout).results.map((r: { source: string; status: string }) => [path.basename(r.source), r.status]));
+    expect(statuses).toMatchObject({ 'photo-0.jpg': 'skipped', 'photo-1.jpg': 'rendered', 'photo-2.jpg': 'skipped' });
+    await s3.sync();
+    const rewritten = s3.puts.slice(putsBefore);
+    expect(rewritten.sort()).toEqual([
+      `media/${prefix}.content-api-manifest/photo-1.jpg.json`,
+      ...['1200x1200', '2400x2400', '300x300', '4800x4800', '600x600'].map((box) => `media/${prefix}photo-1.max-${box}.jpg`),
+    ]);
+    await expectComplete(4);
+  });
+
+  it('removes the objects of an earlier rendering when an original changes format, and its record', async () => {
+    const dir = await tempDir();
+    await writeImage(dir, 'lake.jpg', photo(800, 600).jpeg());
+    const firstRun = await cli(['render', dir, '--out', out]);
+    expect(firstRun.stderr).toMatch(/^1 rendered/);
+    const second = await cli(['render', dir, '--out', out, '--format', 'webp', '--json']);
+    expect(second.stderr).toBe('');
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.stdout).results[0].removed).toHaveLength(5);
+    const objects = await s3.objects('media', prefix);
+    expect(renditionKeys(objects).every((key) => key.endsWith('.webp'))).toBe(true);
+    expect(records(objects)).toEqual([`${prefix}.content-api-manifest/lake.webp.json`]);
+  });
+
+  it('renders originals from a bucket, into a bucket or a folder; an unchanged object is skipped, a replaced one rendered again', async () => {
+    const source = `src-${bucketRun}/2026/`;
+    await s3.put('originals', `${source}a.jpg`, await photo(700, 500).jpeg().toBuffer());
+    await s3.put('originals', `${source}deep/b.png`, await photo(300, 900).png().toBuffer());
+    await s3.put('originals', `${source}notes.txt`, Buffer.from('not an image'));
+    await s3.put('originals', `${source}scan.tif`, await photo(2000, 1500).tiff().toBuffer());
+    const first = await cli(['render', `s3://originals/${source}`, '--out', out, '--json']);
+    expect(first.stderr).toBe('');
+    expect(JSON.parse(first.stdout).results.map((r: { source: string }) => r.source)).toEqual([
+      `s3://originals/${source}a.jpg`,
+      `s3://originals/${source}deep/b.png`,
+      `s3://originals/${source}scan.tif`,
+    ]);
+    await expectComplete(3);
+
+    const local = await tempDir();
+    const toFolder = await cli(['render', `s3://originals/${source}`, '--out', local, '--json']);
+    expect(toFolder.code).toBe(0);
+    const meta = await sharp(path.join(local, 'deep/b.max-600x600.png')).metadata();
+    expect([meta.width, meta.height]).toEqual([200, 600]);
+
+    await s3.put('originals', `${source}a.jpg`, await photo(710, 500).jpeg().toBuffer());
+    const again = await cli(['render', `s3://originals/${source}`, '--out', out, '--json']);
+    const statuses = JSON.parse(again.stdout).results.map((r: { status: string }) => r.status);
+    expect(statuses).toEqual(['rendered', 'skipped', 'skipped']);
+    expect(JSON.parse(again.stdout).results[0].image.sizes.xs).toMatchObject({ width: 300, height: 211 });
+  });
+
+  it('a run killed with SIGKILL mid-batch leaves nothing a rerun trusts wrongly: the rerun completes every original', async () => {
+    const dir = await tempDir();
+    for (let i = 0; i < 8; i++) await writeImage(dir, `big-${i}.jpg`, photo(3000 + i, 2000).jpeg());
+    const putsBefore = s3.puts.length;
+    const { child, done } = startCli(['render', dir, '--out', out, '--concurrency', '1'], { env: s3.env });
+    while (s3.puts.length < putsBefore + 8) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGKILL');
+    expect((await done).signal).toBe('SIGKILL');
+    const partial = records(await s3.objects('media', prefix)).length;
+    expect(partial).toBeLessThan(8);
+
+    const rerun = await cli(['render', dir, '--out', out, '--json']);
+    expect(rerun.code).toBe(0);
+    const statuses = JSON.parse(rerun.stdout).results.map((r: { status: string }) => r.status);
+    expect(statuses.filter((s: string) => s === 'skipped')).toHaveLength(partial);
+    await expectComplete(8);
+  });
+
+  it('render --page writes renditions to a bucket; check --verify-files finds them there', async () => {
+    const dir = await tempDir();
+    await mkdir(path.join(dir, 'originals/landscapes'), { recursive: true });
+    for (const name of ['dandelion.jpg', 'ladybird.jpg', 'marigold.png', 'raindrops.webp', 'Yellow Flower.jpg', 'landscapes/dune.jpg', 'landscapes/storm.jpg']) {
+      await copyFile(path.join('samples/originals', name), path.join(dir, 'originals', name));
+    }
+    const page = path.join(dir, 'page.json');
+    const run = await cli(['render', '--page', 'samples/content/pages/101.json', '--originals', path.join(dir, 'originals'), '--out', out, '--write-page', page]);
+    expect(run.stderr).toMatch(/rendered/);
+    expect(run.code).toBe(0);
+    const objects = await s3.objects('media', prefix);
+    expect(renditionKeys(objects)).toContain(`${prefix}dandelion.max-4800x4800.jpg`);
+    expect(renditionKeys(objects)).toContain(`${prefix}landscapes/storm.max-300x300.jpg`);
+    const written = JSON.parse(await readFile(page, 'utf8'));
+    expect(JSON.stringify(written)).toContain('/media/dandelion.max-300x300.jpg');
+    await expectComplete(records(objects).length);
+
+    // A second run without --originals finds the originals the bucket's records name: all up to date.
+    const again = await cli(['render', '--page', 'samples/content/pages/101.json', '--out', out, '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).results.every((r: { status: string }) => r.status === 'skipped')).toBe(true);
+  });
+
+  describe('a bucket that cannot be used is exit 2 with one line naming it', () => {
+    const cases: Array<[string, () => [string[], Record<string, string | undefined>], RegExp]> = [
+      ['no credentials', () => [['render', 'samples/originals', '--out', out], { AWS_ACCESS_KEY_ID: undefined, AWS_SECRET_ACCESS_KEY: undefined }], /no AWS credentials/],
+      ['an unknown access key', () => [['render', 'samples/originals', '--out', out], { AWS_ACCESS_KEY_ID: 'NOBODY' }], /access denied/],
+      ['a bucket that does not exist', () => [['render', 'samples/originals', '--out', 's3://no-such-bucket/media/'], {}], /s3:\/\/no-such-bucket\/media\/: no such bucket/],
+      ['an endpoint that is down', () => [['render', 'samples/originals', '--out', out], { AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9' }], /endpoint unreachable/],
+      ['originals in a missing bucket', () => [['render', 's3://no-such-bucket/in/', '--out', out], {}], /s3:\/\/no-such-bucket\/in\/: no such bucket/],
+      ['an s3:// URL that is no bucket name', () => [['render', 'samples/originals', '--out', 's3://A_B/'], {}], /Expected s3:\/\/bucket\/prefix\//],
+    ];
+    it.each(cases)('%s', async (_name, make, message) => {
+      const [args, env] = make();
+      const result = await cli(args, env);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+    });
+  });
+});
