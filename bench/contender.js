@@ -1,7 +1,9 @@
 /**
  * One contender over one folder of originals, in its own process so that its CPU time and
  * peak RSS are its own. Prints one JSON line: { images, files, seconds, cpuSeconds, peakRssMb }.
- *   node bench/contender.js <content-api|naive|eleventy-img> <inputDir> <outDir> <concurrency>
+ *   node bench/contender.js <contender> <inputDir> <outDir> <concurrency> [force|incremental]
+ * Contenders: content-api; content-api-before (the library built at the baseline commit, from
+ * BENCH_BASELINE_DIR); naive; eleventy-img. For content-api, outDir may be s3://bucket/prefix/.
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,12 +15,20 @@ import { renderOriginals, renditionSizes, RENDITION_BOXES, RENDITION_KEYS } from
 const [name, inputDir, outDir, concurrencyText, force = 'force'] = process.argv.slice(2);
 const concurrency = Number(concurrencyText);
 const QUALITY = { jpeg: { quality: 80 }, webp: { quality: 80 }, png: {} };
-const files = readdirSync(inputDir).filter((f) => !f.startsWith('.')).sort().map((f) => path.join(inputDir, f));
-mkdirSync(outDir, { recursive: true });
+const files = readdirSync(inputDir).filter((f) => !f.startsWith('.') && f !== 'SOURCES.txt').sort().map((f) => path.join(inputDir, f));
+if (!outDir.startsWith('s3://')) mkdirSync(outDir, { recursive: true });
 
 const contenders = {
   async 'content-api'() {
     const report = await renderOriginals([inputDir], { outDir, concurrency, force: force === 'force' });
+    if (report.failures.length > 0) throw new Error(JSON.stringify(report.failures));
+    return report.results.length * 5;
+  },
+
+  /** The same, as the library was at the baseline commit (bench/baseline.js). */
+  async 'content-api-before'() {
+    const before = await import(path.join(process.env.BENCH_BASELINE_DIR, 'dist', 'index.js'));
+    const report = await before.renderOriginals([inputDir], { outDir, concurrency, force: force === 'force' });
     if (report.failures.length > 0) throw new Error(JSON.stringify(report.failures));
     return report.results.length * 5;
   },

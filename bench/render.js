@@ -3,10 +3,10 @@
  * @11ty/eleventy-img, each in its own process at the same concurrency, side by side; the
  * incremental rerun; the quality of the cascade.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { buildCorpus } from './corpus.js';
+import { bestOf, runContender } from './run-contender.js';
 import { pipelineFloor } from './floor.js';
 import { cascadeQuality } from './quality.js';
 
@@ -15,22 +15,8 @@ const fmt = (n, digits = 2) => n.toFixed(digits);
 export async function renderBench(root, scratch, { concurrency, runs }) {
   const corpus = await buildCorpus(path.join(root, '.bench'));
 
-  function run(contender, input, outDir = mkdtempSync(path.join(scratch, `${contender}-`)), mode = 'force') {
-    const script = path.join(root, 'bench', 'contender.js');
-    const output = execFileSync(process.execPath, [script, contender, input, outDir, String(concurrency), mode], { encoding: 'utf8' });
-    return JSON.parse(output.trim().split('\n').at(-1));
-  }
-
-  /** The best of `runs` runs (least wall time), for each contender. */
-  function measure(contender, input) {
-    let best;
-    for (let i = 0; i < runs; i++) {
-      const result = run(contender, input);
-      if (!best || result.seconds < best.seconds) best = result;
-    }
-    return best;
-  }
-
+  const run = (contender, input, outDir, mode) => runContender(root, scratch, contender, input, { concurrency, outDir, mode });
+  const measure = (contender, input) => bestOf(runs, () => run(contender, input));
 
   const table = [];
   const floors = [];

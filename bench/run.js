@@ -1,7 +1,8 @@
 /**
- * `npm run bench`: the render benchmark (bench/render.js) and the check benchmark
- * (bench/check.js), figures printed side by side. `npm run bench -- render`, `-- check` or `-- serve`
- * runs one of them.
+ * `npm run bench`: the render benchmark (bench/render.js), the storage benchmark
+ * (bench/storage.js: streamed originals before and after, a bucket vs a folder), the check and
+ * serve benchmarks, figures printed side by side. `npm run bench -- render`, `-- storage`,
+ * `-- check` or `-- serve` runs one of them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -11,9 +12,10 @@ import sharp from 'sharp';
 import { checkBench } from './check.js';
 import { renderBench } from './render.js';
 import { serveBench } from './serve.js';
+import { storageBench } from './storage.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** `npm run bench` runs everything; `npm run bench -- render`, `-- check` or `-- serve` one part. */
+/** `npm run bench` runs everything; `npm run bench -- render`, `-- storage`, `-- check` or `-- serve` one part. */
 const only = process.argv[2];
 const concurrency = availableParallelism();
 const runs = Number(process.env.BENCH_RUNS ?? 2);
@@ -21,6 +23,7 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'content-api-bench-'));
 console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), node ${process.version}, sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; concurrency ${concurrency}; best of ${runs} run(s)`);
 
 if (!only || only === 'render') await renderBench(root, scratch, { concurrency, runs });
+if (!only || only === 'storage') await storageBench(root, scratch, { concurrency, runs });
 
 if (!only || only === 'check') {
   console.error('bench: check');
