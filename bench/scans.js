@@ -38,7 +38,7 @@ export async function buildScans(root, mixed) {
   const photos = readdirSync(mixed).filter((name) => /^(kleiber|seeding|elephants|mosaic-[abc])\.jpg$/.test(name)).sort().map((name) => path.join(mixed, name));
   const plan = [
     [tiff16, 'scan-a.tif', 12000, 9000, 3, 4, (image) => image.toColourspace('rgb16').tiff({ compression: 'none' })],
-    [tiff16, 'scan-b.tif', 12000, 9000, 4, 3, (image) => image.toColourspace('rgb16').tiff({ compression: 'none' })],
+    [tiff16, 'scan-b.tif', 12000, 9000, 4, 4, (image) => image.toColourspace('rgb16').tiff({ compression: 'none' })],
     [mp100, 'plate-a.jpg', 12000, 8400, 3, 3, (image) => image.jpeg({ quality: 92 })],
     [mp100, 'plate-b.jpg', 12000, 8400, 4, 3, (image) => image.jpeg({ quality: 92 })],
     [mp100, 'plate-c.png', 12000, 8400, 3, 3, (image) => image.png({ compressionLevel: 6 })],

@@ -41,12 +41,18 @@ export function printMessage(text: string): void {
 export class ProgressLine {
   readonly #enabled = Boolean(process.stderr.isTTY) && !process.env.CI;
   #lastDraw = 0;
+  /** The latest state not drawn yet (updates come faster than the eye), drawn when the interval is up. */
+  #pending: NodeJS.Timeout | undefined;
 
   update(done: number, total: number, label: string): void {
     if (!this.#enabled) return;
-    const now = Date.now();
-    if (done < total && now - this.#lastDraw < 80) return;
-    this.#lastDraw = now;
+    clearTimeout(this.#pending);
+    const wait = this.#lastDraw + 80 - Date.now();
+    if (done < total && wait > 0) {
+      this.#pending = setTimeout(() => this.update(done, total, label), wait).unref();
+      return;
+    }
+    this.#lastDraw = Date.now();
     const columns = process.stderr.columns || 80;
     const width = 24;
     const filled = total === 0 ? width : Math.round((done / total) * width);
@@ -57,6 +63,7 @@ export class ProgressLine {
   }
 
   clear(): void {
+    clearTimeout(this.#pending);
     if (this.#enabled) process.stderr.write('\r\x1b[2K');
   }
 }

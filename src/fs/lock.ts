@@ -18,13 +18,20 @@ export async function withLock<T>(lockPath: string, fn: () => Promise<T>, option
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   const owner = `${process.pid}\n${hostname()}\n`;
   for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+    let created = false;
     try {
       const handle = await open(lockPath, 'wx');
-      await handle.writeFile(owner);
-      await handle.close();
+      created = true;
+      try {
+        await handle.writeFile(owner);
+      } finally {
+        await handle.close();
+      }
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A lock made but not written (a full disk) would look owned by a live process: remove it.
+      if (created) await rm(lockPath, { force: true });
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || created) throw error;
     }
     if (await isStale(lockPath)) {
       await rm(lockPath, { force: true });

@@ -47,6 +47,8 @@ export interface PageRenderReport {
   page: string;
   results: PageRenderResult[];
   failures: PageRenderFailure[];
+  /** Sources never started because the run was interrupted. */
+  notStarted: string[];
   warnings: string[];
   /** The page's text with the new `sizes` and `srcset` (and `width`/`height` where the aspect changed). */
   text: string;
@@ -111,7 +113,7 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
     const entry = bySource.get(failure.source)!;
     failures.push({ ...failure, paths: [entry.group, ...entry.merged].flatMap(groupPaths), origin: entry.kind, error: `${describe(entry.group)}: ${failure.error}` });
   }
-  return { page: page.source, results, failures, warnings, text: replaceValues(page.text, edits), updated };
+  return { page: page.source, results, failures, notStarted: rendered.notStarted, warnings, text: replaceValues(page.text, edits), updated };
 }
 
 /**

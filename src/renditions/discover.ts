@@ -2,10 +2,11 @@
  * Turns the command line's files and folders into the list of originals to render, each
  * with the path its renditions take under the output folder.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError, SourceError } from '../errors.js';
 import { isInside } from '../fs/paths.js';
+import { walkFiles } from '../fs/walk.js';
 import { isS3Url, openStore, type S3Options } from '../storage/location.js';
 import type { MediaStore, Stamp } from '../storage/store.js';
 import { safeName } from './rules.js';
@@ -63,14 +64,20 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
       }
       await store.open({ write: false, create: false });
       let found = 0;
+      const skipped: string[] = [];
       for await (const object of store.list()) {
         const parts = object.key.split('/');
         if (isS3Url(outDir) && store.describe(object.key).startsWith(parsedPrefix(outDir))) continue;
-        if (parts.some((part) => part.startsWith('.')) || !IMAGE_EXTENSIONS.has(path.posix.extname(object.key).toLowerCase())) continue;
+        if (parts.some((part) => part.startsWith('.'))) continue;
+        if (!IMAGE_EXTENSIONS.has(path.posix.extname(object.key).toLowerCase())) {
+          skipped.push(object.key);
+          continue;
+        }
         found++;
         add(store.describe(object.key), stemFor(...parts), { store, key: object.key, stamp: object.stamp });
       }
       if (found === 0) discovery.warnings.push(`${input}: no images found (objects ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
+      else if (unsaid(skipped).length > 0) discovery.warnings.push(notRendered(input, unsaid(skipped)));
       continue;
     }
     const info = await stat(input).catch((error: NodeJS.ErrnoException) => error);
@@ -87,19 +94,32 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
       throw new InvalidArgumentError(`${input}: is inside the output folder ${outDir}, whose files are never taken as originals; keep originals elsewhere`);
     }
     let found = 0;
-    for (const name of (await readdir(input, { recursive: true })).sort()) {
+    const skipped: string[] = [];
+    for (const name of await walkFiles(input, { include: (entry) => !entry.startsWith('.') })) {
       const source = path.join(input, name);
-      const parts = name.split(path.sep);
-      if (parts.some((part) => part.startsWith('.'))) continue;
       if (outAbsolute && isInside(path.resolve(source), outAbsolute)) continue;
-      if (!IMAGE_EXTENSIONS.has(path.extname(name).toLowerCase())) continue;
-      if (!(await stat(source).catch(() => null))?.isFile()) continue;
+      if (!IMAGE_EXTENSIONS.has(path.extname(name).toLowerCase())) {
+        skipped.push(name);
+        continue;
+      }
       found++;
-      add(source, stemFor(...parts));
+      add(source, stemFor(...name.split(path.sep)));
     }
     if (found === 0) discovery.warnings.push(`${input}: no images found (files ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
+    else if (unsaid(skipped).length > 0) discovery.warnings.push(notRendered(input, unsaid(skipped)));
   }
   return discovery;
+}
+
+/** Notes and sidecars that live beside originals; any other file left out is named in a warning. */
+const NOT_PICTURES = new Set(['.md', '.txt', '.json', '.csv', '.html', '.xmp', '.yaml', '.yml']);
+const unsaid = (names: string[]) => names.filter((name) => !NOT_PICTURES.has(path.extname(name).toLowerCase()));
+
+/** A folder's files that are not rendered (an SVG, a PDF, a camera raw), named, so none is left out unsaid. */
+function notRendered(input: string, names: string[]): string {
+  const shown = names.slice(0, 5).join(', ');
+  const more = names.length > 5 ? ` and ${names.length - 5} more` : '';
+  return `${input}: ${names.length} file(s) not rendered, not an image type render takes (${shown}${more})`;
 }
 
 /** `s3://bucket/a` -> `s3://bucket/a/`: the form a store's location takes. */

@@ -105,8 +105,10 @@ export interface Manifest {
   /** Records `entry` under `key`, once the files it names are written. */
   set(key: string, entry: ManifestEntry): Promise<void>;
   delete(key: string): Promise<void>;
-  /** Writes whatever is pending. */
+  /** Writes whatever is pending; throws `ManifestError` when it cannot (the changes stay pending). */
   flush(): Promise<void>;
+  /** The keys whose changes are not written yet. */
+  unwritten(): string[];
 }
 
 /** The manifest of `store`: one file in a folder, one object per original in a bucket. */
@@ -119,9 +121,11 @@ export async function openManifest(store: MediaStore): Promise<Manifest> {
       warning,
       entriesFor: async () => entries,
       all: async () => entries,
-      set: (key, entry) => writer.set(key, entry),
-      delete: (key) => writer.delete(key),
+      // Written in batches: a batch that cannot be written stays pending, for `flush` to report.
+      set: (key, entry) => writer.set(key, entry).catch(() => undefined),
+      delete: (key) => writer.delete(key).catch(() => undefined),
       flush: () => writer.flush(),
+      unwritten: () => [...writer.unwritten.keys()],
     };
   }
   return new ObjectManifest(store);
@@ -175,6 +179,10 @@ class ObjectManifest implements Manifest {
   }
 
   async flush(): Promise<void> {}
+
+  unwritten(): string[] {
+    return []; // each record is written at once, or its original fails
+  }
 
   async #read(keys: string[]): Promise<Entries> {
     const entries: Entries = {};
@@ -244,6 +252,10 @@ export class ManifestWriter {
     if (this.#pending.size === 0) return;
     const changes = new Map(this.#pending);
     this.#pending.clear();
+    const keep = () => {
+      // Not written: the changes wait for the next flush, unless newer ones replaced them.
+      for (const [key, entry] of changes) if (!this.#pending.has(key)) this.#pending.set(key, entry);
+    };
     try {
       await withLock(`${this.#file}.lock`, async () => {
         const { entries } = await readManifest(path.dirname(this.#file));
@@ -260,8 +272,15 @@ export class ManifestWriter {
         await writeFileAtomic(this.#file, `${JSON.stringify({ version: MANIFEST_VERSION, entries: sorted }, null, 2)}\n`);
       });
     } catch (error) {
+      keep();
       if (error instanceof ManifestError) throw error;
-      throw new ManifestError(this.#file, `cannot update (${(error as Error).message})`, { cause: error });
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new ManifestError(this.#file, `cannot update (${reason})`, { cause: error });
     }
+  }
+
+  /** The entries recorded since the last successful write, by key. */
+  get unwritten(): ReadonlyMap<string, ManifestEntry | null> {
+    return this.#pending;
   }
 }

@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { InvalidArgumentError, SourceError } from '../errors.js';
+import { ContentApiError, InvalidArgumentError, oneLine, SourceError } from '../errors.js';
 import { isS3Url, openStore, type S3Options } from '../storage/location.js';
 import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
 import { sweepSpools } from '../storage/spool.js';
@@ -55,10 +55,15 @@ export interface RenderOptions {
 }
 
 export interface RenderProgress {
+  /** Originals finished (rendered, skipped, planned or failed). */
   done: number;
   total: number;
+  /** The original this event is about. */
   source: string;
-  status: RenderStatus | 'failed';
+  /** `started`: the original is now under way; else how it finished. */
+  status: RenderStatus | 'failed' | 'started';
+  /** The originals under way after this event, in the order they started. */
+  active: string[];
 }
 
 /** `rendered`: files written; `skipped`: up to date; `planned`: what `dryRun` would write. */
@@ -90,6 +95,8 @@ export interface RenderReport {
   results: RenderResult[];
   failures: RenderFailure[];
   warnings: string[];
+  /** Originals never started because the run was interrupted (`signal`): neither rendered nor failed. */
+  notStarted: string[];
 }
 
 /**
@@ -131,8 +138,8 @@ export async function renderOriginal(source: string, options: RenderOptions): Pr
   }
 }
 
-function report({ results, errors, warnings }: Awaited<ReturnType<typeof runBatch>>): RenderReport {
-  return { results, failures: errors.map((error) => ({ source: error.source, code: error.code, error: error.message })), warnings };
+function report({ results, errors, warnings, notStarted }: Awaited<ReturnType<typeof runBatch>>): RenderReport {
+  return { results, failures: errors.map((error) => ({ source: error.source, code: error.code, error: error.message })), warnings, notStarted };
 }
 
 async function runBatch(originals: Original[], failures: SourceError[], settings: Settings, options: RenderOptions) {
@@ -167,33 +174,67 @@ async function renderInto(store: MediaStore, originals: Original[], failures: So
 
   const context: Context = { options, settings, store, entries, manifest };
   const results: RenderResult[] = [];
+  const notStarted: string[] = [];
   const total = plans.length + errors.length;
   let done = 0;
-  for (const error of errors) options.onProgress?.({ done: ++done, total, source: error.source, status: 'failed' });
+  const active: string[] = [];
+  const progress = (source: string, status: RenderProgress['status']) => options.onProgress?.({ done, total, source, status, active: [...active] });
+  for (const error of errors) {
+    done++;
+    progress(error.source, 'failed');
+  }
 
   await Promise.all(
     plans.map((plan) =>
       limit(async () => {
+        const { source } = plan.original;
+        if (options.signal?.aborted) {
+          notStarted.push(source);
+          return;
+        }
+        active.push(source);
+        progress(source, 'started');
         let status: RenderProgress['status'] = 'failed';
         try {
-          if (options.signal?.aborted) {
-            throw new SourceError('CONTENT_API_RENDER_FAILED', plan.original.source, 'not rendered: the run was interrupted');
-          }
           const result = await renderOne(context, plan);
           results.push(result);
           status = result.status;
         } catch (error) {
           keep(errors, error);
         }
-        options.onProgress?.({ done: ++done, total, source: plan.original.source, status });
+        active.splice(active.indexOf(source), 1);
+        done++;
+        progress(source, status);
       }),
     ),
   );
-  if (!options.dryRun) await manifest.flush();
+  if (!options.dryRun) await flushManifest(manifest, plans, results, errors);
 
   const bySource = (a: { source: string }, b: { source: string }) => a.source.localeCompare(b.source);
-  return { results: results.sort(bySource), errors: errors.sort(bySource), warnings };
+  return { results: results.sort(bySource), errors: errors.sort(bySource), warnings, notStarted: notStarted.sort() };
 }
+
+/**
+ * Writes the manifest's last changes. When it cannot be written (a full disk, a read-only
+ * folder), the originals rendered whose records are lost fail, saying so: their files are in
+ * place, but the next run renders them again. The report is still complete.
+ */
+async function flushManifest(manifest: Manifest, plans: Plan[], results: RenderResult[], errors: SourceError[]): Promise<void> {
+  try {
+    await manifest.flush();
+  } catch (error) {
+    if (!(error instanceof ContentApiError)) throw error;
+    const lost = new Set(manifest.unwritten().map((key) => plans.find((plan) => plan.key === key)?.original.source));
+    for (const [index, result] of [...results.entries()].reverse()) {
+      if (result.status !== 'rendered' || !lost.has(result.source)) continue;
+      results.splice(index, 1);
+      errors.push(unrecorded(result.source, error));
+    }
+  }
+}
+
+const unrecorded = (source: string, error: unknown) =>
+  new SourceError('CONTENT_API_RENDER_FAILED', source, `rendered, but not recorded in the manifest (${oneLine(error)}); the next run renders it again`, { cause: error });
 
 interface Settings {
   concurrency: number;
@@ -290,7 +331,8 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
       // Hashed again (touched, moved, copied, or a manifest from before stamps): the same
       // content, so remember where it is now and its stamp, for the next run's fast path.
       if (stamp && (!sameStamp(previous.stamp, stamp) || previous.source !== source) && !options.dryRun) {
-        await manifest.set(plan.key, { ...previous, source, stamp: settled });
+        // Only spares the next run a hash: not having it recorded is no failure.
+        await manifest.set(plan.key, { ...previous, source, stamp: settled }).catch(() => undefined);
       }
       return result('skipped');
     }
@@ -304,13 +346,19 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
       if (!original.data && !original.object && !sameStamp((await stampOf(original)).stamp, stamp)) throw changed(original);
     };
     const written = await writeRenditions(context, original, bytes.input, info, format, files, unchanged);
-    await manifest.set(plan.key, { source, sha256: bytes.sha256, stamp: settled, settings: key, original: info.size, renditions: written });
+    await manifest.set(plan.key, { source, sha256: bytes.sha256, stamp: settled, settings: key, original: info.size, renditions: written }).catch((error: unknown) => {
+      throw unrecorded(original.source, error);
+    });
     // Earlier renderings of the same original (another naming, or another format and so
     // another key) leave files this one no longer writes: remove them.
     const rendered = result('rendered');
-    for (const old of rendered.removed) await store.remove(old);
-    for (const [oldKey, entry] of Object.entries(context.entries)) {
-      if (entry.source === source && oldKey !== plan.key) await manifest.delete(oldKey);
+    try {
+      for (const old of rendered.removed) await store.remove(old);
+      for (const [oldKey, entry] of Object.entries(context.entries)) {
+        if (entry.source === source && oldKey !== plan.key) await manifest.delete(oldKey);
+      }
+    } catch (error) {
+      throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, `rendered, but an earlier rendering's files could not be removed (${oneLine(error)})`, { cause: error });
     }
     return rendered;
   } finally {

@@ -48,7 +48,7 @@ export class LocalStore implements MediaStore {
       return;
     }
     try {
-      if (create) await mkdir(this.#root, { recursive: true });
+      if (create) await makeFolder(this.#root);
       await access(this.#root, constants.W_OK);
       this.#root = await realpath(this.#root);
     } catch (error) {
@@ -136,6 +136,28 @@ export class LocalStore implements MediaStore {
       this.#dirs.set(dir, ready);
     }
     return ready;
+  }
+}
+
+/**
+ * `mkdir -p`, one level at a time from the nearest folder that exists. (Node's own recursive
+ * mkdir retries forever where a folder cannot be made in an existing one, as in /proc.)
+ */
+async function makeFolder(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let current = dir; ; current = path.dirname(current)) {
+    const info = await stat(current).catch((error: NodeJS.ErrnoException) => error);
+    if (!(info instanceof Error)) {
+      if (!info.isDirectory()) throw Object.assign(new Error(`${current} is not a folder`), { code: 'ENOTDIR' });
+      break;
+    }
+    if (info.code !== 'ENOENT' || path.dirname(current) === current) throw info;
+    missing.push(current);
+  }
+  for (const folder of missing.reverse()) {
+    await mkdir(folder).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
   }
 }
 

@@ -33,11 +33,14 @@ export async function runRender(inputs: string[], options: RenderCommandOptions)
   // Failed originals had no Image object to ask for their alt text; their keys are not typos.
   for (const failure of report.failures) altText?.lookup(failure);
   if (altText) report.warnings.push(...altText.unused().map((key) => `--alt-text ${altTextFile}: '${key}' names no original of this run`));
-  if (json) printData(JSON.stringify({ results: report.results.map((result) => resultJson(result, options)), failures: report.failures, warnings: report.warnings }, null, 2));
+  if (json) {
+    const results = report.results.map((result) => resultJson(result, options));
+    printData(JSON.stringify({ results, failures: report.failures, notStarted: report.notStarted, warnings: report.warnings }, null, 2));
+  }
   else if (options.dryRun) printDryRun(report.results, options);
   printMessages(report);
   if (!json) printMessage(summary(report, seconds, options));
-  return report.failures.length > 0 ? 1 : 0;
+  return report.failures.length > 0 || report.notStarted.length > 0 ? 1 : 0;
 }
 
 export async function runRenderPage(options: RenderPageCommandOptions): Promise<number> {
@@ -54,7 +57,8 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
 
   if (json) {
     const results = report.results.map((result) => ({ paths: result.paths, origin: result.origin, ...resultJson(result, options) }));
-    printData(JSON.stringify({ page: report.page, results, failures: report.failures, warnings: report.warnings, updated: report.updated, written }, null, 2));
+    const { page: source, failures, notStarted, warnings, updated } = report;
+    printData(JSON.stringify({ page: source, results, failures, notStarted, warnings, updated, written }, null, 2));
   } else if (options.dryRun) {
     printDryRun(report.results, options);
     if (writePage) printData(`would write\t${writePage}\tthe page with ${report.updated.length} Image(s) updated`);
@@ -64,7 +68,7 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
     const where = written ? `; page written to ${written === '-' ? 'stdout' : written} (${report.updated.length} Image(s) updated)` : '';
     printMessage(`${page.source}: ${summary(report, seconds, options)}${where}`);
   }
-  return report.failures.length > 0 ? 1 : 0;
+  return report.failures.length > 0 || report.notStarted.length > 0 ? 1 : 0;
 }
 
 type Hooks = Pick<RenderPageOptions, 'onProgress' | 'onDownload' | 'signal'>;
@@ -84,7 +88,10 @@ async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promise<{ rep
   try {
     const report = await run({
       signal: controller.signal,
-      onProgress: (event) => progress.update(event.done, event.total, event.source),
+      // What is under way, not what finished last: a long encode shows as the file being encoded.
+      onProgress: ({ done, total, active, source }) => {
+        progress.update(done, total, active.length === 0 ? source : `${active[0]}${active.length > 1 ? ` (+${active.length - 1} more)` : ''}`);
+      },
       onDownload: (event) => progress.update(event.done, event.total, `download ${event.url}`),
     });
     return { report, seconds: (performance.now() - started) / 1000 };
@@ -116,13 +123,14 @@ function printMessages(report: { warnings: string[]; failures: Array<{ error: st
   for (const failure of report.failures) printMessage(`${red('failed')}: ${failure.error}`);
 }
 
-function summary(report: Pick<RenderReport, 'results' | 'failures'>, seconds: number, options: { outDir: string; dryRun?: boolean | undefined }): string {
+function summary(report: Pick<RenderReport, 'results' | 'failures' | 'notStarted'>, seconds: number, options: { outDir: string; dryRun?: boolean | undefined }): string {
   const count = (status: string) => report.results.filter((r) => r.status === status).length;
   const { green, red } = stderrStyles();
   const parts = options.dryRun
     ? [`${count('planned')} would be rendered`, `${count('skipped')} up to date`]
     : [green(`${count('rendered')} rendered`), `${count('skipped')} up to date`];
   if (report.failures.length > 0) parts.push(red(`${report.failures.length} failed`));
+  if (report.notStarted.length > 0) parts.push(`${report.notStarted.length} not started (interrupted)`);
   return `${parts.join(', ')} in ${seconds.toFixed(1)} s${options.dryRun ? '' : ` (output: ${options.outDir})`}`;
 }
 

@@ -1,0 +1,103 @@
+/**
+ * Hostile and faulty surroundings for `render` (issue #14): a folder that loops through a
+ * symlink, files that are not rendered, an output folder that cannot be made, a disk that
+ * fills up mid-run. Each case: one line naming the thing and the reason, the rest completes,
+ * nothing partial or stale is left, the report is printed.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { photo, writeImage } from '../fixtures/images.js';
+import { tempDir } from '../fixtures/tmp.js';
+import { runCli, runInTerminal } from './run-cli.js';
+
+describe('render in hostile surroundings', () => {
+  it('a symlink that loops back up the input folder: each real folder is walked once', async () => {
+    const dir = await tempDir();
+    await writeImage(dir, 'in/a/one.jpg', photo(400, 300).jpeg());
+    await writeImage(dir, 'in/two.jpg', photo(300, 400).jpeg());
+    await symlink('..', path.join(dir, 'in/a/up'));
+    await symlink(path.join(dir, 'in'), path.join(dir, 'in/a/again'));
+    const result = await runCli(['render', path.join(dir, 'in'), '--out', path.join(dir, 'out'), '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).results.map((r: { source: string }) => path.relative(dir, r.source))).toEqual(['in/a/one.jpg', 'in/two.jpg']);
+  });
+
+  it('files in a folder that are not rendered (SVG, PDF, camera raw) are named in a warning; notes beside originals are not', async () => {
+    const dir = await tempDir();
+    await writeImage(dir, 'in/photo.jpg', photo(400, 300).jpeg());
+    for (const name of ['logo.svg', 'catalogue.pdf', 'IMG_0001.CR2', 'SOURCES.md', 'alt.json']) await writeFile(path.join(dir, 'in', name), 'x');
+    const result = await runCli(['render', path.join(dir, 'in'), '--out', path.join(dir, 'out')]);
+    expect(result.code).toBe(0);
+    const warnings = result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
+    expect(warnings).toEqual([`warning: ${path.join(dir, 'in')}: 3 file(s) not rendered, not an image type render takes (IMG_0001.CR2, catalogue.pdf, logo.svg)`]);
+  });
+
+  it('an output folder that cannot be made, even where the system loops (/proc): one line, exit 2, at once', async () => {
+    const started = Date.now();
+    const result = await runCli(['render', 'samples/originals/dandelion.jpg', '--out', '/proc/content-api-nope']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('error: /proc/content-api-nope: output folder is not writable (ENOENT)\n');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+/** A 3 MB tmpfs, where the system lets this process mount one (root on Linux); else the test is skipped. */
+const tiny = (() => {
+  const dir = path.join('/tmp', `content-api-tiny-${process.pid}`);
+  try {
+    execFileSync('mkdir', ['-p', dir]);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', dir], { stdio: 'ignore' });
+    return dir;
+  } catch {
+    return null;
+  }
+})();
+afterAll(() => {
+  if (tiny) execFileSync('umount', [tiny]);
+});
+
+describe.skipIf(tiny === null)('a disk that fills up mid-run', () => {
+  it('the originals that could not be written fail with the reason; the others are recorded; the report is printed; nothing stale is left', async () => {
+    const dir = await tempDir();
+    for (let i = 0; i < 6; i++) {
+      const pixels = Buffer.alloc(1600 * 1200 * 3);
+      for (let p = 0; p < pixels.length; p++) pixels[p] = (p * 2654435761 + i) >>> 24;
+      await writeImage(dir, `in/noisy-${i}.png`, sharp(pixels, { raw: { width: 1600, height: 1200, channels: 3 } }).png());
+    }
+    const out = path.join(tiny!, 'out');
+    const result = await runCli(['render', path.join(dir, 'in'), '--out', out, '--json', '--concurrency', '1']);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.failures.length).toBeGreaterThan(0);
+    for (const failure of report.failures) expect(failure.error).toMatch(/ENOSPC/);
+    expect(report.results.length + report.failures.length).toBe(6);
+    const names = await readdir(out);
+    expect(names.filter((name) => /\.tmp-|\.lock$/.test(name))).toEqual([]);
+    const manifest = names.includes(MANIFEST_FILE) ? JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')) : { entries: {} };
+    // What the manifest records is there, whole; what failed is not recorded.
+    const recorded = Object.values(manifest.entries) as Array<{ renditions: Record<string, { path: string; bytes: number }> }>;
+    for (const entry of recorded) {
+      for (const rendition of Object.values(entry.renditions)) expect((await readFile(path.join(out, rendition.path))).length).toBe(rendition.bytes);
+    }
+    expect(recorded.length).toBeLessThanOrEqual(report.results.length);
+  });
+});
+
+describe('progress on a terminal', () => {
+  it('shows the original under way, not the last one finished: a long encode is named while it runs', async () => {
+    const dir = await tempDir();
+    await writeImage(dir, 'in/a-small.jpg', photo(200, 100).jpeg());
+    const pixels = Buffer.alloc(4000 * 3000 * 3);
+    for (let i = 0; i < pixels.length; i++) pixels[i] = (Math.random() * 256) | 0; // noise: a slow PNG encode
+    await writeImage(dir, 'in/b-large.png', sharp(pixels, { raw: { width: 4000, height: 3000, channels: 3 } }).png());
+    const tty = await runInTerminal(['render', path.join(dir, 'in'), '--out', path.join(dir, 'out'), '--concurrency', '1']);
+    expect(tty.code).toBe(0);
+    // When the small one has finished (1/2), the line names the large one, which is under way.
+    expect(tty.stdout).toMatch(/\] 1\/2 \S*b-large\.png/);
+    expect(tty.stdout).not.toMatch(/\] 1\/2 \S*a-small\.jpg/);
+  });
+});
