@@ -4,25 +4,24 @@
  * files are intact are skipped, by the manifest.
  */
 import { stat } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { ContentApiError, InvalidArgumentError, oneLine, SourceError } from '../errors.js';
+import { ContentApiError, oneLine, SourceError } from '../errors.js';
+import { LocalStore } from '../storage/local.js';
 import { isS3Url, openStore, type S3Options } from '../storage/location.js';
 import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
 import { sweepSpools } from '../storage/spool.js';
 import { sameStamp, type MediaStore, type Staged } from '../storage/store.js';
+import { Claims } from './claims.js';
 import { discoverOriginals, type Original } from './discover.js';
 import { planOriginal, splitCollisions, type Plan } from './plan.js';
-import { DEFAULT_QUALITY, type ForceableFormat, type OutputFormat, type QualitySettings } from './formats.js';
+import type { ForceableFormat, OutputFormat, QualitySettings } from './formats.js';
 import { buildImageObject, type ImageObject, type RenditionFile } from './image-object.js';
 import { isIntact, openManifest, type Manifest, type ManifestEntry } from './manifest.js';
-import { DEFAULT_PIXEL_LIMIT, encodeRenditions, readSourceInfo, type EncodeSettings, type SourceInfo } from './pipeline.js';
-import { DEFAULT_MEDIA_URL, type NamingStyle, type PixelSize, type RenditionKey } from './rules.js';
+import { encodeRenditions, readSourceInfo, type EncodeSettings, type SourceInfo } from './pipeline.js';
+import { resolveSettings, settingsKey, type Settings } from './settings.js';
+import type { NamingStyle, PixelSize, RenditionKey } from './rules.js';
 import { changed, readAndHash, stampOf, type SourceBytes } from './source-bytes.js';
-
-/** Bumped when the pipeline's output changes for the same settings, so old files are redone. */
-const PIPELINE_VERSION = 1;
 
 export interface RenderOptions {
   /** Output folder, or `s3://bucket/prefix/`; renditions keep the originals' folder structure below it. */
@@ -172,46 +171,65 @@ async function renderInto(store: MediaStore, originals: Original[], failures: So
   const entries = await manifest.entriesFor(plans.map((plan) => plan.key));
   if (manifest.warning && manifest.warning !== unreadable) warnings.push(manifest.warning);
 
-  const context: Context = { options, settings, store, entries, manifest };
-  const results: RenderResult[] = [];
-  const notStarted: string[] = [];
+  // Runs at once into one folder decide collisions on the files as they are now (claims.ts).
+  const claims = store instanceof LocalStore && !options.dryRun ? new Claims(path.resolve(store.location)) : null;
+  const context: Context = { options, settings, store, entries, manifest, claims, releases: [] };
+  const tally: Tally = { results: [], errors, notStarted: [], active: [], done: 0 };
   const total = plans.length + errors.length;
-  let done = 0;
-  const active: string[] = [];
-  const progress = (source: string, status: RenderProgress['status']) => options.onProgress?.({ done, total, source, status, active: [...active] });
+  const progress: Progress = (source, status) => options.onProgress?.({ done: tally.done, total, source, status, active: [...tally.active] });
   for (const error of errors) {
-    done++;
+    tally.done++;
     progress(error.source, 'failed');
   }
 
+  try {
+    await renderAll(context, plans, limit, tally, progress);
+    if (!options.dryRun) await flushManifest(manifest, plans, tally.results, errors);
+  } finally {
+    await Promise.all(context.releases.map((release) => release()));
+  }
+  const bySource = (a: { source: string }, b: { source: string }) => a.source.localeCompare(b.source);
+  return { results: tally.results.sort(bySource), errors: errors.sort(bySource), warnings, notStarted: tally.notStarted.sort() };
+}
+
+/** Where a batch stands: what finished, what failed, what is under way, what never started. */
+interface Tally {
+  results: RenderResult[];
+  errors: SourceError[];
+  notStarted: string[];
+  /** Sources under way, in the order they started. */
+  active: string[];
+  done: number;
+}
+
+type Progress = (source: string, status: RenderProgress['status']) => void;
+
+/** Renders every plan, `limit` at a time, each failing alone; after an interruption, starts none. */
+async function renderAll(context: Context, plans: Plan[], limit: ReturnType<typeof pLimit>, tally: Tally, progress: Progress): Promise<void> {
   await Promise.all(
     plans.map((plan) =>
       limit(async () => {
         const { source } = plan.original;
-        if (options.signal?.aborted) {
-          notStarted.push(source);
+        if (context.options.signal?.aborted) {
+          tally.notStarted.push(source);
           return;
         }
-        active.push(source);
+        tally.active.push(source);
         progress(source, 'started');
         let status: RenderProgress['status'] = 'failed';
         try {
           const result = await renderOne(context, plan);
-          results.push(result);
+          tally.results.push(result);
           status = result.status;
         } catch (error) {
-          keep(errors, error);
+          keep(tally.errors, error);
         }
-        active.splice(active.indexOf(source), 1);
-        done++;
+        tally.active.splice(tally.active.indexOf(source), 1);
+        tally.done++;
         progress(source, status);
       }),
     ),
   );
-  if (!options.dryRun) await flushManifest(manifest, plans, results, errors);
-
-  const bySource = (a: { source: string }, b: { source: string }) => a.source.localeCompare(b.source);
-  return { results: results.sort(bySource), errors: errors.sort(bySource), warnings, notStarted: notStarted.sort() };
 }
 
 /**
@@ -236,16 +254,6 @@ async function flushManifest(manifest: Manifest, plans: Plan[], results: RenderR
 const unrecorded = (source: string, error: unknown) =>
   new SourceError('CONTENT_API_RENDER_FAILED', source, `rendered, but not recorded in the manifest (${oneLine(error)}); the next run renders it again`, { cause: error });
 
-interface Settings {
-  concurrency: number;
-  naming: NamingStyle;
-  mediaUrl: string;
-  quality: QualitySettings;
-  keepMetadata: boolean;
-  pixelLimit: number;
-  format: ForceableFormat | undefined;
-}
-
 interface Context {
   options: RenderOptions;
   settings: Settings;
@@ -254,45 +262,9 @@ interface Context {
   /** The manifest's entries for this run's images, as the run began. */
   entries: Record<string, ManifestEntry>;
   manifest: Manifest;
-}
-
-function resolveSettings(options: RenderOptions): Settings {
-  const quality = { ...DEFAULT_QUALITY, ...options.quality };
-  for (const [format, value] of Object.entries(quality)) {
-    if (!Number.isInteger(value) || value < 1 || value > 100) {
-      throw new InvalidArgumentError(`Expected an integer from 1 to 100 for the ${format} quality but got ${value}`);
-    }
-  }
-  const concurrency = options.concurrency ?? availableParallelism();
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new InvalidArgumentError(`Expected a positive integer for concurrency but got ${concurrency}`);
-  }
-  const pixelLimit = options.pixelLimit ?? DEFAULT_PIXEL_LIMIT;
-  if (!Number.isInteger(pixelLimit) || pixelLimit < 0) {
-    throw new InvalidArgumentError(`Expected a non-negative integer for the pixel limit but got ${pixelLimit}`);
-  }
-  const mediaUrl = options.mediaUrl ?? DEFAULT_MEDIA_URL;
-  if (!mediaUrl.startsWith('/') && !/^https?:\/\/[^/]/i.test(mediaUrl)) {
-    throw new InvalidArgumentError(`Expected a path starting with / or an absolute http(s) URL for the media URL but got '${mediaUrl}'`);
-  }
-  return {
-    concurrency,
-    naming: options.naming ?? 'max',
-    mediaUrl,
-    quality,
-    keepMetadata: options.keepMetadata ?? false,
-    pixelLimit,
-    format: options.format,
-  };
-}
-
-/**
- * Everything that changes the bytes written for an original. (`keep-metadata srgb`: kept
- * metadata once meant the original's own profile, unconverted; those files are redone.)
- */
-function settingsKey(settings: Settings, format: OutputFormat): string {
-  const quality = format === 'jpeg' || format === 'webp' || format === 'avif' ? settings.quality[format] : '-';
-  return `v${PIPELINE_VERSION} ${format} q${quality} ${settings.naming}${settings.keepMetadata ? ' keep-metadata srgb' : ''}`;
+  /** Claims on images' keys (a local folder only); released once the manifest is written. */
+  claims: Claims | null;
+  releases: Array<() => Promise<void>>;
 }
 
 async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
@@ -338,6 +310,14 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
     }
     if (options.dryRun) return result('planned');
     bytes ??= await readAndHash(original, stamp);
+    if (context.claims && !options.force) {
+      const claim = await context.claims.claim(plan.key, source, bytes.sha256, stillThere);
+      if (!claim.ok) {
+        const reason = `would overwrite the renditions of ${claim.holder}, rendered into this folder by another run (both are '${plan.key}'); rename one, or use --force to replace them`;
+        throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
+      }
+      context.releases.push(claim.release);
+    }
 
     const now = await readSourceInfo(original.source, bytes.input, settings.pixelLimit);
     if (now.format !== info.format || now.size.width !== info.size.width || now.size.height !== info.size.height) throw changed(original);
