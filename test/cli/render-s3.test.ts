@@ -106,6 +106,19 @@ describe('content-api render to and from a bucket', () => {
     expect(records(objects)).toEqual([`${prefix}.content-api-manifest/lake.webp.json`]);
   });
 
+  it('refuses to overwrite another original’s objects, as on disk; --force replaces them', async () => {
+    const dir = await tempDir();
+    await writeImage(dir, 'a/lake.jpg', photo(800, 600).jpeg());
+    await writeImage(dir, 'b/lake.jpg', photo(600, 800).jpeg());
+    expect((await cli(['render', path.join(dir, 'a'), '--out', out])).code).toBe(0);
+    const second = await cli(['render', path.join(dir, 'b'), '--out', out, '--json']);
+    expect(second.code).toBe(1);
+    expect(JSON.parse(second.stdout).failures[0]).toMatchObject({ code: 'CONTENT_API_NAME_COLLISION' });
+    expect((await sharp(await s3.get('media', `${prefix}lake.max-300x300.jpg`)).metadata()).width).toBe(300);
+    expect((await cli(['render', path.join(dir, 'b'), '--out', out, '--force'])).code).toBe(0);
+    expect((await sharp(await s3.get('media', `${prefix}lake.max-300x300.jpg`)).metadata()).width).toBe(225);
+  });
+
   it('renders originals from a bucket, into a bucket or a folder; an unchanged object is skipped, a replaced one rendered again', async () => {
     const source = `src-${bucketRun}/2026/`;
     await s3.put('originals', `${source}a.jpg`, await photo(700, 500).jpeg().toBuffer());
