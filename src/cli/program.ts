@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { FORCEABLE_FORMATS } from '../renditions/formats.js';
 import { DEFAULT_MEDIA_URL, NAMING_STYLES } from '../renditions/rules.js';
+import { parseShard } from '../renditions/shard.js';
 import { InvalidArgumentError } from '../errors.js';
 import { printData } from './output.js';
 import { httpUrl, integerIn, originsFor } from './parse.js';
@@ -69,6 +70,7 @@ ${EXIT_CODES}`,
     .option('--alt-text <file>', 'JSON object mapping originals (path or file name) to alt text')
     .option('--pixel-limit <pixels>', 'refuse originals larger than this many pixels; 0 for no limit', integerIn('--pixel-limit', 0), 268_402_689)
     .option('-j, --concurrency <n>', 'originals rendered at once (default: the number of cores)', integerIn('--concurrency', 1))
+    .option('--shard <i/n>', 'render only shard i (from 0) of n, by a hash of each original\'s name; auto/n takes i from JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX', (value: string) => value)
     .option('-f, --force', 'render everything again, even what is up to date, and replace renditions another original wrote earlier')
     .option('-n, --dry-run', 'list what would be written, write nothing')
     .option('--json', 'print one JSON document with every result and failure on stdout')
@@ -96,6 +98,7 @@ Examples:
   $ content-api render --page page.json --base-url https://gallery.example.org --out media --write-page page.json
   $ content-api render --page 101 --base-url https://gallery.example.org --download-from https://cdn.example.org --out media
   $ content-api render s3://gallery-originals/2026/ --out s3://gallery-media/media/ --media-url https://cdn.example.org/media/
+  $ content-api render s3://gallery-originals/ --out s3://gallery-media/media/ --shard auto/16
 ${EXIT_CODES}`,
     )
     .action(async (inputs: string[], flags: Record<string, unknown>, command: Command) => {
@@ -108,6 +111,7 @@ ${EXIT_CODES}`,
         keepMetadata: Boolean(flags.keepMetadata),
         pixelLimit: flags.pixelLimit as number,
         concurrency: flags.concurrency as number | undefined,
+        shard: flags.shard === undefined ? undefined : parseShard(flags.shard as string),
         force: Boolean(flags.force),
         dryRun: Boolean(flags.dryRun),
         json: Boolean(flags.json),
@@ -122,6 +126,7 @@ ${EXIT_CODES}`,
         return;
       }
       if (inputs.length > 0) throw new InvalidArgumentError(`Expected original files and folders or --page, not both (got ${inputs.join(' ')} and --page)`);
+      if (flags.shard !== undefined) throw new InvalidArgumentError('--shard does not apply to --page: a page\'s images are rendered together');
       if (flags.altText) throw new InvalidArgumentError('--alt-text does not apply to --page: the alt text is the page\'s own');
       process.exitCode = await runRenderPage({
         ...common,

@@ -15,6 +15,7 @@ import { sameStamp, type MediaStore, type Staged } from '../storage/store.js';
 import { Claims } from './claims.js';
 import { discoverOriginals, type Original } from './discover.js';
 import { planOriginal, splitCollisions, type Plan } from './plan.js';
+import { shardOf, type Shard } from './shard.js';
 import type { ForceableFormat, OutputFormat, QualitySettings } from './formats.js';
 import { buildImageObject, type ImageObject, type RenditionFile } from './image-object.js';
 import { isIntact, openManifest, type Manifest, type ManifestEntry } from './manifest.js';
@@ -51,6 +52,8 @@ export interface RenderOptions {
   onProgress?: (event: RenderProgress) => void;
   /** Stops starting new originals; those under way finish. */
   signal?: AbortSignal;
+  /** Render only this shard of the originals (see `shardOf`); all shards together are the whole batch. */
+  shard?: Shard | undefined;
 }
 
 export interface RenderProgress {
@@ -106,8 +109,10 @@ export interface RenderReport {
 export async function renderOriginals(inputs: string[], options: RenderOptions): Promise<RenderReport> {
   const settings = resolveSettings(options);
   const discovered = await discoverOriginals(inputs, outLocation(options), options.s3);
+  const { shard } = options;
+  const originals = shard ? discovered.originals.filter((original) => shardOf(original.stem, shard.count) === shard.index) : discovered.originals;
   try {
-    const rendered = report(await runBatch(discovered.originals, discovered.failures, settings, options));
+    const rendered = report(await runBatch(originals, discovered.failures, settings, options));
     return { ...rendered, warnings: [...discovered.warnings, ...rendered.warnings] };
   } finally {
     await Promise.all(discovered.stores.map((store) => store.close()));

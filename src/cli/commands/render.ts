@@ -39,7 +39,7 @@ export async function runRender(inputs: string[], options: RenderCommandOptions)
   }
   else if (options.dryRun) printDryRun(report.results, options);
   printMessages(report);
-  if (!json) printMessage(summary(report, seconds, options));
+  if (!json) printMessage(`${options.shard ? `shard ${options.shard.index}/${options.shard.count}: ` : ''}${summary(report, seconds, options)}`);
   return report.failures.length > 0 || report.notStarted.length > 0 ? 1 : 0;
 }
 

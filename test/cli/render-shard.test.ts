@@ -1,0 +1,71 @@
+/**
+ * `render --shard i/n`: static shards for batch systems without a broker. Each shard is a
+ * normal render of its part; all shards together equal one render of the whole batch: the
+ * same files, byte for byte, and the same manifest.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { parseShard, shardOf } from '../../src/renditions/shard.js';
+import { photo, writeImage } from '../fixtures/images.js';
+import { tempDir } from '../fixtures/tmp.js';
+import { runCli } from './run-cli.js';
+
+async function files(dir: string): Promise<Map<string, Buffer>> {
+  const names = ((await readdir(dir, { recursive: true })) as string[]).filter((name) => /\.(jpg|png)$/.test(name)).sort();
+  return new Map(await Promise.all(names.map(async (name) => [name, await readFile(path.join(dir, name))] as const)));
+}
+
+describe('content-api render --shard', () => {
+  it('shards 0/3, 1/3 and 2/3, run separately, equal one render of the whole batch: same files, same manifest', async () => {
+    const dir = await tempDir();
+    const input = path.join(dir, 'in');
+    for (let i = 0; i < 9; i++) await writeImage(input, `${i % 3 ? 'a' : 'b/deep'}/photo-${i}.${i % 4 ? 'jpg' : 'png'}`, i % 4 ? photo(500 + i, 400).jpeg() : photo(400, 300 + i).png());
+    const whole = path.join(dir, 'whole');
+    const sharded = path.join(dir, 'sharded');
+    expect((await runCli(['render', input, '--out', whole])).code).toBe(0);
+    const counts: number[] = [];
+    for (let index = 0; index < 3; index++) {
+      const run = await runCli(['render', input, '--out', sharded, '--shard', `${index}/3`, '--json']);
+      expect(run.code).toBe(0);
+      counts.push(JSON.parse(run.stdout).results.length);
+    }
+    expect(counts.reduce((a, b) => a + b)).toBe(9);
+    expect(counts.filter((count) => count > 0).length).toBeGreaterThan(1); // a real partition, not all in one shard
+    const [a, b] = [await files(whole), await files(sharded)];
+    expect([...b.keys()]).toEqual([...a.keys()]);
+    for (const [name, bytes] of a) expect(b.get(name)!.equals(bytes), name).toBe(true);
+    const manifest = async (out: string) => {
+      const { entries } = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
+      // Sources are relative to the output folder: both folders sit beside the input.
+      return Object.fromEntries(Object.entries(entries).map(([key, entry]) => [key, { ...(entry as object), stamp: undefined }]));
+    };
+    expect(await manifest(sharded)).toEqual(await manifest(whole));
+  });
+
+  it('auto/n takes the index from JOB_COMPLETION_INDEX (Kubernetes) or AWS_BATCH_JOB_ARRAY_INDEX', () => {
+    expect(parseShard('auto/16', { JOB_COMPLETION_INDEX: '3' })).toEqual({ index: 3, count: 16 });
+    expect(parseShard('auto/16', { AWS_BATCH_JOB_ARRAY_INDEX: '15' })).toEqual({ index: 15, count: 16 });
+    expect(parseShard('2/5')).toEqual({ index: 2, count: 5 });
+  });
+
+  it('the partition depends on each name alone: adding files moves none of the others', () => {
+    const names = Array.from({ length: 200 }, (_, i) => `folder/photo-${i}`);
+    const before = names.map((name) => shardOf(name, 16));
+    const after = [...names, ...Array.from({ length: 50 }, (_, i) => `new/${i}`)].map((name) => shardOf(name, 16));
+    expect(after.slice(0, 200)).toEqual(before);
+    expect(new Set(before).size).toBe(16);
+  });
+
+  it.each([
+    [['--shard', '3/3'], {}, /--shard 3\/3: the index must be below 3/],
+    [['--shard', 'x/3'], {}, /Expected i\/n \(0 <= i < n\) or auto\/n for --shard but got 'x\/3'/],
+    [['--shard', 'auto/4'], { JOB_COMPLETION_INDEX: undefined, AWS_BATCH_JOB_ARRAY_INDEX: undefined }, /no shard index in the environment/],
+  ] as const)('%j is exit 2 with one line', async (args, env, message) => {
+    const result = await runCli(['render', 'samples/originals', '--out', path.join(await tempDir(), 'out'), ...args], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(message);
+  });
+});
