@@ -4,7 +4,7 @@
  * pixels, peak RSS and time side by side; then the same batch rendered into a bucket (s3rver
  * on loopback, in its own process) and into a local folder.
  */
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +14,12 @@ import { bestOf, runContender } from './run-contender.js';
 import { buildScans } from './scans.js';
 
 const fmt = (n, digits = 2) => n.toFixed(digits);
+const timed = (run) => {
+  const started = performance.now();
+  run();
+  return (performance.now() - started) / 1000;
+};
+const median = (values) => values.sort((a, b) => a - b)[values.length >> 1];
 const megabytes = (dir) => readdirSync(dir).filter((f) => f !== 'SOURCES.txt').reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0) / 1048576;
 
 export async function storageBench(root, scratch, { concurrency, runs }) {
@@ -42,6 +48,10 @@ export async function storageBench(root, scratch, { concurrency, runs }) {
     rows.push([label, before.images, fmt(megabytes(input), 0), fmt(before.seconds), fmt(after.seconds), `${fmt(before.seconds / after.seconds)}x`, fmt(before.peakRssMb, 0), fmt(after.peakRssMb, 0)]);
   }
 
+  console.error('bench: start-up, render --help, before and after');
+  const startup = (dir) => median(Array.from({ length: 15 }, () => timed(() => execFileSync(process.execPath, [path.join(dir, 'bin/content-api.js'), 'render', '--help'], { stdio: 'ignore' }))));
+  const [helpBefore, helpAfter] = [startup(env.BENCH_BASELINE_DIR), startup(root)];
+
   console.error('bench: the mixed batch into a bucket (s3rver on loopback) and into a local folder');
   const s3 = await startS3rver(mkdtempSync(path.join(scratch, 's3rver-')));
   let bucketRun = 0;
@@ -56,6 +66,7 @@ export async function storageBench(root, scratch, { concurrency, runs }) {
   console.log('| batch | originals | MB on disk | before s | after s | speed after/before | before peak RSS MB | after peak RSS MB |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  console.log(`\n\`render --help\`, median of 15: before ${fmt(helpBefore * 1000, 0)} ms, after ${fmt(helpAfter * 1000, 0)} ms (the AWS SDK is loaded only for s3:// locations)`);
   console.log('\n## Render into a bucket vs a local folder (the mixed batch; s3rver on loopback, its own process)\n');
   console.log('| output | seconds | images/s | peak RSS MB |');
   console.log('|---|---:|---:|---:|');

@@ -4,6 +4,8 @@
  * trusted after a kill, and one line with exit 2 when the bucket cannot be used at all.
  */
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -186,6 +188,25 @@ describe('content-api render to and from a bucket', () => {
     const again = await cli(['render', '--page', 'samples/content/pages/101.json', '--out', out, '--json']);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).results.every((r: { status: string }) => r.status === 'skipped')).toBe(true);
+  });
+
+  it('an endpoint that keeps answering 503 SlowDown is retried with backoff, then exit 2 naming it throttled', async () => {
+    let requests = 0;
+    const server = createServer((_request, response) => {
+      requests++;
+      response.writeHead(503, { 'content-type': 'application/xml' });
+      response.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const result = await cli(['render', 'samples/originals', '--out', 's3://media/throttled/'], { AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}` });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe('error: s3://media/throttled/: throttled after 4 attempts\n');
+      expect(requests).toBe(4);
+    } finally {
+      server.close();
+    }
   });
 
   describe('a bucket that cannot be used is exit 2 with one line naming it', () => {
