@@ -10,6 +10,7 @@ import { BLOCK_VALUES, exhibitionsArray, exhibitionsListValueSchema, type BlockT
 import { pageEnvelopeSchema } from './page.js';
 import type { Page } from './types.js';
 import { resourceUrls } from './links.js';
+import { MAX_JSON_DEPTH, valueDepth } from './json-text.js';
 import { findImages, findObjects, formatPath, type JsonPath } from './walk.js';
 
 export type Severity = 'error' | 'warning';
@@ -53,6 +54,11 @@ export interface Validation {
 const ONLY_NULL_FIELDS = new Set(['alias_of', 'admin_url', 'publish_time', 'publish_time_display', 'status_display', 'class_name', 'price', 'duration', 'cta']);
 
 export function validatePage(json: unknown, options: ValidateOptions = {}): Validation {
+  if (valueDepth(json) > MAX_JSON_DEPTH) {
+    // Every walk below (zod's included) recurses: a page this deep is reported whole.
+    const message = `nested deeper than ${MAX_JSON_DEPTH} levels (the limit); not checked further`;
+    return { page: null, problems: [{ severity: 'error', path: '$', rule: 'schema', message }] };
+  }
   const problems: Problem[] = [];
   problems.push(...zodProblems(pageEnvelopeSchema, json, ['$']));
   const body = (json as { presentation_stage?: { body?: unknown } } | null)?.presentation_stage?.body;
@@ -99,7 +105,7 @@ function blockProblems(block: unknown, at: JsonPath): Problem[] {
   const { type, value } = (block ?? {}) as { type?: unknown; value?: unknown };
   if (typeof type !== 'string' || typeof value !== 'object' || value === null) return []; // the envelope reported it
   const valueAt = [...at, 'value'];
-  if (type in BLOCK_VALUES) return zodProblems(BLOCK_VALUES[type as BlockType], value, valueAt);
+  if (Object.hasOwn(BLOCK_VALUES, type)) return zodProblems(BLOCK_VALUES[type as BlockType], value, valueAt);
   const problems: Problem[] = [];
   const lists = Object.entries(value).filter(([, v]) => Array.isArray(v));
   if (exhibitionsListValueSchema.safeParse(value).success && lists.length === 1) {
