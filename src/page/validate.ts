@@ -5,6 +5,7 @@
  * dropped and nothing throws on bad data.
  */
 import type { z } from 'zod';
+import { escapeText } from '../errors.js';
 import { verifyImage, type ImageRule } from '../renditions/verify.js';
 import { BLOCK_VALUES, exhibitionsArray, exhibitionsListValueSchema, type BlockType } from './blocks.js';
 import { pageEnvelopeSchema } from './page.js';
@@ -80,7 +81,9 @@ export function validatePage(json: unknown, options: ValidateOptions = {}): Vali
     }
   }
   const ok = !problems.some((problem) => problem.severity === 'error');
-  return { page: ok ? (json as Page) : null, problems: dedupe(problems) };
+  // Paths and messages quote the page's keys and values: escaped here, once, for every reporter.
+  const printable = problems.map((p) => ({ ...p, path: escapeText(p.path), message: escapeText(p.message) }));
+  return { page: ok ? (json as Page) : null, problems: dedupe(printable) };
 }
 
 /** zod issues as problems; keys the spec does not name are warnings, one per key. */
@@ -123,7 +126,7 @@ function exhibitionProblems(exhibition: Record<string, unknown>, at: JsonPath): 
   const { date_end, date_extended, date_end_effective, is_extended } = exhibition;
   const expected = date_extended ?? date_end;
   if (date_end_effective !== expected) {
-    problems.push({ severity: 'error', path: formatPath([...at, 'date_end_effective']), rule: 'exhibition-date-end-effective', message: `date_end_effective is ${String(date_end_effective)}, expected ${String(expected)} (${date_extended ? 'date_extended' : 'date_end'})` });
+    problems.push({ severity: 'error', path: formatPath([...at, 'date_end_effective']), rule: 'exhibition-date-end-effective', message: `date_end_effective is ${shown(date_end_effective)}, expected ${shown(expected)} (${date_extended ? 'date_extended' : 'date_end'})` });
   }
   if (typeof is_extended === 'boolean' && is_extended !== (date_extended !== null && date_extended !== undefined)) {
     problems.push({ severity: 'error', path: formatPath([...at, 'is_extended']), rule: 'exhibition-is-extended', message: `is_extended is ${is_extended} but date_extended is ${date_extended ? 'set' : 'not set'}` });
@@ -160,6 +163,11 @@ function formatApiProblems(json: unknown, options: ValidateOptions): Problem[] {
     }
   }
   return problems;
+}
+
+/** A page value in a message: strings as they are, anything else as JSON (never `String(value)`, which a `toString` key breaks). */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
 }
 
 function dedupe(problems: Problem[]): Problem[] {
