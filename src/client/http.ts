@@ -141,13 +141,26 @@ export async function fetchBytes(url: string, dispatcher: Dispatcher, options: H
  * `headers` are sent as given (a `range`, for a partial read); `maxBytes` bounds the body.
  */
 export async function fetchWithRetries(url: string, dispatcher: Dispatcher, accept: string, options: HttpOptions = {}, headers: Record<string, string> = {}): Promise<HttpResponse> {
-  const o = { ...HTTP_DEFAULTS, ...options };
+  return exchange(url, dispatcher, { accept, ...headers }, { ...HTTP_DEFAULTS, ...options }, undefined);
+}
+
+/**
+ * The first `bytes` bytes of `url` at most: a Range request (`bytes=0-<bytes-1>`), and a
+ * server that ignores it and sends the whole file is read no further. The status is
+ * returned as it came (206, 200, 404...); the deadline, retries and one-line `HttpError`s are
+ * those of `fetchWithRetries`. For reading a file's header (`check --verify-files` over HTTP).
+ */
+export async function fetchPrefix(url: string, dispatcher: Dispatcher, bytes: number, options: HttpOptions = {}): Promise<HttpResponse> {
+  return exchange(url, dispatcher, { accept: '*/*', range: `bytes=0-${bytes - 1}` }, { ...HTTP_DEFAULTS, ...options }, bytes);
+}
+
+async function exchange(url: string, dispatcher: Dispatcher, headers: Record<string, string>, o: Required<HttpOptions>, prefix: number | undefined): Promise<HttpResponse> {
   const plain = plainAgents.get(dispatcher) ?? dispatcher;
   for (let attempt = 0; ; attempt++) {
     let response: HttpResponse | undefined;
     let failure: HttpError | undefined;
     try {
-      response = await attempt1(url, plain, { accept, ...headers }, o);
+      response = await attempt1(url, plain, headers, o, prefix);
     } catch (error) {
       failure = error as HttpError;
     }
@@ -171,7 +184,8 @@ function backoff(attempt: number, response: HttpResponse | undefined, o: Require
   return Math.min(o.backoffMs * 2 ** attempt, o.maxBackoffMs);
 }
 
-async function attempt1(url: string, dispatcher: Dispatcher, headers: Record<string, string>, o: Required<HttpOptions>): Promise<HttpResponse> {
+/** One request and its whole body (or its first `prefix` bytes, the rest left unread). */
+async function attempt1(url: string, dispatcher: Dispatcher, headers: Record<string, string>, o: Required<HttpOptions>, prefix: number | undefined): Promise<HttpResponse> {
   const signal = AbortSignal.timeout(o.deadlineMs);
   let received = 0;
   let declared: number | undefined;
@@ -181,12 +195,18 @@ async function attempt1(url: string, dispatcher: Dispatcher, headers: Record<str
     status = response.statusCode;
     const length = Number(response.headers['content-length']);
     declared = Number.isSafeInteger(length) && length >= 0 ? length : undefined;
-    if (declared !== undefined && declared > o.maxBytes) {
+    if (prefix === undefined && declared !== undefined && declared > o.maxBytes) {
       response.body.destroy();
       throw new HttpError('CONTENT_API_HTTP_TOO_LARGE', url, `response larger than ${o.maxBytes} bytes`, { status: response.statusCode });
     }
     const chunks: Buffer[] = [];
     for await (const chunk of response.body) {
+      if (prefix !== undefined && received + (chunk as Buffer).length >= prefix) {
+        chunks.push((chunk as Buffer).subarray(0, prefix - received));
+        received = prefix;
+        response.body.destroy();
+        break;
+      }
       received += (chunk as Buffer).length;
       if (received > o.maxBytes) {
         response.body.destroy();

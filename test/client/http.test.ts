@@ -4,7 +4,7 @@
  * message unescaped.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDispatcher, fetchBytes, fetchJson, HttpError } from '../../src/client/http.js';
+import { createDispatcher, fetchBytes, fetchJson, fetchPrefix, HttpError } from '../../src/client/http.js';
 import { httpServer, rawServer, type TestServer } from './misbehaving-server.js';
 
 let server: TestServer | undefined;
@@ -151,5 +151,32 @@ describe('JSON bodies are UTF-8 and bounded in depth', () => {
     await dispatcher.close();
     expect(latin1.message).toMatch(/\/latin1: not UTF-8: byte 0xe9 at offset 6 is not valid UTF-8$/);
     expect(deep.message).toMatch(/\/deep: invalid JSON \(nested deeper than 256 levels \(the limit\) at offset 256\)$/);
+  });
+});
+
+describe('fetchPrefix: a file\'s first bytes, for header probes', () => {
+  it('asks for a range, reads no further when the server ignores it, and reports a broken body in one line', async () => {
+    const file = Buffer.alloc(1024 * 1024, 7);
+    server = await httpServer((req, res) => {
+      if (req.url === '/broken') {
+        res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': file.length });
+        res.write(file.subarray(0, 100));
+        return void setTimeout(() => res.socket?.destroy(), 20);
+      }
+      if (req.url === '/ranged' && req.headers.range === 'bytes=0-4095') {
+        res.writeHead(206, { 'content-type': 'image/jpeg', 'content-range': `bytes 0-4095/${file.length}`, 'content-length': 4096 });
+        return void res.end(file.subarray(0, 4096));
+      }
+      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': file.length });
+      res.end(file);
+    });
+    const dispatcher = createDispatcher(fast);
+    const ranged = await fetchPrefix(server.url('/ranged'), dispatcher, 4096, fast);
+    const ignored = await fetchPrefix(server.url('/ignored'), dispatcher, 4096, { ...fast, maxBytes: 1000 });
+    const broken = await failure(fetchPrefix(server.url('/broken'), dispatcher, 4096, fast));
+    await dispatcher.close();
+    expect([ranged.status, ranged.body.length]).toEqual([206, 4096]);
+    expect([ignored.status, ignored.body.length]).toEqual([200, 4096]);
+    expect(broken.message).toMatch(/\/broken: HTTP 200 body broken after 100 of the 1048576 bytes its Content-Length promised: connection reset \(UND_ERR_SOCKET\)$/);
   });
 });

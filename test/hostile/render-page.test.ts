@@ -10,6 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.js';
+import { httpServer } from '../client/misbehaving-server.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { PAGES } from '../page/variants.js';
 
@@ -70,5 +71,28 @@ describe('render --page reads nothing without bound', () => {
     const cap = String(text.length - 1);
     expect(await refused(SAMPLE, ['--max-bytes', cap])).toBe(`error: ${SAMPLE}: larger than ${cap} bytes, the cap on a page (--max-bytes)`);
     expect(await refused('-', ['--max-bytes', cap], text)).toBe(`error: standard input: larger than ${cap} bytes, the cap on a page (--max-bytes)`);
+  });
+});
+
+describe('render --page downloads from a hostile server', () => {
+  it('renditions that trickle fail each alone at --deadline, the rest of the report intact, exit 1', async () => {
+    const server = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/jpeg' });
+      const timer = setInterval(() => res.write(Buffer.alloc(1)), 100);
+      res.on('close', () => clearInterval(timer));
+    });
+    try {
+      const dir = await tempDir();
+      const args = ['render', '--page', SAMPLE, '--base-url', server.url(), '--out', path.join(dir, 'media'), '--deadline', '700', '--retries', '0', '--json'];
+      const started = Date.now();
+      const result = await runCli(args);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(result.code, result.stderr).toBe(1);
+      const report = JSON.parse(result.stdout) as { failures: Array<{ error: string }> };
+      expect(report.failures.length).toBeGreaterThan(0);
+      for (const failure of report.failures) expect(failure.error).toMatch(/: timed out: no complete response within the 700 ms deadline, \d+ bytes received$/);
+    } finally {
+      await server.close();
+    }
   });
 });
