@@ -126,8 +126,11 @@ function sendJson(res: ServerResponse, req: IncomingMessage, status: number, bod
   res.end(req.method === 'HEAD' ? undefined : text);
 }
 
+/** Longest Host accepted: a DNS name (253) and a port. Each `{base_url}` in a record becomes it. */
+const MAX_HOST = 261;
+
 /** `http://<Host>` when the Host header is a plain host[:port]; null otherwise. */
 function baseFromHost(req: IncomingMessage): string | null {
   const host = req.headers.host;
-  return host && /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host) ? `http://${host}` : null;
+  return host && host.length <= MAX_HOST && /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host) ? `http://${host}` : null;
 }

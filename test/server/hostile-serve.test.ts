@@ -129,3 +129,21 @@ describe('a media file that changes size while it is served', () => {
     agent.destroy();
   });
 });
+
+describe('what a client sends is bounded', () => {
+  it('a Host longer than a DNS name is a 400 (each {base_url} in a record would become it)', async () => {
+    const lines: string[] = [];
+    server = createContentServer(await loadContent(CONTENT), { log: (line) => lines.push(line) });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const long = await getWith(port, '/api/v2/pages/101/', { host: `${'a'.repeat(300)}.example` });
+    expect(long.statusCode).toBe(400);
+    expect(JSON.parse(await bodyOf(long.setEncoding('utf8')))).toEqual({ message: 'Bad Host header.' });
+    const fine = await getWith(port, '/api/v2/pages/101/', { host: `${'a'.repeat(200)}.example:8000` });
+    expect(fine.statusCode).toBe(200);
+    fine.resume();
+    await once(fine, 'end');
+    // Node's parser refuses control characters (and 8-bit bytes) in the target; the log escapes it all the same.
+    expect(lines).toHaveLength(2);
+  });
+});
