@@ -127,7 +127,9 @@ export async function fetchJson(url: string, dispatcher: Dispatcher, options: Ht
  */
 export async function fetchBytes(url: string, dispatcher: Dispatcher, options: HttpOptions = {}): Promise<Buffer> {
   const { status, body, type } = await fetchWithRetries(url, dispatcher, 'image/*', options);
-  if (status < 200 || status >= 300) throw statusError(url, status, /text\/html/i.test(type) ? 'an HTML error page' : summarise(body.toString('utf8', 0, 4096)));
+  if (status < 200 || status >= 300) {
+    throw statusError(url, status, /text\/html/i.test(type) ? 'an HTML error page' : summarise(body.toString('utf8', 0, 4096)));
+  }
   if (/^(text\/html|application\/(?:[\w.+-]+\+)?json)\b/i.test(type)) {
     throw new HttpError('CONTENT_API_HTTP_NOT_IMAGE', url, `content type is ${type}, not an image`, { status });
   }
@@ -140,7 +142,13 @@ export async function fetchBytes(url: string, dispatcher: Dispatcher, options: H
  * response arrived: refused, reset, broken mid-body, timed out, past the deadline, too large.
  * `headers` are sent as given (a `range`, for a partial read); `maxBytes` bounds the body.
  */
-export async function fetchWithRetries(url: string, dispatcher: Dispatcher, accept: string, options: HttpOptions = {}, headers: Record<string, string> = {}): Promise<HttpResponse> {
+export async function fetchWithRetries(
+  url: string,
+  dispatcher: Dispatcher,
+  accept: string,
+  options: HttpOptions = {},
+  headers: Record<string, string> = {},
+): Promise<HttpResponse> {
   return exchange(url, dispatcher, { accept, ...headers }, { ...HTTP_DEFAULTS, ...options }, undefined);
 }
 
@@ -151,10 +159,13 @@ export async function fetchWithRetries(url: string, dispatcher: Dispatcher, acce
  * those of `fetchWithRetries`. For reading a file's header (`check --verify-files` over HTTP).
  */
 export async function fetchPrefix(url: string, dispatcher: Dispatcher, bytes: number, options: HttpOptions = {}): Promise<HttpResponse> {
-  return exchange(url, dispatcher, { accept: '*/*', range: `bytes=0-${bytes - 1}` }, { ...HTTP_DEFAULTS, ...options }, bytes);
+  const headers = { accept: '*/*', range: `bytes=0-${bytes - 1}` };
+  return exchange(url, dispatcher, headers, { ...HTTP_DEFAULTS, ...options }, bytes);
 }
 
-async function exchange(url: string, dispatcher: Dispatcher, headers: Record<string, string>, o: Required<HttpOptions>, prefix: number | undefined): Promise<HttpResponse> {
+type Headers = Record<string, string>;
+
+async function exchange(url: string, dispatcher: Dispatcher, headers: Headers, o: Required<HttpOptions>, prefix?: number): Promise<HttpResponse> {
   const plain = plainAgents.get(dispatcher) ?? dispatcher;
   for (let attempt = 0; ; attempt++) {
     let response: HttpResponse | undefined;
@@ -185,7 +196,7 @@ function backoff(attempt: number, response: HttpResponse | undefined, o: Require
 }
 
 /** One request and its whole body (or its first `prefix` bytes, the rest left unread). */
-async function attempt1(url: string, dispatcher: Dispatcher, headers: Record<string, string>, o: Required<HttpOptions>, prefix: number | undefined): Promise<HttpResponse> {
+async function attempt1(url: string, dispatcher: Dispatcher, headers: Headers, o: Required<HttpOptions>, prefix?: number): Promise<HttpResponse> {
   const signal = AbortSignal.timeout(o.deadlineMs);
   let received = 0;
   let declared: number | undefined;
@@ -197,7 +208,7 @@ async function attempt1(url: string, dispatcher: Dispatcher, headers: Record<str
     declared = Number.isSafeInteger(length) && length >= 0 ? length : undefined;
     if (prefix === undefined && declared !== undefined && declared > o.maxBytes) {
       response.body.destroy();
-      throw new HttpError('CONTENT_API_HTTP_TOO_LARGE', url, `response larger than ${o.maxBytes} bytes`, { status: response.statusCode });
+      throw tooLarge(url, o.maxBytes, response.statusCode);
     }
     const chunks: Buffer[] = [];
     for await (const chunk of response.body) {
@@ -210,15 +221,19 @@ async function attempt1(url: string, dispatcher: Dispatcher, headers: Record<str
       received += (chunk as Buffer).length;
       if (received > o.maxBytes) {
         response.body.destroy();
-        throw new HttpError('CONTENT_API_HTTP_TOO_LARGE', url, `response larger than ${o.maxBytes} bytes`, { status: response.statusCode });
+        throw tooLarge(url, o.maxBytes, response.statusCode);
       }
       chunks.push(chunk as Buffer);
     }
-    const type = response.headers['content-type'];
-    return { url, status: response.statusCode, headers: response.headers, type: String((Array.isArray(type) ? type[0] : type) ?? ''), body: Buffer.concat(chunks) };
+    const type = String([response.headers['content-type']].flat()[0] ?? '');
+    return { url, status: response.statusCode, headers: response.headers, type, body: Buffer.concat(chunks) };
   } catch (error) {
     throw httpErrorFrom(url, error, { status, received, declared, deadlineMs: o.deadlineMs, signal });
   }
+}
+
+function tooLarge(url: string, maxBytes: number, status: number): HttpError {
+  return new HttpError('CONTENT_API_HTTP_TOO_LARGE', url, `response larger than ${maxBytes} bytes`, { status });
 }
 
 function statusError(url: string, status: number, detail: string): HttpError {
@@ -247,6 +262,13 @@ interface Progress {
   signal: AbortSignal;
 }
 
+const CONNECTION_REASONS = new Map([
+  ['ECONNREFUSED', 'connection refused'],
+  ['ENOTFOUND', 'host not found'],
+  ['ECONNRESET', 'connection reset'],
+  ['UND_ERR_SOCKET', 'connection reset'],
+]);
+
 function httpErrorFrom(url: string, error: unknown, progress: Progress): HttpError {
   if (error instanceof HttpError) return error;
   const code = (error as { code?: string }).code ?? '';
@@ -258,10 +280,10 @@ function httpErrorFrom(url: string, error: unknown, progress: Progress): HttpErr
   }
   if (/TIMEOUT/.test(code)) return new HttpError('CONTENT_API_HTTP_TIMEOUT', url, `timed out (${code})`, { cause: error });
   const message = (error as Error).message ?? String(error);
-  const reason =
-    code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'connection reset' : message;
+  const reason = CONNECTION_REASONS.get(code) ?? message;
   const detail = `${reason}${code && !reason.includes(code) ? ` (${code})` : ''}`;
   const midBody = progress.status !== undefined;
-  const where = midBody ? `HTTP ${progress.status} body broken after ${received}${declared === undefined ? '' : ` of the ${declared} bytes its Content-Length promised`}: ` : '';
+  const promised = declared === undefined ? '' : ` of the ${declared} bytes its Content-Length promised`;
+  const where = midBody ? `HTTP ${progress.status} body broken after ${received}${promised}: ` : '';
   return new HttpError('CONTENT_API_HTTP_CONNECTION', url, `${where}${detail}`, { cause: error });
 }

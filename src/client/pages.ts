@@ -73,7 +73,9 @@ export async function loadPage(target: string, options: LoadPageOptions = {}): P
   if (target === '-') return parsed('stdin', await (options.stdin ?? readStdin)(maxBytes));
   const endpoint = /^(https?:\/\/.+?)\/api\/v2\/pages\/(\d+)\/?$/.exec(target);
   if (endpoint) return loadPage(endpoint[2]!, { ...options, baseUrl: endpoint[1]! });
-  if (/^https?:\/\//.test(target)) throw new InvalidArgumentError(`${escapeText(target)}: not a page endpoint URL ({base_url}/api/v2/pages/{id}/); give the page id and --base-url`);
+  if (/^https?:\/\//.test(target)) {
+    throw new InvalidArgumentError(`${escapeText(target)}: not a page endpoint URL ({base_url}/api/v2/pages/{id}/); give the page id and --base-url`);
+  }
   if (/^\d+$/.test(target)) {
     if (!options.baseUrl) throw new InvalidArgumentError(`Expected --base-url or CONTENT_API_BASE_URL to fetch page ${target}`);
     const url = pageUrl(options.baseUrl, Number(target));
@@ -86,7 +88,9 @@ export async function loadPage(target: string, options: LoadPageOptions = {}): P
     }
   }
   const read = await readFileWithin(target, maxBytes);
-  if (!read.ok) throw new InvalidArgumentError(`${escapeText(target)}: ${read.reason === 'no such file' ? 'no such file or page id' : read.reason}`);
+  if (!read.ok) {
+    throw new InvalidArgumentError(`${escapeText(target)}: ${read.reason === 'no such file' ? 'no such file or page id' : read.reason}`);
+  }
   return parsed(target, read.bytes);
 }
 
@@ -94,7 +98,8 @@ function parsed(source: string, input: Buffer | string): LoadedPage {
   const decoded = typeof input === 'string' ? { ok: true as const, text: input } : decodeUtf8(input);
   if (!decoded.ok) return { source, text: input.toString(), json: undefined, parseError: decoded.reason };
   const result = parseJsonText(decoded.text);
-  return result.ok ? { source, text: decoded.text, json: result.json } : { source, text: decoded.text, json: undefined, parseError: result.reason };
+  if (!result.ok) return { source, text: decoded.text, json: undefined, parseError: result.reason };
+  return { source, text: decoded.text, json: result.json };
 }
 
 /** Standard input, at most `maxBytes` (default 16 MiB). */

@@ -65,7 +65,8 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
   const [duplicate, ...more] = duplicateKeys(page.text);
   if (duplicate) {
     const others = more.length > 0 ? ` (and ${more.length} more)` : '';
-    throw new InvalidArgumentError(`${page.source}: ${duplicate.path}: the key '${escapeText(duplicate.key)}' appears twice in one object${others}; parsers disagree on which counts, so the page cannot be rewritten faithfully: remove the duplicates`);
+    const why = 'parsers disagree on which counts, so the page cannot be rewritten faithfully: remove the duplicates';
+    throw new InvalidArgumentError(`${page.source}: ${duplicate.path}: the key '${escapeText(duplicate.key)}' appears twice in one object${others}; ${why}`);
   }
   const mediaUrl = options.mediaUrl ?? DEFAULT_MEDIA_URL;
   const { groups, unusable } = groupPageImages(page.json, mediaUrl);

@@ -49,7 +49,7 @@ export async function readFileWithin(file: string, maxBytes: number): Promise<Re
 }
 
 /** Everything a stream gives, up to `maxBytes` (then it is destroyed and a reason returned). */
-export async function readStreamWithin(stream: NodeJS.ReadableStream & { destroy?: () => void }, maxBytes: number): Promise<ReadResult> {
+export async function readStreamWithin(stream: AsyncIterable<Buffer | string> & { destroy?: () => void }, maxBytes: number): Promise<ReadResult> {
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of stream) {
@@ -64,4 +64,8 @@ export async function readStreamWithin(stream: NodeJS.ReadableStream & { destroy
   return { ok: true, bytes: Buffer.concat(chunks) };
 }
 
-const tooLarge = (maxBytes: number): ReadResult => ({ ok: false, tooLarge: true, reason: `larger than ${maxBytes} bytes, the cap on a page (--max-bytes)` });
+const tooLarge = (maxBytes: number): ReadResult => ({
+  ok: false,
+  tooLarge: true,
+  reason: `larger than ${maxBytes} bytes, the cap on a page (--max-bytes)`,
+});

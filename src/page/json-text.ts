@@ -22,7 +22,8 @@ export function decodeUtf8(bytes: Uint8Array): Decoded {
     return { ok: true, text: fatalDecoder.decode(bytes) };
   } catch {
     const at = firstInvalidUtf8(bytes);
-    return { ok: false, reason: `not UTF-8: byte 0x${(bytes[at] ?? 0).toString(16).padStart(2, '0')} at offset ${at} is not valid UTF-8` };
+    const byte = (bytes[at] ?? 0).toString(16).padStart(2, '0');
+    return { ok: false, reason: `not UTF-8: byte 0x${byte} at offset ${at} is not valid UTF-8` };
   }
 }
 
@@ -31,7 +32,7 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i]!;
-    const [length, low, high] = b < 0x80 ? [1, 0, 0] : b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf] : b === 0xe0 ? [3, 0xa0, 0xbf] : b === 0xed ? [3, 0x80, 0x9f] : b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf] : b === 0xf0 ? [4, 0x90, 0xbf] : b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf] : b === 0xf4 ? [4, 0x80, 0x8f] : [0, 0, 0];
+    const [length, low, high] = sequenceOf(b);
     if (length === 0) return i;
     for (let k = 1; k < length; k++) {
       const c = bytes[i + k];
@@ -40,6 +41,19 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
     i += length;
   }
   return bytes.length;
+}
+
+/** The length of the sequence lead byte `b` starts, and the range of its second byte (RFC 3629 table 4); 0 when invalid. */
+function sequenceOf(b: number): [number, number, number] {
+  if (b < 0x80) return [1, 0, 0];
+  if (b >= 0xc2 && b <= 0xdf) return [2, 0x80, 0xbf];
+  if (b === 0xe0) return [3, 0xa0, 0xbf];
+  if (b === 0xed) return [3, 0x80, 0x9f];
+  if (b >= 0xe1 && b <= 0xef) return [3, 0x80, 0xbf];
+  if (b === 0xf0) return [4, 0x90, 0xbf];
+  if (b >= 0xf1 && b <= 0xf3) return [4, 0x80, 0xbf];
+  if (b === 0xf4) return [4, 0x80, 0x8f];
+  return [0, 0, 0];
 }
 
 /** Where `text` first nests deeper than `limit` (strings skipped), or null. One pass, no recursion. */

@@ -97,7 +97,9 @@ export async function loadContent(folder: string): Promise<Content> {
       const id = Number(page[1]);
       const other = content.pages.get(id);
       if (other) errors.push(`${file}: page ${id} is also ${other.file} [layout]`);
-      if (json.id !== id) errors.push(`${file}: $.id: is ${escapeText(String(JSON.stringify(json.id)))}, but the file name says ${id} [layout]`);
+      if (json.id !== id) {
+        errors.push(`${file}: $.id: is ${escapeText(String(JSON.stringify(json.id)))}, but the file name says ${id} [layout]`);
+      }
       report(file, validatePage(placed, { baseUrl: VALIDATION_BASE }).problems);
       content.pages.set(id, { file, text: JSON.stringify(json), json });
       continue;
@@ -131,7 +133,8 @@ async function recordNames(folder: string, errors: string[]): Promise<string[]> 
     try {
       entries = await readdir(path.join(folder, dir), { withFileTypes: true });
     } catch (error) {
-      errors.push(`${path.join(folder, dir)}: cannot list the folder (${(error as NodeJS.ErrnoException).code ?? escapedMessage(error)})`);
+      const reason = (error as NodeJS.ErrnoException).code ?? escapedMessage(error);
+      errors.push(`${path.join(folder, dir)}: cannot list the folder (${reason})`);
       continue;
     }
     for (const entry of entries) {
@@ -158,7 +161,9 @@ async function readRecord(file: string, root: string): Promise<{ json: Json; pla
   const parsed = parseJsonText(decoded.text);
   if (!parsed.ok) return { problem: `not JSON (${parsed.reason})` };
   if (typeof parsed.json !== 'object' || parsed.json === null || Array.isArray(parsed.json)) {
-    return { problem: `$: is ${parsed.json === null ? 'null' : Array.isArray(parsed.json) ? 'an array' : typeof parsed.json}, not a record (a JSON object) [layout]` };
+    const kind = parsed.json === null ? 'null' : Array.isArray(parsed.json) ? 'an array' : typeof parsed.json;
+    return { problem: `$: is ${kind}, not a record (a JSON object) [layout]` };
   }
-  return { json: parsed.json as Json, placed: JSON.parse(decoded.text.replaceAll(BASE_URL_PLACEHOLDER, VALIDATION_BASE)) as unknown };
+  const placed = JSON.parse(decoded.text.replaceAll(BASE_URL_PLACEHOLDER, VALIDATION_BASE)) as unknown;
+  return { json: parsed.json as Json, placed };
 }
