@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { duplicateKeys, MAX_JSON_DEPTH, parseJsonText } from '../../src/page/json-text.js';
+import { decodeUtf8, duplicateKeys, MAX_JSON_DEPTH, parseJsonText } from '../../src/page/json-text.js';
 import { plainText } from '../../src/page/text.js';
 import { validatePage } from '../../src/page/validate.js';
 import { findImages, findObjects, formatPath, type JsonPath } from '../../src/page/walk.js';
@@ -146,6 +146,24 @@ describe('page text, for any string', () => {
         expect(duplicateKeys(text).map((d) => d.key)).toContain(key);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('decodeUtf8 accepts exactly the well-formed UTF-8, and names the first byte that is not', () => {
+    const bytes = fc.oneof(fc.uint8Array({ maxLength: 64 }), fc.string({ unit: 'binary' }).map((t) => new Uint8Array(Buffer.from(t))));
+    fc.assert(
+      fc.property(bytes, (input) => {
+        const decoded = decodeUtf8(input);
+        const roundTrips = Buffer.from(Buffer.from(input).toString('utf8'), 'utf8').equals(Buffer.from(input));
+        expect(decoded.ok).toBe(roundTrips);
+        if (decoded.ok) expect(Buffer.from(decoded.text, 'utf8').equals(Buffer.from(input))).toBe(true);
+        else {
+          const at = Number(/at offset (\d+)/.exec(decoded.reason)![1]);
+          expect(at).toBeLessThan(input.length);
+          expect(decodeUtf8(input.subarray(0, at)).ok).toBe(true);
+        }
+      }),
+      { numRuns: 2_000 },
     );
   });
 
