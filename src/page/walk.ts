@@ -3,6 +3,7 @@
  * (stage, list stage, blocks, works, overlays, inquiry artwork images, banners, summaries,
  * related presentations).
  */
+import { escapeText } from '../errors.js';
 import type { ImageLike } from '../renditions/verify.js';
 
 export type JsonPath = Array<string | number>;
@@ -13,8 +14,13 @@ export const MAX_WALK_DEPTH = 256;
 /** `['$', 'presentation_stage', 'body', 2, 'value']` -> `$.presentation_stage.body[2].value`. */
 export function formatPath(path: JsonPath): string {
   return path
-    .map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`))
+    .map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${quoteKey(part)}]`))
     .join('');
+}
+
+/** A key as a JSON string, with what JSON leaves raw (C1 controls, bidi overrides, U+2028) escaped too: paths get printed. */
+function quoteKey(key: string): string {
+  return escapeText(JSON.stringify(key));
 }
 
 export interface FoundObject {

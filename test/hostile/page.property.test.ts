@@ -167,6 +167,15 @@ describe('page text, for any string', () => {
     );
   });
 
+  it('formatPath is one printable line for any key', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string({ unit: 'binary' }), fc.nat()), { maxLength: 5 }), (keys) => {
+        expect(formatPath(['$', ...keys])).toMatch(/^\$[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
   it('plainText is one printable line of at most max characters', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 300 }), fc.integer({ min: 1, max: 100 }), (text, max) => {
