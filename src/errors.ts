@@ -66,9 +66,24 @@ export function oneLine(error: unknown): string {
   return (text.split('\n').find((line) => line.trim() !== '') ?? text).trim();
 }
 
+/**
+ * Characters that must never reach a terminal raw from text someone else controls: C0 and C1
+ * controls (line breaks, ESC sequences), DEL, the Unicode line and paragraph separators, and
+ * the bidirectional overrides and isolates (which reorder what a reader sees).
+ */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` on one line with every unprintable character escaped as in JSON (`\n`, `\u001b`). */
+export function escapeText(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => {
+    const json = JSON.stringify(c).slice(1, -1);
+    return json.length > 1 ? json : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
 /** `error`'s whole message on one line, control characters escaped as in JSON (JSON.parse quotes the text it failed on). */
 export function escapedMessage(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/[\u0000-\u001f]/g, (c) => JSON.stringify(c).slice(1, -1));
+  return escapeText(error instanceof Error ? error.message : String(error));
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * content-api as a library. Everything the CLI does is available here.
  */
-export { ContentApiError, InvalidArgumentError, ManifestError, OutputNotWritableError, SourceError, type SourceErrorCode } from './errors.js';
+export { ContentApiError, InvalidArgumentError, ManifestError, OutputNotWritableError, SourceError, escapeText, type SourceErrorCode } from './errors.js';
 export {
   RENDITION_KEYS,
   RENDITION_BOXES,
@@ -52,16 +52,31 @@ export type * from './page/types.js';
 export { validatePage, PAGE_RULES, type Problem, type Severity, type PageRule, type ValidateOptions, type Validation } from './page/validate.js';
 export { findImages, findObjects, formatPath, type FoundImage, type JsonPath } from './page/walk.js';
 export { pageJsonSchema } from './page/schema.js';
+export { MAX_JSON_DEPTH, parseJsonText, decodeUtf8, duplicateKeys, type ParsedJson, type DuplicateKey } from './page/json-text.js';
+export { plainText, embedSource } from './page/text.js';
 export { verifyImage, IMAGE_RULES, type ImageRule, type ImageFinding } from './renditions/verify.js';
 
 // The HTTP client and inspect.
-export { createDispatcher, fetchJson, fetchBytes, HttpError, HTTP_DEFAULTS, type HttpOptions, type JsonResponse, type HttpErrorCode } from './client/http.js';
+export {
+  createDispatcher,
+  fetchJson,
+  fetchBytes,
+  fetchPrefix,
+  fetchWithRetries,
+  HttpError,
+  HTTP_DEFAULTS,
+  type HttpOptions,
+  type HttpResponse,
+  type JsonResponse,
+  type HttpErrorCode,
+} from './client/http.js';
 export { fetchPage, pageUrl, loadPage, type FetchPageOptions, type LoadPageOptions } from './client/pages.js';
 export { inspectPage, type InspectOptions } from './inspect/inspect.js';
 export { buildInspectReport, type InspectReport } from './inspect/report.js';
 
 // The read-only API over a content folder, and check.
-export { loadContent, InvalidContentError, BASE_URL_PLACEHOLDER, type Content, type ContentRecord } from './server/content.js';
+export { loadContent, InvalidContentError, BASE_URL_PLACEHOLDER, MAX_RECORD_BYTES, type Content, type ContentRecord } from './server/content.js';
+export { PreparedCache, PREPARED_CACHE_BYTES, type PreparedResponse } from './server/prepared-cache.js';
 export { createContentServer, type ServerOptions } from './server/server.js';
 export { checkPages, FILE_RULES, type CheckReport, type CheckOptions, type CheckedPage, type Finding } from './check/check.js';
 export { loadTargets, type LoadedPage } from './check/targets.js';

@@ -83,7 +83,8 @@ ${EXIT_CODES}`,
     .option('--write-page <file>', 'write the page with each Image\'s sizes and srcset replaced (- for standard output)')
     .option('--timeout <ms>', 'HTTP timeout for the page and downloads', integerIn('--timeout', 1), 10_000)
     .option('--retries <n>', 'HTTP retries for connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
-    .option('--max-bytes <n>', 'largest HTTP response accepted (the page, each download)', integerIn('--max-bytes', 1), 64 * 1024 * 1024)
+    .option('--deadline <ms>', 'whole-exchange deadline for the page and each download, connecting to last byte', integerIn('--deadline', 1), 60_000)
+    .option('--max-bytes <n>', 'largest page (file, stdin or HTTP) and largest download accepted', integerIn('--max-bytes', 1), 64 * 1024 * 1024)
     .optionsGroup(S3_GROUP)
     .addOption(s3EndpointOption())
     .option('--s3-path-style', S3_PATH_STYLE)
@@ -137,6 +138,7 @@ ${EXIT_CODES}`,
         downloadFrom: flags.downloadFrom as string[] | undefined,
         writePage: flags.writePage as string | undefined,
         timeoutMs: flags.timeout as number,
+        deadlineMs: flags.deadline as number,
         retries: flags.retries as number,
         maxBytes: flags.maxBytes as number,
       });
@@ -154,6 +156,7 @@ ${EXIT_CODES}`,
     .option('--format-api', 'request ?format=api and check the URL rule that goes with it')
     .option('--timeout <ms>', 'timeout for connecting, headers, and between body chunks', integerIn('--timeout', 1), 10_000)
     .option('--retries <n>', 'retries for connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
+    .option('--deadline <ms>', 'deadline for the whole exchange, connecting to last byte', integerIn('--deadline', 1), 60_000)
     .option('--max-bytes <n>', 'largest response body accepted', integerIn('--max-bytes', 1), 16 * 1024 * 1024)
     .option('--json', 'print the report as one JSON document')
     .addHelpText(
@@ -176,6 +179,7 @@ Exit codes:
         baseUrl: flags.baseUrl as string,
         formatApi: Boolean(flags.formatApi),
         timeoutMs: flags.timeout as number,
+        deadlineMs: flags.deadline as number,
         retries: flags.retries as number,
         maxBytes: flags.maxBytes as number,
         json: Boolean(flags.json),
@@ -200,7 +204,8 @@ Exit codes:
     .option('-j, --concurrency <n>', 'rendition files read at once', integerIn('--concurrency', 1), 16)
     .option('--timeout <ms>', 'HTTP timeout for pages and files', integerIn('--timeout', 1), 10_000)
     .option('--retries <n>', 'HTTP retries for page ids: connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
-    .option('--max-bytes <n>', 'largest page response accepted', integerIn('--max-bytes', 1), 16 * 1024 * 1024)
+    .option('--deadline <ms>', 'HTTP deadline for each page fetched, connecting to last byte', integerIn('--deadline', 1), 60_000)
+    .option('--max-bytes <n>', 'largest page accepted (file, stdin or HTTP)', integerIn('--max-bytes', 1), 16 * 1024 * 1024)
     .addHelpText(
       'after',
       `
@@ -225,6 +230,7 @@ Exit codes:
         maxWarnings: flags.maxWarnings as number,
         concurrency: flags.concurrency as number,
         timeoutMs: flags.timeout as number,
+        deadlineMs: flags.deadline as number,
         retries: flags.retries as number,
         maxBytes: flags.maxBytes as number,
       });

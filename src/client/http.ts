@@ -1,15 +1,22 @@
 /**
- * Fetching JSON from the Content API over undici: a timeout, retries with backoff for
- * connection errors, 502/503/504 and 429 (honouring Retry-After; undici's retry
- * interceptor), none for other statuses, and a bounded response size. Every failure is an
- * `HttpError` whose one-line message names the URL.
+ * Fetching from the Content API over undici. Each attempt is bounded three ways: a timeout
+ * for each wait (connecting, headers, between body chunks), a deadline for the whole
+ * exchange (a body trickling one byte a second still ends), and a size cap. Retries with
+ * backoff for connection errors (a body broken mid-way included), 502/503/504 and 429
+ * (honouring Retry-After), none for other statuses or timeouts. Every failure is an
+ * `HttpError` whose one-line message names the URL and the real reason, with everything the
+ * server controls escaped.
  */
-import { Agent, errors, interceptors, request, type Dispatcher } from 'undici';
-import { ContentApiError } from '../errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import { ContentApiError, escapeText } from '../errors.js';
+import { decodeUtf8, parseJsonText } from '../page/json-text.js';
 
 export interface HttpOptions {
   /** Per request: connecting, then waiting for headers, then between body chunks (default 10 s). */
   timeoutMs?: number;
+  /** Per attempt: from connecting to the last byte of the body (default 60 s). */
+  deadlineMs?: number;
   /** Retries after the first attempt (default 3). */
   retries?: number;
   /** First backoff delay; doubles each retry (default 250 ms), capped at `maxBackoffMs`. */
@@ -19,7 +26,14 @@ export interface HttpOptions {
   maxBytes?: number;
 }
 
-export const HTTP_DEFAULTS = { timeoutMs: 10_000, retries: 3, backoffMs: 250, maxBackoffMs: 10_000, maxBytes: 16 * 1024 * 1024 } as const;
+export const HTTP_DEFAULTS = {
+  timeoutMs: 10_000,
+  deadlineMs: 60_000,
+  retries: 3,
+  backoffMs: 250,
+  maxBackoffMs: 10_000,
+  maxBytes: 16 * 1024 * 1024,
+} as const;
 
 export type HttpErrorCode =
   | 'CONTENT_API_HTTP_STATUS'
@@ -34,8 +48,9 @@ export class HttpError extends ContentApiError {
   readonly url: string;
   readonly status: number | undefined;
 
+  /** `reason` may quote what the server sent: the message escapes it, and the URL, onto one line. */
   constructor(code: HttpErrorCode, url: string, reason: string, options: { status?: number; cause?: unknown } = {}) {
-    super(code, `${url}: ${reason}`, { cause: options.cause });
+    super(code, `${escapeText(url)}: ${escapeText(reason)}`, { cause: options.cause });
     this.url = url;
     this.status = options.status;
   }
@@ -51,12 +66,30 @@ export interface JsonResponse {
   bytes: number;
 }
 
-const RETRY_STATUSES = [429, 502, 503, 504];
+/** One complete exchange: the status, headers and the whole (bounded) body. */
+export interface HttpResponse {
+  url: string;
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The Content-Type header, or ''. */
+  type: string;
+  body: Buffer;
+}
 
-/** A dispatcher with the timeouts, size bound and retry policy of `options`; reuse it across requests. */
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+
+/**
+ * The retry interceptor of earlier versions, kept for callers that send their own requests
+ * through `createDispatcher` (check's header probes); this module's functions use the plain
+ * agent underneath and retry themselves, so that a body broken mid-way keeps its reason.
+ */
+const plainAgents = new WeakMap<Dispatcher, Dispatcher>();
+
+/** A dispatcher with the timeouts of `options`; reuse it across requests, close it after. */
 export function createDispatcher(options: HttpOptions = {}): Dispatcher {
   const o = { ...HTTP_DEFAULTS, ...options };
-  return new Agent({ headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs, connect: { timeout: o.timeoutMs }, maxResponseSize: o.maxBytes }).compose(
+  const agent = new Agent({ headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs, connect: { timeout: o.timeoutMs } });
+  const composed = agent.compose(
     interceptors.retry({
       maxRetries: o.retries,
       minTimeout: o.backoffMs,
@@ -64,26 +97,28 @@ export function createDispatcher(options: HttpOptions = {}): Dispatcher {
       timeoutFactor: 2,
       retryAfter: true,
       methods: ['GET', 'HEAD'],
-      statusCodes: RETRY_STATUSES,
+      statusCodes: [...RETRY_STATUSES],
     }),
   );
+  plainAgents.set(composed, agent);
+  return composed;
 }
 
-/** GETs `url` and parses its JSON body. */
+/** GETs `url` and parses its JSON body (UTF-8, as JSON must be). */
 export async function fetchJson(url: string, dispatcher: Dispatcher, options: HttpOptions = {}): Promise<JsonResponse> {
-  const { status, headers, body, type } = await get(url, dispatcher, 'application/json', options);
-  const text = body.toString('utf8');
-  const looksHtml = /text\/html/i.test(type) || /^\s*<(!doctype|html)/i.test(text);
+  const { status, headers, body, type } = await fetchWithRetries(url, dispatcher, 'application/json', options);
+  const decoded = decodeUtf8(body);
+  const text = decoded.ok ? decoded.text : body.toString('utf8');
+  const looksHtml = /text\/html/i.test(type) || /^\s*<(!doctype|html)/i.test(text.slice(0, 1024));
   if (status < 200 || status >= 300) throw statusError(url, status, looksHtml ? 'an HTML error page' : summarise(text));
   if (looksHtml) throw new HttpError('CONTENT_API_HTTP_NOT_JSON', url, `got an HTML page (${type || 'no content type'}), not JSON`, { status });
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
     throw new HttpError('CONTENT_API_HTTP_NOT_JSON', url, `content type is ${type || 'missing'}, not application/json`, { status });
   }
-  try {
-    return { url, status, headers, json: JSON.parse(text), text, bytes: body.length };
-  } catch (error) {
-    throw new HttpError('CONTENT_API_HTTP_NOT_JSON', url, `invalid JSON (${(error as Error).message})`, { status, cause: error });
-  }
+  if (!decoded.ok) throw new HttpError('CONTENT_API_HTTP_NOT_JSON', url, decoded.reason, { status });
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) throw new HttpError('CONTENT_API_HTTP_NOT_JSON', url, `invalid JSON (${parsed.reason})`, { status });
+  return { url, status, headers, json: parsed.json, text, bytes: body.length };
 }
 
 /**
@@ -91,48 +126,164 @@ export async function fetchJson(url: string, dispatcher: Dispatcher, options: Ht
  * rather than an image, is an `HttpError`; whether the bytes decode is the caller's business.
  */
 export async function fetchBytes(url: string, dispatcher: Dispatcher, options: HttpOptions = {}): Promise<Buffer> {
-  const { status, body, type } = await get(url, dispatcher, 'image/*', options);
-  if (status < 200 || status >= 300) throw statusError(url, status, /text\/html/i.test(type) ? 'an HTML error page' : summarise(body.toString('utf8', 0, 4096)));
+  const { status, body, type } = await fetchWithRetries(url, dispatcher, 'image/*', options);
+  if (status < 200 || status >= 300) {
+    throw statusError(url, status, /text\/html/i.test(type) ? 'an HTML error page' : summarise(body.toString('utf8', 0, 4096)));
+  }
   if (/^(text\/html|application\/(?:[\w.+-]+\+)?json)\b/i.test(type)) {
     throw new HttpError('CONTENT_API_HTTP_NOT_IMAGE', url, `content type is ${type}, not an image`, { status });
   }
   return body;
 }
 
-async function get(url: string, dispatcher: Dispatcher, accept: string, options: HttpOptions) {
-  const maxBytes = options.maxBytes ?? HTTP_DEFAULTS.maxBytes;
-  try {
-    const response = await request(url, { method: 'GET', headers: { accept }, dispatcher });
-    const body = Buffer.from(await response.body.arrayBuffer());
-    return { status: response.statusCode, headers: response.headers, body, type: String(response.headers['content-type'] ?? '') };
-  } catch (error) {
-    throw httpErrorFrom(url, error, maxBytes);
+/**
+ * GETs `url` with the retry policy of this module and returns whatever status came last
+ * (a 503 after every retry is returned, not thrown). Throws an `HttpError` when no complete
+ * response arrived: refused, reset, broken mid-body, timed out, past the deadline, too large.
+ * `headers` are sent as given (a `range`, for a partial read); `maxBytes` bounds the body.
+ */
+export async function fetchWithRetries(
+  url: string,
+  dispatcher: Dispatcher,
+  accept: string,
+  options: HttpOptions = {},
+  headers: Record<string, string> = {},
+): Promise<HttpResponse> {
+  return exchange(url, dispatcher, { accept, ...headers }, { ...HTTP_DEFAULTS, ...options }, undefined);
+}
+
+/**
+ * The first `bytes` bytes of `url` at most: a Range request (`bytes=0-<bytes-1>`), and a
+ * server that ignores it and sends the whole file is read no further. The status is
+ * returned as it came (206, 200, 404...); the deadline, retries and one-line `HttpError`s are
+ * those of `fetchWithRetries`. For reading a file's header (`check --verify-files` over HTTP).
+ */
+export async function fetchPrefix(url: string, dispatcher: Dispatcher, bytes: number, options: HttpOptions = {}): Promise<HttpResponse> {
+  const headers = { accept: '*/*', range: `bytes=0-${bytes - 1}` };
+  return exchange(url, dispatcher, headers, { ...HTTP_DEFAULTS, ...options }, bytes);
+}
+
+type Headers = Record<string, string>;
+
+async function exchange(url: string, dispatcher: Dispatcher, headers: Headers, o: Required<HttpOptions>, prefix?: number): Promise<HttpResponse> {
+  const plain = plainAgents.get(dispatcher) ?? dispatcher;
+  for (let attempt = 0; ; attempt++) {
+    let response: HttpResponse | undefined;
+    let failure: HttpError | undefined;
+    try {
+      response = await attempt1(url, plain, headers, o, prefix);
+    } catch (error) {
+      failure = error as HttpError;
+    }
+    const retryable = response ? RETRY_STATUSES.has(response.status) : failure!.code === 'CONTENT_API_HTTP_CONNECTION';
+    if (!retryable || attempt >= o.retries) {
+      if (response) return response;
+      throw failure!;
+    }
+    await sleep(backoff(attempt, response, o));
   }
+}
+
+/** Exponential backoff from `backoffMs`, or the server's Retry-After (seconds or a date), capped. */
+function backoff(attempt: number, response: HttpResponse | undefined, o: Required<HttpOptions>): number {
+  const header = response?.headers['retry-after'];
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value !== undefined) {
+    const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+    if (Number.isFinite(ms)) return Math.min(Math.max(ms, 0), o.maxBackoffMs);
+  }
+  return Math.min(o.backoffMs * 2 ** attempt, o.maxBackoffMs);
+}
+
+/** One request and its whole body (or its first `prefix` bytes, the rest left unread). */
+async function attempt1(url: string, dispatcher: Dispatcher, headers: Headers, o: Required<HttpOptions>, prefix?: number): Promise<HttpResponse> {
+  const signal = AbortSignal.timeout(o.deadlineMs);
+  let received = 0;
+  let declared: number | undefined;
+  let status: number | undefined;
+  try {
+    const response = await request(url, { method: 'GET', headers, dispatcher, signal });
+    status = response.statusCode;
+    const length = Number(response.headers['content-length']);
+    declared = Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+    if (prefix === undefined && declared !== undefined && declared > o.maxBytes) {
+      response.body.destroy();
+      throw tooLarge(url, o.maxBytes, response.statusCode);
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of response.body) {
+      if (prefix !== undefined && received + (chunk as Buffer).length >= prefix) {
+        chunks.push((chunk as Buffer).subarray(0, prefix - received));
+        received = prefix;
+        response.body.destroy();
+        break;
+      }
+      received += (chunk as Buffer).length;
+      if (received > o.maxBytes) {
+        response.body.destroy();
+        throw tooLarge(url, o.maxBytes, response.statusCode);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const type = String([response.headers['content-type']].flat()[0] ?? '');
+    return { url, status: response.statusCode, headers: response.headers, type, body: Buffer.concat(chunks) };
+  } catch (error) {
+    throw httpErrorFrom(url, error, { status, received, declared, deadlineMs: o.deadlineMs, signal });
+  }
+}
+
+function tooLarge(url: string, maxBytes: number, status: number): HttpError {
+  return new HttpError('CONTENT_API_HTTP_TOO_LARGE', url, `response larger than ${maxBytes} bytes`, { status });
 }
 
 function statusError(url: string, status: number, detail: string): HttpError {
   return new HttpError('CONTENT_API_HTTP_STATUS', url, `HTTP ${status}${status === 404 ? ' Not Found' : ''} (${detail})`, { status });
 }
 
+/** A body quoted in an error: its `message` or `detail` when JSON, else its text on one line, cut at 80 characters. */
 function summarise(text: string): string {
+  let message: unknown;
   try {
-    const message = (JSON.parse(text) as { message?: unknown; detail?: unknown }).message ?? (JSON.parse(text) as { detail?: unknown }).detail;
-    if (typeof message === 'string') return message;
+    const json = JSON.parse(text) as { message?: unknown; detail?: unknown } | null;
+    message = json?.message ?? json?.detail;
   } catch {
     // not JSON: fall through
   }
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = (typeof message === 'string' ? message : text.slice(0, 4096)).replace(/\s+/g, ' ').trim();
   return line === '' ? 'empty body' : line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }
 
-function httpErrorFrom(url: string, error: unknown, maxBytes: number): HttpError {
+interface Progress {
+  /** Set once the headers arrived: a failure after that broke the body. */
+  status: number | undefined;
+  received: number;
+  declared: number | undefined;
+  deadlineMs: number;
+  signal: AbortSignal;
+}
+
+const CONNECTION_REASONS = new Map([
+  ['ECONNREFUSED', 'connection refused'],
+  ['ENOTFOUND', 'host not found'],
+  ['ECONNRESET', 'connection reset'],
+  ['UND_ERR_SOCKET', 'connection reset'],
+]);
+
+function httpErrorFrom(url: string, error: unknown, progress: Progress): HttpError {
   if (error instanceof HttpError) return error;
   const code = (error as { code?: string }).code ?? '';
-  if (error instanceof errors.RequestRetryError) {
-    return new HttpError('CONTENT_API_HTTP_STATUS', url, `HTTP ${error.statusCode} after retries`, { status: error.statusCode, cause: error });
+  const { received, declared } = progress;
+  if (progress.signal.aborted) {
+    const got = received > 0 ? `, ${received}${declared === undefined ? '' : ` of ${declared}`} bytes received` : '';
+    const reason = `timed out: no complete response within the ${progress.deadlineMs} ms deadline${got}`;
+    return new HttpError('CONTENT_API_HTTP_TIMEOUT', url, reason, { status: progress.status, cause: error });
   }
-  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return new HttpError('CONTENT_API_HTTP_TOO_LARGE', url, `response larger than ${maxBytes} bytes`, { cause: error });
   if (/TIMEOUT/.test(code)) return new HttpError('CONTENT_API_HTTP_TIMEOUT', url, `timed out (${code})`, { cause: error });
-  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'connection reset' : (error as Error).message;
-  return new HttpError('CONTENT_API_HTTP_CONNECTION', url, `${reason}${code && !reason.includes(code) ? ` (${code})` : ''}`, { cause: error });
+  const message = (error as Error).message ?? String(error);
+  const reason = CONNECTION_REASONS.get(code) ?? message;
+  const detail = `${reason}${code && !reason.includes(code) ? ` (${code})` : ''}`;
+  const midBody = progress.status !== undefined;
+  const promised = declared === undefined ? '' : ` of the ${declared} bytes its Content-Length promised`;
+  const where = midBody ? `HTTP ${progress.status} body broken after ${received}${promised}: ` : '';
+  return new HttpError('CONTENT_API_HTTP_CONNECTION', url, `${where}${detail}`, { cause: error });
 }

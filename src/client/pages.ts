@@ -2,9 +2,10 @@
  * Where pages come from: the page endpoint of spec 4.1 (`{base_url}/api/v2/pages/{id}/`),
  * a JSON file, or standard input.
  */
-import { readFile } from 'node:fs/promises';
-import { escapedMessage, InvalidArgumentError } from '../errors.js';
-import { createDispatcher, fetchJson, type HttpOptions, type JsonResponse } from './http.js';
+import { escapeText, InvalidArgumentError } from '../errors.js';
+import { readFileWithin, readStreamWithin } from '../page/json-file.js';
+import { decodeUtf8, parseJsonText } from '../page/json-text.js';
+import { createDispatcher, fetchJson, HTTP_DEFAULTS, type HttpOptions, type JsonResponse } from './http.js';
 import type { Dispatcher } from 'undici';
 
 /** The endpoint URL of page `id`, with `?format=api` when asked. */
@@ -40,10 +41,11 @@ export async function fetchPage(baseUrl: string, id: number, options: FetchPageO
 export interface LoadedPage {
   /** The file, URL or `stdin` the page came from. */
   source: string;
-  /** The body as read, byte for byte (decoded as UTF-8). */
+  /** The body as read, byte for byte (UTF-8). */
   text: string;
   /** The parsed JSON, or undefined with `parseError` set. */
   json: unknown;
+  /** Why the text is not a page's JSON: not UTF-8, nested too deep, or not JSON; one line. */
   parseError?: string;
   /** The API base URL, for pages fetched by id. */
   baseUrl?: string;
@@ -52,22 +54,28 @@ export interface LoadedPage {
 export interface LoadPageOptions extends HttpOptions {
   /** The API base URL, to fetch a page given by id. */
   baseUrl?: string | undefined;
-  /** Reads standard input (default: `process.stdin`, at most 64 MiB). */
-  stdin?: () => Promise<string>;
+  /** Reads standard input, at most `maxBytes` (default: `process.stdin`). */
+  stdin?: (maxBytes: number) => Promise<Buffer | string>;
   /** Reused for page ids; a new one is made (and closed) otherwise. */
   dispatcher?: Dispatcher;
 }
 
 /**
  * Loads one page: `-` is standard input, digits are a page id fetched from the API (as is a
- * page endpoint URL, `{base_url}/api/v2/pages/{id}/`), anything else is a JSON file. Throws (the command cannot run) when it cannot be read or fetched;
- * JSON that does not parse is returned with `parseError`, for the caller to report.
+ * page endpoint URL, `{base_url}/api/v2/pages/{id}/`), anything else is a JSON file. One cap,
+ * `maxBytes` (default 16 MiB), bounds the page however it arrives; only a regular file is
+ * read. Throws (the command cannot run) when the page cannot be read or fetched, or is
+ * larger than the cap; text that is not a page's JSON (not UTF-8, nested deeper than
+ * `MAX_JSON_DEPTH`, or invalid) is returned with `parseError`, for the caller to report.
  */
 export async function loadPage(target: string, options: LoadPageOptions = {}): Promise<LoadedPage> {
-  if (target === '-') return parsed('stdin', await (options.stdin ?? readStdin)());
+  const maxBytes = options.maxBytes ?? HTTP_DEFAULTS.maxBytes;
+  if (target === '-') return parsed('stdin', await (options.stdin ?? readStdin)(maxBytes));
   const endpoint = /^(https?:\/\/.+?)\/api\/v2\/pages\/(\d+)\/?$/.exec(target);
   if (endpoint) return loadPage(endpoint[2]!, { ...options, baseUrl: endpoint[1]! });
-  if (/^https?:\/\//.test(target)) throw new InvalidArgumentError(`${target}: not a page endpoint URL ({base_url}/api/v2/pages/{id}/); give the page id and --base-url`);
+  if (/^https?:\/\//.test(target)) {
+    throw new InvalidArgumentError(`${escapeText(target)}: not a page endpoint URL ({base_url}/api/v2/pages/{id}/); give the page id and --base-url`);
+  }
   if (/^\d+$/.test(target)) {
     if (!options.baseUrl) throw new InvalidArgumentError(`Expected --base-url or CONTENT_API_BASE_URL to fetch page ${target}`);
     const url = pageUrl(options.baseUrl, Number(target));
@@ -79,31 +87,24 @@ export async function loadPage(target: string, options: LoadPageOptions = {}): P
       if (!options.dispatcher) await dispatcher.close();
     }
   }
-  const text = await readFile(target, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    const reason = error.code === 'ENOENT' ? 'no such file or page id' : `cannot read (${error.code ?? error.message})`;
-    throw new InvalidArgumentError(`${target}: ${reason}`);
-  });
-  return parsed(target, text);
+  const read = await readFileWithin(target, maxBytes);
+  if (!read.ok) {
+    throw new InvalidArgumentError(`${escapeText(target)}: ${read.reason === 'no such file' ? 'no such file or page id' : read.reason}`);
+  }
+  return parsed(target, read.bytes);
 }
 
-function parsed(source: string, text: string): LoadedPage {
-  try {
-    return { source, text, json: JSON.parse(text) };
-  } catch (error) {
-    // V8 quotes the bad input, line breaks included: keep the reason on one line.
-    return { source, text, json: undefined, parseError: escapedMessage(error) };
-  }
+function parsed(source: string, input: Buffer | string): LoadedPage {
+  const decoded = typeof input === 'string' ? { ok: true as const, text: input } : decodeUtf8(input);
+  if (!decoded.ok) return { source, text: input.toString(), json: undefined, parseError: decoded.reason };
+  const result = parseJsonText(decoded.text);
+  if (!result.ok) return { source, text: decoded.text, json: undefined, parseError: result.reason };
+  return { source, text: decoded.text, json: result.json };
 }
 
-const MAX_STDIN = 64 * 1024 * 1024;
-
-export async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of process.stdin) {
-    length += (chunk as Buffer).length;
-    if (length > MAX_STDIN) throw new InvalidArgumentError(`standard input is larger than ${MAX_STDIN} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** Standard input, at most `maxBytes` (default 16 MiB). */
+export async function readStdin(maxBytes: number = HTTP_DEFAULTS.maxBytes): Promise<Buffer> {
+  const read = await readStreamWithin(process.stdin, maxBytes);
+  if (!read.ok) throw new InvalidArgumentError(`standard input: ${read.reason}`);
+  return read.bytes;
 }

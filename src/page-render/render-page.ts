@@ -2,7 +2,8 @@
  * `render --page`: every image of a page rendered again, each source once, and the page's
  * JSON text with each Image's `sizes` and `srcset` replaced by the new renditions.
  */
-import { InvalidArgumentError } from '../errors.js';
+import { escapeText, InvalidArgumentError } from '../errors.js';
+import { duplicateKeys } from '../page/json-text.js';
 import type { HttpOptions } from '../client/http.js';
 import type { LoadedPage } from '../client/pages.js';
 import { validatePage } from '../page/validate.js';
@@ -60,6 +61,14 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
   if (page.parseError !== undefined) throw new InvalidArgumentError(`${page.source}: not JSON (${page.parseError})`);
   if (typeof page.json !== 'object' || page.json === null || Array.isArray(page.json)) {
     throw new InvalidArgumentError(`${page.source}: not a page (expected a JSON object)`);
+  }
+  // JSON.parse keeps a duplicate key's last value, the text editor would change the first:
+  // the written page would silently keep the stale value.
+  const [duplicate, ...more] = duplicateKeys(page.text);
+  if (duplicate) {
+    const others = more.length > 0 ? ` (and ${more.length} more)` : '';
+    const why = 'parsers disagree on which counts, so the page cannot be rewritten faithfully: remove the duplicates';
+    throw new InvalidArgumentError(`${page.source}: ${duplicate.path}: the key '${escapeText(duplicate.key)}' appears twice in one object${others}; ${why}`);
   }
   const mediaUrl = options.mediaUrl ?? DEFAULT_MEDIA_URL;
   const { groups, unusable } = groupPageImages(page.json, mediaUrl);

@@ -37,7 +37,7 @@ export function* resourceUrls(page: unknown): Generator<ResourceUrl> {
         yield { kind: 'news entry', path: [...p, 'url'], holder: entry };
         if (isObject(entry.category)) yield { kind: 'news category', path: [...p, 'category', 'url'], holder: entry.category };
       }
-    } else if (typeof block.type === 'string' && !(block.type in BLOCK_VALUES)) {
+    } else if (typeof block.type === 'string' && !Object.hasOwn(BLOCK_VALUES, block.type)) {
       // The exhibitions list, whose type name the spec does not show.
       for (const key of Object.keys(value)) {
         for (const [item, p] of items(key)) if ('date_end_effective' in item) yield { kind: 'exhibition', path: [...p, 'url'], holder: item };

@@ -5,11 +5,13 @@
  * dropped and nothing throws on bad data.
  */
 import type { z } from 'zod';
+import { escapeText } from '../errors.js';
 import { verifyImage, type ImageRule } from '../renditions/verify.js';
 import { BLOCK_VALUES, exhibitionsArray, exhibitionsListValueSchema, type BlockType } from './blocks.js';
 import { pageEnvelopeSchema } from './page.js';
 import type { Page } from './types.js';
 import { resourceUrls } from './links.js';
+import { MAX_JSON_DEPTH, valueDepth } from './json-text.js';
 import { findImages, findObjects, formatPath, type JsonPath } from './walk.js';
 
 export type Severity = 'error' | 'warning';
@@ -53,6 +55,11 @@ export interface Validation {
 const ONLY_NULL_FIELDS = new Set(['alias_of', 'admin_url', 'publish_time', 'publish_time_display', 'status_display', 'class_name', 'price', 'duration', 'cta']);
 
 export function validatePage(json: unknown, options: ValidateOptions = {}): Validation {
+  if (valueDepth(json) > MAX_JSON_DEPTH) {
+    // Every walk below (zod's included) recurses: a page this deep is reported whole.
+    const message = `nested deeper than ${MAX_JSON_DEPTH} levels (the limit); not checked further`;
+    return { page: null, problems: [{ severity: 'error', path: '$', rule: 'schema', message }] };
+  }
   const problems: Problem[] = [];
   problems.push(...zodProblems(pageEnvelopeSchema, json, ['$']));
   const body = (json as { presentation_stage?: { body?: unknown } } | null)?.presentation_stage?.body;
@@ -74,7 +81,9 @@ export function validatePage(json: unknown, options: ValidateOptions = {}): Vali
     }
   }
   const ok = !problems.some((problem) => problem.severity === 'error');
-  return { page: ok ? (json as Page) : null, problems: dedupe(problems) };
+  // Paths and messages quote the page's keys and values: escaped here, once, for every reporter.
+  const printable = problems.map((p) => ({ ...p, path: escapeText(p.path), message: escapeText(p.message) }));
+  return { page: ok ? (json as Page) : null, problems: dedupe(printable) };
 }
 
 /** zod issues as problems; keys the spec does not name are warnings, one per key. */
@@ -99,7 +108,7 @@ function blockProblems(block: unknown, at: JsonPath): Problem[] {
   const { type, value } = (block ?? {}) as { type?: unknown; value?: unknown };
   if (typeof type !== 'string' || typeof value !== 'object' || value === null) return []; // the envelope reported it
   const valueAt = [...at, 'value'];
-  if (type in BLOCK_VALUES) return zodProblems(BLOCK_VALUES[type as BlockType], value, valueAt);
+  if (Object.hasOwn(BLOCK_VALUES, type)) return zodProblems(BLOCK_VALUES[type as BlockType], value, valueAt);
   const problems: Problem[] = [];
   const lists = Object.entries(value).filter(([, v]) => Array.isArray(v));
   if (exhibitionsListValueSchema.safeParse(value).success && lists.length === 1) {
@@ -117,7 +126,7 @@ function exhibitionProblems(exhibition: Record<string, unknown>, at: JsonPath): 
   const { date_end, date_extended, date_end_effective, is_extended } = exhibition;
   const expected = date_extended ?? date_end;
   if (date_end_effective !== expected) {
-    problems.push({ severity: 'error', path: formatPath([...at, 'date_end_effective']), rule: 'exhibition-date-end-effective', message: `date_end_effective is ${String(date_end_effective)}, expected ${String(expected)} (${date_extended ? 'date_extended' : 'date_end'})` });
+    problems.push({ severity: 'error', path: formatPath([...at, 'date_end_effective']), rule: 'exhibition-date-end-effective', message: `date_end_effective is ${shown(date_end_effective)}, expected ${shown(expected)} (${date_extended ? 'date_extended' : 'date_end'})` });
   }
   if (typeof is_extended === 'boolean' && is_extended !== (date_extended !== null && date_extended !== undefined)) {
     problems.push({ severity: 'error', path: formatPath([...at, 'is_extended']), rule: 'exhibition-is-extended', message: `is_extended is ${is_extended} but date_extended is ${date_extended ? 'set' : 'not set'}` });
@@ -154,6 +163,11 @@ function formatApiProblems(json: unknown, options: ValidateOptions): Problem[] {
     }
   }
   return problems;
+}
+
+/** A page value in a message: strings as they are, anything else as JSON (never `String(value)`, which a `toString` key breaks). */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
 }
 
 function dedupe(problems: Problem[]): Problem[] {

@@ -3,15 +3,24 @@
  * (stage, list stage, blocks, works, overlays, inquiry artwork images, banners, summaries,
  * related presentations).
  */
+import { escapeText } from '../errors.js';
 import type { ImageLike } from '../renditions/verify.js';
 
 export type JsonPath = Array<string | number>;
 
+/** As `MAX_JSON_DEPTH` of `json-text.ts`: deeper values are not walked. */
+export const MAX_WALK_DEPTH = 256;
+
 /** `['$', 'presentation_stage', 'body', 2, 'value']` -> `$.presentation_stage.body[2].value`. */
 export function formatPath(path: JsonPath): string {
   return path
-    .map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`))
+    .map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${quoteKey(part)}]`))
     .join('');
+}
+
+/** A key as a JSON string, with what JSON leaves raw (C1 controls, bidi overrides, U+2028) escaped too: paths get printed. */
+function quoteKey(key: string): string {
+  return escapeText(JSON.stringify(key));
 }
 
 export interface FoundObject {
@@ -19,14 +28,22 @@ export interface FoundObject {
   value: Record<string, unknown>;
 }
 
-/** Every object (not array) in `json`, depth first, parents before children. */
+/**
+ * Every object (not array) in `json`, depth first, parents before children. Iterative, so a
+ * deep value cannot overflow the stack; values nested deeper than `MAX_WALK_DEPTH` are not
+ * visited (`validatePage` reports such a page as a whole).
+ */
 export function* findObjects(json: unknown, path: JsonPath = ['$']): Generator<FoundObject> {
-  if (Array.isArray(json)) {
-    for (const [i, item] of json.entries()) yield* findObjects(item, [...path, i]);
-  } else if (typeof json === 'object' && json !== null) {
-    const value = json as Record<string, unknown>;
-    yield { path, value };
-    for (const [key, child] of Object.entries(value)) yield* findObjects(child, [...path, key]);
+  const stack: Array<{ value: unknown; path: JsonPath; depth: number }> = [{ value: json, path, depth: 1 }];
+  while (stack.length > 0) {
+    const { value, path: at, depth } = stack.pop()!;
+    if (typeof value !== 'object' || value === null || depth > MAX_WALK_DEPTH) continue;
+    const entries: Array<[string | number, unknown]> = Array.isArray(value) ? [...value.entries()] : Object.entries(value);
+    if (!Array.isArray(value)) yield { path: at, value: value as Record<string, unknown> };
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      if (typeof child === 'object' && child !== null) stack.push({ value: child, path: [...at, key], depth: depth + 1 });
+    }
   }
 }
 

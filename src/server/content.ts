@@ -11,10 +11,13 @@
  *
  * Every record is validated with the page model when the folder is loaded.
  */
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
-import { ContentApiError, escapedMessage } from '../errors.js';
+import { ContentApiError, escapedMessage, escapeText } from '../errors.js';
+import { readFileWithin } from '../page/json-file.js';
+import { isInside } from '../fs/paths.js';
+import { decodeUtf8, parseJsonText } from '../page/json-text.js';
 import { articleSummarySchema, exhibitionSummarySchema, newsCategorySchema, newsEntrySchema } from '../page/summaries.js';
 import { validatePage, zodProblems, type Problem } from '../page/validate.js';
 
@@ -58,35 +61,45 @@ const RESOURCES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string, z.ZodTyp
   [/^gallery\/newscategories\/([\w-]+)\.json$/, (m) => `/api/gallery/newscategories/${m[1]}/`, newsCategorySchema],
 ];
 
+/** Largest record file read (as a page's cap elsewhere, `--max-bytes`' default). */
+export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Loads and validates every record of `folder`. Nothing in the folder can stop this with a
+ * stack trace or a hang: a file that is not a regular file (a FIFO, a device), larger than
+ * `MAX_RECORD_BYTES`, not UTF-8, not JSON, nested too deep or not an object, an unreadable
+ * folder, two files for one page: each is a listed problem, and all of them are thrown at
+ * the end as one `InvalidContentError`.
+ */
 export async function loadContent(folder: string): Promise<Content> {
   const info = await stat(folder).catch(() => null);
-  if (!info?.isDirectory()) throw new ContentApiError('CONTENT_API_NO_CONTENT', `${folder}: not a content folder`);
+  if (!info?.isDirectory()) throw new ContentApiError('CONTENT_API_NO_CONTENT', `${escapeText(folder)}: not a content folder`);
   const content: Content = { folder, pages: new Map(), resources: new Map(), mediaRoot: null, warnings: [] };
   const errors: string[] = [];
   const report = (file: string, problems: Problem[]) => {
     for (const p of problems) {
-      const line = `${file}: ${p.path}: ${p.message} [${p.rule}]`;
+      const line = `${file}: ${p.path}: ${escapeText(p.message)} [${p.rule}]`;
       if (p.severity === 'error') errors.push(line);
       else content.warnings.push(line);
     }
   };
-  const names = (await readdir(folder, { recursive: true })).map((name) => name.split(path.sep).join('/')).sort();
-  for (const name of names) {
-    if (!name.endsWith('.json') || name.startsWith('media/') || name.split('/').some((part) => part.startsWith('.'))) continue;
+  const root = await realpath(folder);
+  for (const name of await recordNames(folder, errors)) {
     const file = path.join(folder, name);
-    let json: unknown;
-    const text = await readFile(file, 'utf8');
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      errors.push(`${file}: not JSON (${escapedMessage(error)})`);
+    const record = await readRecord(file, root);
+    if ('problem' in record) {
+      errors.push(`${file}: ${record.problem}`);
       continue;
     }
-    const placed = JSON.parse(text.replaceAll(BASE_URL_PLACEHOLDER, VALIDATION_BASE)) as unknown;
+    const { json, placed } = record;
     const page = /^pages\/(\d+)\.json$/.exec(name);
     if (page) {
       const id = Number(page[1]);
-      if ((json as { id?: unknown }).id !== id) errors.push(`${file}: $.id: is ${JSON.stringify((json as { id?: unknown }).id)}, but the file name says ${id} [layout]`);
+      const other = content.pages.get(id);
+      if (other) errors.push(`${file}: page ${id} is also ${other.file} [layout]`);
+      if (json.id !== id) {
+        errors.push(`${file}: $.id: is ${escapeText(String(JSON.stringify(json.id)))}, but the file name says ${id} [layout]`);
+      }
       report(file, validatePage(placed, { baseUrl: VALIDATION_BASE }).problems);
       content.pages.set(id, { file, text: JSON.stringify(json), json });
       continue;
@@ -104,4 +117,53 @@ export async function loadContent(folder: string): Promise<Content> {
   if ((await stat(media).catch(() => null))?.isDirectory()) content.mediaRoot = await realpath(media);
   if (errors.length > 0) throw new InvalidContentError(folder, errors);
   return content;
+}
+
+/**
+ * The record files below `folder` (`/`-separated, sorted): `.json` files outside `media/`
+ * and hidden folders. Symlinked folders are not followed (no loops); a folder that cannot
+ * be listed is a problem.
+ */
+async function recordNames(folder: string, errors: string[]): Promise<string[]> {
+  const names: string[] = [];
+  const pending = [''];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    let entries;
+    try {
+      entries = await readdir(path.join(folder, dir), { withFileTypes: true });
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? escapedMessage(error);
+      errors.push(`${path.join(folder, dir)}: cannot list the folder (${reason})`);
+      continue;
+    }
+    for (const entry of entries) {
+      const name = dir === '' ? entry.name : `${dir}/${entry.name}`;
+      if (entry.name.startsWith('.') || name === 'media') continue;
+      if (entry.isDirectory()) pending.push(name);
+      else if (entry.name.endsWith('.json')) names.push(name);
+    }
+  }
+  return names.sort();
+}
+
+type Json = Record<string, unknown>;
+
+/** A record file read within bounds and parsed, with `{base_url}` placed for validation; or the problem. */
+async function readRecord(file: string, root: string): Promise<{ json: Json; placed: unknown } | { problem: string }> {
+  const real = await realpath(file).catch((error: NodeJS.ErrnoException) => error.code ?? 'unresolvable');
+  if (!path.isAbsolute(real)) return { problem: `cannot read (${real})` };
+  if (!isInside(real, root)) return { problem: 'a symlink to a file outside the content folder; not read' };
+  const read = await readFileWithin(file, MAX_RECORD_BYTES);
+  if (!read.ok) return { problem: read.reason.replace(', the cap on a page (--max-bytes)', `, the cap on a record`) };
+  const decoded = decodeUtf8(read.bytes);
+  if (!decoded.ok) return { problem: decoded.reason };
+  const parsed = parseJsonText(decoded.text);
+  if (!parsed.ok) return { problem: `not JSON (${parsed.reason})` };
+  if (typeof parsed.json !== 'object' || parsed.json === null || Array.isArray(parsed.json)) {
+    const kind = parsed.json === null ? 'null' : Array.isArray(parsed.json) ? 'an array' : typeof parsed.json;
+    return { problem: `$: is ${kind}, not a record (a JSON object) [layout]` };
+  }
+  const placed = JSON.parse(decoded.text.replaceAll(BASE_URL_PLACEHOLDER, VALIDATION_BASE)) as unknown;
+  return { json: parsed.json as Json, placed };
 }

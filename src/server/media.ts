@@ -4,26 +4,23 @@
  * media folder is ever reached: `..`, encoded slashes, null bytes, hidden files and
  * symlinks out are all a 404, and folders are never listed.
  */
-import { createReadStream } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { isInside } from '../renditions/discover.js';
+import { isInside } from '../fs/paths.js';
+import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
 
-export const MEDIA_TYPES: Readonly<Record<string, string>> = {
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.png': 'image/png',
-  '.webp': 'image/webp',
-  '.gif': 'image/gif',
-  '.avif': 'image/avif',
-};
+export interface MediaFile {
+  /** Open on the file itself (never through a symlink swapped in after the check); the caller closes it. */
+  handle: FileHandle;
+  file: string;
+  size: number;
+  mtime: Date;
+}
 
-/** A year: rendition names change when their pixels do (a new original gets new names only if renamed), so revalidation uses ETag. */
-export const MEDIA_CACHE_CONTROL = 'public, max-age=31536000';
-
-/** The file a `/media/` path names, or null when it names nothing servable. */
-export async function resolveMedia(root: string, rawPath: string): Promise<{ file: string; size: number; mtime: Date } | null> {
+/** The file a `/media/` path names, opened, or null when it names nothing servable. */
+export async function resolveMedia(root: string, rawPath: string): Promise<MediaFile | null> {
   const segments = rawPath.split('/');
   const decoded: string[] = [];
   for (const segment of segments) {
@@ -40,9 +37,15 @@ export async function resolveMedia(root: string, rawPath: string): Promise<{ fil
   if (!isInside(candidate, root)) return null;
   const real = await realpath(candidate).catch(() => null);
   if (!real || !isInside(real, root)) return null;
-  const info = await stat(real).catch(() => null);
-  if (!info?.isFile()) return null;
-  return { file: real, size: info.size, mtime: info.mtime };
+  // O_NOFOLLOW: the checked path, not a symlink put there since; O_NONBLOCK: a FIFO never blocks the open.
+  const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null);
+  if (!handle) return null;
+  const info = await handle.stat().catch(() => null);
+  if (!info?.isFile()) {
+    await handle.close();
+    return null;
+  }
+  return { handle, file: real, size: info.size, mtime: info.mtime };
 }
 
 const httpDate = (date: Date) => date.toUTCString();
@@ -50,7 +53,15 @@ const httpDate = (date: Date) => date.toUTCString();
 export async function serveMedia(req: IncomingMessage, res: ServerResponse, root: string, rawPath: string, notFound: () => void): Promise<void> {
   const found = await resolveMedia(root, rawPath);
   const type = found && MEDIA_TYPES[path.extname(found.file).toLowerCase()];
-  if (!found || !type) return notFound();
+  try {
+    if (!found || !type) return notFound();
+    await respond(req, res, found, type);
+  } finally {
+    await found?.handle.close().catch(() => {});
+  }
+}
+
+async function respond(req: IncomingMessage, res: ServerResponse, found: MediaFile, type: string): Promise<void> {
   const etag = `"${found.size.toString(16)}-${Math.floor(found.mtime.getTime()).toString(16)}"`;
   const lastModified = httpDate(found.mtime);
   const headers: Record<string, string | number> = {
@@ -77,12 +88,12 @@ export async function serveMedia(req: IncomingMessage, res: ServerResponse, root
     if (range) {
       res.writeHead(206, { ...headers, 'content-range': `bytes ${range.start}-${range.end}/${found.size}`, 'content-length': range.end - range.start + 1 });
       if (req.method === 'HEAD') return void res.end();
-      return pipeFile(found.file, res, range);
+      return sendExactly(found.handle, res, range.start, range.end);
     }
   }
   res.writeHead(200, { ...headers, 'content-length': found.size });
-  if (req.method === 'HEAD') return void res.end();
-  return pipeFile(found.file, res);
+  if (req.method === 'HEAD' || found.size === 0) return void res.end();
+  return sendExactly(found.handle, res, 0, found.size - 1);
 }
 
 function notModified(req: IncomingMessage, etag: string, mtime: Date): boolean {
@@ -112,17 +123,32 @@ export function parseRange(header: string, size: number): { start: number; end: 
   return { start, end };
 }
 
-function pipeFile(file: string, res: ServerResponse, range?: { start: number; end: number }): Promise<void> {
+/**
+ * Sends bytes `start..end` (inclusive) of the open file: exactly the Content-Length promised.
+ * The stream never reads past `end`, so a file that grew sends no more; a file that shrank
+ * (or fails to read) ends early, and then the connection is destroyed instead of ended, so
+ * a keep-alive client never reads the next response out of step with this one.
+ */
+function sendExactly(handle: FileHandle, res: ServerResponse, start: number, end: number): Promise<void> {
   return new Promise((resolve) => {
-    const stream = createReadStream(file, range);
-    stream.on('error', () => {
-      res.destroy();
-      resolve();
+    const stream = handle.createReadStream({ start, end, autoClose: false });
+    const promised = end - start + 1;
+    let sent = 0;
+    stream.on('data', (chunk) => {
+      sent += chunk.length;
+      if (!res.write(chunk)) {
+        stream.pause();
+        res.once('drain', () => stream.resume());
+      }
     });
+    stream.on('end', () => {
+      if (sent === promised) res.end();
+      else res.destroy();
+    });
+    stream.on('error', () => res.destroy());
     res.on('close', () => {
       stream.destroy();
       resolve();
     });
-    stream.pipe(res);
   });
 }

@@ -1,18 +1,22 @@
 /**
  * The read-only Content API over a content folder (spec section 4). Responses for a record
- * are prepared once per base URL and format, then served from memory.
+ * are prepared once per base URL and format, then served from memory (a bounded cache).
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { escapeText } from '../errors.js';
 import { resourceUrls } from '../page/links.js';
 import { BASE_URL_PLACEHOLDER, type Content, type ContentRecord } from './content.js';
 import { serveMedia } from './media.js';
+import { PreparedCache, type PreparedResponse } from './prepared-cache.js';
 
 export interface ServerOptions {
   /** The base URL absolute URLs are built from; default: the request's Host. */
   baseUrl?: string | undefined;
   /** One line per request. */
   log?: ((line: string) => void) | undefined;
+  /** The prepared responses held in memory (default: a `PreparedCache` of `PREPARED_CACHE_BYTES`, 64 MiB). */
+  cache?: PreparedCache | undefined;
 }
 
 const ALLOW = 'GET, HEAD, OPTIONS';
@@ -21,19 +25,12 @@ const MAX_URL = 2048;
 const PAGE_PATH = /^\/api\/v2\/pages\/(\d+)\/$/;
 const API_PATH = /^\/api\/(?:v2\/pages|quarterly|gallery)\//;
 
-interface Prepared {
-  body: Buffer;
-  etag: string;
-}
-
 export function createContentServer(content: Content, options: ServerOptions = {}): Server {
-  const prepared = new Map<string, Prepared>();
+  const prepared = options.cache ?? new PreparedCache();
 
   /** The record as served from `base`, with `?format=api` applied to a page when asked. */
-  const prepare = (record: ContentRecord, base: string, formatApi: boolean, isPage: boolean): Prepared => {
-    const key = `${record.file}\n${base}\n${formatApi}`;
-    let ready = prepared.get(key);
-    if (!ready) {
+  const prepare = (record: ContentRecord, base: string, formatApi: boolean, isPage: boolean): PreparedResponse =>
+    prepared.get(`${record.file}\n${base}\n${formatApi}`, () => {
       let text = record.text.replaceAll(BASE_URL_PLACEHOLDER, base);
       if (formatApi && isPage) {
         const json = JSON.parse(text) as unknown;
@@ -43,16 +40,13 @@ export function createContentServer(content: Content, options: ServerOptions = {
         text = JSON.stringify(json);
       }
       const body = Buffer.from(text);
-      ready = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
-      prepared.set(key, ready);
-    }
-    return ready;
-  };
+      return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+    });
 
   const server = createServer((req, res) => {
     const started = performance.now();
     res.on('finish', () => {
-      options.log?.(`${req.socket.remoteAddress ?? '-'} ${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+      options.log?.(`${req.socket.remoteAddress ?? '-'} ${req.method} ${escapeText(req.url ?? '')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
     });
     handle(req, res).catch(() => {
       if (!res.headersSent) sendJson(res, req, 500, { message: 'Internal error.' });
@@ -132,8 +126,11 @@ function sendJson(res: ServerResponse, req: IncomingMessage, status: number, bod
   res.end(req.method === 'HEAD' ? undefined : text);
 }
 
+/** Longest Host accepted: a DNS name (253) and a port. Each `{base_url}` in a record becomes it. */
+const MAX_HOST = 261;
+
 /** `http://<Host>` when the Host header is a plain host[:port]; null otherwise. */
 function baseFromHost(req: IncomingMessage): string | null {
   const host = req.headers.host;
-  return host && /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host) ? `http://${host}` : null;
+  return host && host.length <= MAX_HOST && /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host) ? `http://${host}` : null;
 }

@@ -1,0 +1,47 @@
+/**
+ * The prepared responses `serve` answers from, bounded: least recently used entries are
+ * dropped once the bodies held pass `maxBytes`. The key includes the request's Host when
+ * `--base-url` is not given, which a client chooses freely: without a bound, requests with
+ * distinct Host headers would grow memory without end.
+ */
+export interface PreparedResponse {
+  body: Buffer;
+  etag: string;
+}
+
+/** 64 MiB of prepared bodies: every record of a sizeable site, in both formats, for a few hosts. */
+export const PREPARED_CACHE_BYTES = 64 * 1024 * 1024;
+
+export class PreparedCache {
+  readonly #entries = new Map<string, PreparedResponse>();
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(maxBytes = PREPARED_CACHE_BYTES) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** The entry for `key`, made by `make` when missing; a hit becomes the most recently used. */
+  get(key: string, make: () => PreparedResponse): PreparedResponse {
+    const hit = this.#entries.get(key);
+    if (hit) {
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+      return hit;
+    }
+    const made = make();
+    this.#entries.set(key, made);
+    this.#bytes += made.body.length;
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#bytes <= this.#maxBytes || oldest === key) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= entry.body.length;
+    }
+    return made;
+  }
+
+  /** Entries and body bytes held, for tests and diagnostics. */
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.#entries.size, bytes: this.#bytes };
+  }
+}
