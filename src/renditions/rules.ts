@@ -125,12 +125,14 @@ export function parseSrcset(srcset: string): SrcsetEntry[] | null {
 /**
  * The relative `width` and `height` of an Image object (spec 2.5: "not an integer pixel
  * count"). Rule: the longer side is 1 and the shorter side is its ratio to the longer,
- * rounded to 6 decimals. A 6000x4000 original gives `{ width: 1, height: 0.666667 }`.
+ * rounded to 6 decimals. A 6000x4000 original gives `{ width: 1, height: 0.666667 }`. A side
+ * shorter than that rounds to 0.000001, never 0 (the spec's sizes are positive): a strip
+ * of 3,000,000x1 px is `{ width: 1, height: 0.000001 }`.
  */
 export function relativeSize(size: PixelSize): { width: number; height: number } {
   assertPixelSize(size);
   const long = Math.max(size.width, size.height);
-  const ratio = (side: number) => Math.round((side / long) * 1e6) / 1e6;
+  const ratio = (side: number) => Math.max(1e-6, Math.round((side / long) * 1e6) / 1e6);
   return { width: ratio(size.width), height: ratio(size.height) };
 }
 

@@ -129,7 +129,7 @@ function checkSrcset(
     const entry = entries[key];
     const item = parsed[i]!;
     if (!entry) return;
-    if (item.url !== entry.url) add('image-srcset-url', 'srcset', `entry ${i + 1} URL ${item.url} is not the ${key} URL ${String(entry.url)}`);
+    if (item.url !== entry.url) add('image-srcset-url', 'srcset', `entry ${i + 1} URL ${item.url} is not the ${key} URL ${typeof entry.url === 'string' ? entry.url : JSON.stringify(entry.url)}`);
     if (item.width !== entry.width) add('image-srcset-width', 'srcset', `entry ${i + 1} (${key}) says ${item.width}w but ${key} is ${entry.width} px wide`);
   });
 }

@@ -188,12 +188,10 @@ describe('page text, for any string', () => {
   });
 });
 
-describe('known bug, reported (src/renditions/verify.ts is not this suite\'s to change)', () => {
-  // verify.ts quotes a size's url with String(entry.url): an object url whose `toString` key
-  // is not a function makes String() throw, so validatePage (check, inspect, serve) dies with a
-  // TypeError on a hostile page. Fix: quote it as JSON when it is not a string. `it.fails`
-  // keeps the suite green while the bug stands and turns red once it is fixed.
-  it.fails('an Image whose size url is {"toString": null} gives problems, not a TypeError', () => {
+describe('a size url that is not a string', () => {
+  // verify.ts once quoted it with String(entry.url): an object url whose `toString` key is not
+  // a function made String() throw, so validatePage (check, inspect, serve) died with a TypeError.
+  it('an Image whose size url is {"toString": null} gives problems, not a TypeError', () => {
     const page = withValueAt(['presentation_stage', 'thumbnail', 'sizes', 'md', 'url'], JSON.parse('{"toString": null}'));
     assertProblemList(validatePage(page));
   });
