@@ -1,18 +1,18 @@
 /**
- * `content-api inspect <id>`: a readable report of one page (or `--json`), exit 1 when
+ * `content-api inspect <target>`: a readable report of one page (or `--json`), exit 1 when
  * problems were found.
  */
-import { inspectPage, type InspectOptions } from '../../inspect/inspect.js';
+import { inspectTarget, type InspectTargetOptions } from '../../inspect/inspect.js';
 import type { InspectReport } from '../../inspect/report.js';
 import { RENDITION_KEYS } from '../../renditions/rules.js';
 import { printData, stylesFor } from '../output.js';
 
-export interface InspectCommandOptions extends InspectOptions {
+export interface InspectCommandOptions extends InspectTargetOptions {
   json: boolean;
 }
 
-export async function runInspect(id: number, options: InspectCommandOptions): Promise<number> {
-  const report = await inspectPage(id, options);
+export async function runInspect(target: string, options: InspectCommandOptions): Promise<number> {
+  const report = await inspectTarget(target, options);
   printData(options.json ? JSON.stringify(report, null, 2) : formatReport(report));
   return report.errors > 0 ? 1 : 0;
 }
