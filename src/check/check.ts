@@ -49,7 +49,7 @@ export interface CheckSummary {
   files: { probed: number; bytesRead: number } | null;
   errors: number;
   warnings: number;
-  /** Findings dropped by the config file (rules off, ignored paths), and pages it skipped. */
+  /** Findings dropped by the config file (rules off, ignored paths); pages it ignores are not read at all. */
   ignored: number;
   /** Findings the baseline holds. */
   baselined: number;

@@ -55,7 +55,8 @@ export class ConfigError extends ContentApiError {
   override name = 'ConfigError';
   readonly problems: string[];
   constructor(file: string, problems: string[]) {
-    super('CONTENT_API_INVALID_CONFIG', `${file}: ${problems.join('; ')}`);
+    // The first line names the file; each problem follows on its own line, as `path: message`.
+    super('CONTENT_API_INVALID_CONFIG', problems.length === 1 ? `${file}: ${problems[0]}` : `${file}: ${problems.length} problems\n${problems.map((p) => `  ${p}`).join('\n')}`);
     this.problems = problems;
   }
 }
@@ -94,12 +95,13 @@ export function parseConfig(text: string, file: string): Config {
   }
   const result = configSchema.safeParse(json);
   if (result.success) return result.data;
+  const at = (path: PropertyKey[]) => ['$', ...path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))].join('');
   throw new ConfigError(
     file,
-    result.error.issues.map((issue) => {
-      const at = ['$', ...issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))].join('');
-      const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
-      return `${at}: ${issue.message}${keys}`;
-    }),
+    result.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => `${at([...issue.path, key])}: ${issue.path.at(-1) === 'rules' ? 'not a rule id' : 'not a key the config file takes'}`)
+        : [`${at(issue.path)}: ${issue.message}`],
+    ),
   );
 }
