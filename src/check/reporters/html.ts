@@ -116,8 +116,9 @@ export function htmlReporter(options: HtmlOptions = {}): Reporter {
       return '';
     },
     async end(end) {
-      const thumbnails = options.files ? await makeThumbnails(shown, options.files, options.thumbnailBudget ?? 5_000_000) : null;
-      return document(options.title ?? 'content-api check', end, shown, listed, unlisted, thumbnails, Boolean(options.files));
+      const budget = options.thumbnailBudget ?? 5_000_000;
+      const thumbnails = options.files ? await makeThumbnails(shown, options.files, budget) : null;
+      return document(options.title ?? 'content-api check', end, shown, listed, unlisted, embedder(thumbnails, budget), Boolean(options.files));
     },
   };
 }
@@ -131,25 +132,24 @@ function baseFor(page: CheckedPage, baseUrl: string | undefined): string | null 
 
 type Thumbnails = Map<string, string | { reason: string }>;
 
+const BUDGET_SPENT = { reason: "not embedded: the report's thumbnail budget is spent" };
+
 /**
- * A small WebP of each rendition shown, images with findings first, until the budget is
- * spent; a file that cannot be read or decoded gets its reason instead.
+ * A small WebP of each rendition shown, images with findings first, until their bytes pass
+ * the budget; a file that cannot be read or decoded gets its reason instead. (Each use is
+ * counted again when the document is written: `Embedder`.)
  */
 async function makeThumbnails(pages: ShownPage[], files: FileSource, budget: number): Promise<Thumbnails> {
   const { default: sharp } = await import('sharp');
-  const urls: string[] = [];
   const cards = pages.flatMap((page) => page.cards).sort((a, b) => Number(b.findings.length > 0) - Number(a.findings.length > 0));
-  for (const card of cards) for (const key of RENDITION_KEYS) if (card.image.sizes[key]) urls.push(card.image.sizes[key]!.url);
+  const unique = [...new Set(cards.flatMap((card) => RENDITION_KEYS.flatMap((key) => (card.image.sizes[key] ? [card.image.sizes[key].url] : []))))];
   const thumbnails: Thumbnails = new Map();
   const limit = pLimit(4);
-  let spent = 0;
-  const uses = new Map<string, number>();
-  for (const url of urls) uses.set(url, (uses.get(url) ?? 0) + 1);
-  const unique = [...uses.keys()];
+  let made = 0;
   await Promise.all(
     unique.map((url) =>
       limit(async () => {
-        if (spent >= budget) return thumbnails.set(url, { reason: 'not embedded: the report\'s thumbnail budget is spent' });
+        if (made >= budget) return thumbnails.set(url, BUDGET_SPENT);
         const read = await readMedia(url, files, MAX_THUMB_SOURCE);
         if (!read.ok) return thumbnails.set(url, { reason: read.reason === 'missing' ? 'file missing' : 'cannot read the file' });
         if (!read.complete) return thumbnails.set(url, { reason: 'file too large to read for a thumbnail' });
@@ -160,8 +160,7 @@ async function makeThumbnails(pages: ShownPage[], files: FileSource, budget: num
             .webp({ quality: 45, effort: 2 })
             .toBuffer();
           const uri = `data:image/webp;base64,${webp.toString('base64')}`;
-          // Each use of a thumbnail is written out, so each counts against the budget.
-          spent += uri.length * uses.get(url)!;
+          made += uri.length;
           return thumbnails.set(url, uri);
         } catch {
           return thumbnails.set(url, { reason: 'cannot decode the file' });
@@ -172,7 +171,21 @@ async function makeThumbnails(pages: ShownPage[], files: FileSource, budget: num
   return thumbnails;
 }
 
-function document(title: string, { summary, fixed, baseline }: RunEnd, shown: ShownPage[], listed: ListedPage[], unlisted: number, thumbnails: Thumbnails | null, hasFiles: boolean): string {
+/** Hands out thumbnails while the budget lasts: every use is written out, so every use counts. */
+function embedder(thumbnails: Thumbnails | null, budget: number) {
+  let spent = 0;
+  return (url: string): string | { reason: string } | undefined => {
+    const thumbnail = thumbnails?.get(url);
+    if (typeof thumbnail !== 'string') return thumbnail;
+    if (spent + thumbnail.length > budget) return BUDGET_SPENT;
+    spent += thumbnail.length;
+    return thumbnail;
+  };
+}
+
+type Embed = ReturnType<typeof embedder>;
+
+function document(title: string, { summary, fixed, baseline }: RunEnd, shown: ShownPage[], listed: ListedPage[], unlisted: number, embed: Embed, hasFiles: boolean): string {
   const total = summary.errors + summary.warnings;
   const counts = total === 0 ? 'no findings' : `${summary.errors} error(s), ${summary.warnings} warning(s)`;
   const extra = [summary.baselined > 0 && `${summary.baselined} in the baseline`, summary.ignored > 0 && `${summary.ignored} ignored by the config`].filter(Boolean);
@@ -187,7 +200,7 @@ function document(title: string, { summary, fixed, baseline }: RunEnd, shown: Sh
     return `<section class="page" data-source="${html(page.source)}">
 <h2>${html(page.source)}</h2>
 ${page.pageFindings.length ? `<ul class="findings page-findings">${page.pageFindings.map(findingItem).join('')}</ul>` : ''}
-${cards.map((card) => imageCard(card, page.base, thumbnails)).join('\n') || (page.images === 0 ? '<p>No images.</p>' : '')}
+${cards.map((card) => imageCard(card, page.base, embed)).join('\n') || (page.images === 0 ? '<p>No images.</p>' : '')}
 ${page.hiddenCards ? `<p class="note">${page.hiddenCards} more image(s) not shown.</p>` : ''}
 </section>`;
   });
@@ -207,12 +220,12 @@ ${unlisted ? `<p class="note">and ${unlisted} more page(s).</p>` : ''}
 `;
 }
 
-function imageCard({ image, findings }: Card, base: string | null, thumbnails: Thumbnails | null): string {
+function imageCard({ image, findings }: Card, base: string | null, embed: Embed): string {
   const figures = RENDITION_KEYS.map((key) => {
     const size = image.sizes[key];
     if (!size) return `<figure data-key="${key}"><figcaption>${key}: missing</figcaption></figure>`;
     const width = Math.max(1, Math.min(THUMB_HEIGHT * 8, Math.round((THUMB_HEIGHT * size.width) / size.height)));
-    const thumbnail = thumbnails?.get(size.url);
+    const thumbnail = embed(size.url);
     const picture = typeof thumbnail === 'string'
       ? `<img src="${thumbnail}" width="${width}" height="${THUMB_HEIGHT}" alt="${key} rendition">`
       : `<div class="placeholder" style="width:${width}px;height:${THUMB_HEIGHT}px" title="${html(thumbnail?.reason ?? 'not read')}">${html(thumbnail?.reason ?? '')}</div>`;
