@@ -63,7 +63,7 @@ export { buildInspectReport, type InspectReport } from './inspect/report.js';
 // The read-only API over a content folder, and check.
 export { loadContent, InvalidContentError, BASE_URL_PLACEHOLDER, type Content, type ContentRecord } from './server/content.js';
 export { createContentServer, type ServerOptions } from './server/server.js';
-export { checkPages, CheckRun, FILE_RULES, type CheckSummary, type CheckOptions, type CheckedPage, type CheckedImage, type Finding } from './check/check.js';
+export { checkPages, CheckRun, FILE_RULES, type CheckReport, type CheckSummary, type CheckOptions, type CheckedPage, type CheckedImage, type Finding } from './check/check.js';
 export { CHECK_RULES, type FileRule } from './check/rules.js';
 export { loadTargets, fillBaseUrl, type LoadedPage, type TargetOptions } from './check/targets.js';
 export { openFileSource, closeFileSource, readMedia, probe, MediaSourceError, type FileSource, type ProbeResult, type ReadResult } from './check/probe.js';

@@ -185,12 +185,15 @@ export class CheckRun {
   }
 }
 
-/** Checks a list of pages and returns every result: for a library caller with few pages (the CLI streams). */
-export async function checkPages(pages: Iterable<LoadedPage> | AsyncIterable<LoadedPage>, options: CheckOptions = {}): Promise<CheckSummary & { results: CheckedPage[] }> {
+/** Every result and the counts (the page count is `pages.length`). */
+export type CheckReport = Omit<CheckSummary, 'pages'> & { pages: CheckedPage[] };
+
+/** Checks pages and returns every result at once: for a library caller with few pages (the CLI streams them). */
+export async function checkPages(pages: Iterable<LoadedPage> | AsyncIterable<LoadedPage>, options: CheckOptions = {}): Promise<CheckReport> {
   const run = new CheckRun(options);
   const results: CheckedPage[] = [];
   for await (const page of run.run(pages)) results.push(page);
-  return { ...run.summary, results };
+  return { ...run.summary, pages: results };
 }
 
 function pageProblems(page: LoadedPage): Finding[] {
