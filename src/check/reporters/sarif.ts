@@ -3,8 +3,9 @@
  * rule in the driver's rule list, one result per finding with the page file and the line of
  * its JSON path (a logical location holds the path itself). Written a result at a time.
  */
-import path from 'node:path';
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Finding } from '../check.js';
 import { locator } from '../locate.js';
 import { CHECK_RULES } from '../rules.js';
@@ -20,11 +21,14 @@ const RULES = Object.entries(CHECK_RULES).map(([id, description]) => ({
 }));
 const RULE_INDEX = new Map(RULES.map((rule, i) => [rule.id, i]));
 
-/** A page file as a URI reference relative to the working folder (SARIF's `%SRCROOT%` in CI), or the URL itself. */
-function artifactUri(source: string): string {
-  if (!isFileSource(source)) return source;
-  const relative = path.isAbsolute(source) ? path.relative(process.cwd(), source) : source;
-  return encodeURI(relative.split(path.sep).join('/'));
+/**
+ * Where a page is: a relative file as a URI reference against `%SRCROOT%` (the repository in
+ * CI, as code scanning expects), an absolute one as a file: URL, a fetched page as its URL.
+ */
+function artifactLocation(source: string): { uri: string; uriBaseId?: string } {
+  if (!isFileSource(source)) return { uri: source };
+  if (path.isAbsolute(source)) return { uri: pathToFileURL(source).href };
+  return { uri: encodeURI(path.normalize(source).split(path.sep).join('/')), uriBaseId: '%SRCROOT%' };
 }
 
 export interface SarifOptions {
@@ -37,7 +41,7 @@ export function sarifReporter(options: SarifOptions = {}): Reporter {
   const result = (page: { source: string }, finding: Finding, locate: ReturnType<typeof locator>, state: 'new' | 'unchanged' | null) => {
     const position = locate?.(finding.path);
     const physical = isFileSource(page.source) || /^https?:\/\//i.test(page.source)
-      ? { physicalLocation: { artifactLocation: { uri: artifactUri(page.source), ...(isFileSource(page.source) && !path.isAbsolute(page.source) && { uriBaseId: '%SRCROOT%' }) }, ...(position && { region: { startLine: position.line, startColumn: position.column } }) } }
+      ? { physicalLocation: { artifactLocation: artifactLocation(page.source), ...(position && { region: { startLine: position.line, startColumn: position.column } }) } }
       : {};
     return {
       ruleId: finding.rule,
