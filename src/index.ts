@@ -71,15 +71,27 @@ export {
   type HttpErrorCode,
 } from './client/http.js';
 export { fetchPage, pageUrl, loadPage, type FetchPageOptions, type LoadPageOptions } from './client/pages.js';
-export { inspectPage, type InspectOptions } from './inspect/inspect.js';
+export { inspectPage, inspectTarget, type InspectOptions, type InspectTargetOptions } from './inspect/inspect.js';
 export { buildInspectReport, type InspectReport } from './inspect/report.js';
 
 // The read-only API over a content folder, and check.
 export { loadContent, InvalidContentError, BASE_URL_PLACEHOLDER, MAX_RECORD_BYTES, type Content, type ContentRecord } from './server/content.js';
 export { PreparedCache, PREPARED_CACHE_BYTES, type PreparedResponse } from './server/prepared-cache.js';
 export { createContentServer, type ServerOptions } from './server/server.js';
-export { checkPages, FILE_RULES, type CheckReport, type CheckOptions, type CheckedPage, type Finding } from './check/check.js';
-export { loadTargets, type LoadedPage } from './check/targets.js';
+export { checkPages, CheckRun, FILE_RULES, type CheckReport, type CheckSummary, type CheckOptions, type CheckedPage, type CheckedImage, type Finding } from './check/check.js';
+export { CHECK_RULES, type FileRule } from './check/rules.js';
+export { loadTargets, fillBaseUrl, type LoadedPage, type TargetOptions } from './check/targets.js';
+export { openFileSource, closeFileSource, readMedia, probe, MediaSourceError, type FileSource, type ProbeResult, type ReadResult } from './check/probe.js';
+export { mediaReferences, type MediaReference } from './check/media.js';
+export { Baseline, BaselineRecorder, BaselineError, pageKey, type BaselineEntry } from './check/baseline.js';
+export { locator, parseJsonPath, type TextPosition } from './check/locate.js';
+export { textReporter } from './check/reporters/text.js';
+export { jsonReporter, jsonLinesReporter, junitReporter, githubReporter, xmlText } from './check/reporters/machine.js';
+export { sarifReporter, type SarifOptions } from './check/reporters/sarif.js';
+export { htmlReporter, type HtmlOptions } from './check/reporters/html.js';
+export type { Reporter, RunEnd } from './check/reporters/reporter.js';
+export { loadConfig, findConfig, parseConfig, configSchema, configJsonSchema, ConfigError, CONFIG_FILE, type Config, type LoadedConfig } from './config/config.js';
+export { createPolicy, globToRegExp, jsonPathPattern, type Policy } from './config/policy.js';
 
 // Re-rendering a page's images.
 export { renderPage, type RenderPageOptions, type PageRenderReport, type PageRenderResult, type PageRenderFailure } from './page-render/render-page.js';

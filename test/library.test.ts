@@ -28,3 +28,16 @@ describe('content-api as a library', () => {
     expectTypeOf<Page['presentation_stage']['thumbnail']>().toEqualTypeOf<Image>();
   });
 });
+
+describe('check as a library', () => {
+  it('checkPages: pages in, every result and the counts out; the same rules and config as the CLI', async () => {
+    const file = path.join(PAGES, 'presentation-every-block.json');
+    const page = await api.loadPage(file);
+    const bad = { ...page, json: { ...(page.json as object), colour: 'red' }, source: 'bad.json' };
+    const report = await api.checkPages([page, bad]);
+    expect(report.pages.map((p) => [p.source, p.problems.map((f) => f.rule)])).toEqual([[file, []], ['bad.json', ['unknown-key']]]);
+    expect(report).toMatchObject({ errors: 0, warnings: 1, images: 36, files: null });
+    const off = await api.checkPages([bad], { policy: api.createPolicy({ rules: { 'unknown-key': 'off' } }) });
+    expect(off).toMatchObject({ warnings: 0, ignored: 1 });
+  });
+});

@@ -1,86 +1,212 @@
 /**
- * `check`: every page's schema and rendition rules, and with `verifyFiles` the files behind
- * the URLs: their real pixel size and format against the JSON.
+ * `check`: every page's schema and rendition rules, and with a file source every media file
+ * the page names: its real pixel size and format against the JSON.
+ *
+ * Pages stream through: each is checked and handed on as it comes, a few at a time, so
+ * memory does not grow with the number of pages; only counts, a bounded cache of probed
+ * files and the baseline are kept for the whole run.
  */
-import { stat } from 'node:fs/promises';
-import { InvalidArgumentError } from '../errors.js';
-import { createDispatcher } from '../client/http.js';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { validatePage, type Problem } from '../page/validate.js';
 import { findImages, formatPath } from '../page/walk.js';
 import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
-import { probeAll, type FileFormat, type FileSource, type ProbeResult } from './probe.js';
-import type { LoadedPage } from './targets.js';
+import type { Policy } from '../config/policy.js';
+import type { Baseline, BaselineRecorder } from './baseline.js';
+import { mediaReferences } from './media.js';
+import { probe, urlPath, type FileFormat, type FileSource, type ProbeResult } from './probe.js';
+import { FILE_RULES, type FileRule } from './rules.js';
+import { BASE_URL_PLACEHOLDER, type LoadedPage } from './targets.js';
 
-/** File rules, checked with `--verify-files`. */
-export const FILE_RULES = {
-  'page-json': 'the page is JSON',
-  'file-missing': 'the rendition file exists',
-  'file-unreadable': 'the rendition file can be read and is an image',
-  'file-size': "the file's real pixel size is the size the JSON gives",
-  'file-format': "the file's real format is the one its extension names",
-} as const;
+export { FILE_RULES, type FileRule };
 
-export type FileRule = keyof typeof FILE_RULES;
-
-/** A problem found by `check`: a page problem, or a file rule broken. */
+/** A problem found by `check`: a page problem, or a rule of `check` itself broken. */
 export interface Finding extends Omit<Problem, 'rule'> {
   rule: Problem['rule'] | FileRule;
 }
 
 export interface CheckedImage {
   path: string;
+  /** Each rendition: its size and URL as the JSON gives them, and where its file was read (`src`). */
   sizes: Partial<Record<RenditionKey, { width: number; height: number; url: string; src: string }>>;
 }
 
 export interface CheckedPage {
   source: string;
+  /** The API base URL the page was fetched from or filled with, if any. */
+  baseUrl?: string | undefined;
+  /** Findings that count (not ignored, not in the baseline). */
   problems: Finding[];
+  /** Findings the baseline holds: reported apart, never failing the check. */
+  baselined: Finding[];
   images: CheckedImage[];
+  /** The page's text, kept only when a reporter needs line numbers (`keepText`). */
+  text?: string;
 }
 
-export interface CheckReport {
-  pages: CheckedPage[];
+export interface CheckSummary {
+  pages: number;
+  images: number;
   files: { probed: number; bytesRead: number } | null;
   errors: number;
   warnings: number;
+  /** Findings dropped by the config file (rules off, ignored paths); pages it ignores are not read at all. */
+  ignored: number;
+  /** Findings the baseline holds. */
+  baselined: number;
 }
 
 export interface CheckOptions {
-  /** A folder (URL paths below `mediaPrefix` are looked up in it) or an http(s) base URL. */
-  verifyFiles?: string;
-  /** URL path prefix of rendition files, for `verifyFiles` folders (default `/media/`). */
-  mediaPrefix?: string;
+  /** Where media files are read (`openFileSource`); none: no file rules. */
+  files?: FileSource | undefined;
+  /** Media files read at once (default 16). */
   concurrency?: number;
-  timeoutMs?: number;
+  /** URL path prefix of media files (default `/media/`): strings under it are verified. */
+  mediaPrefix?: string;
+  /** Severities and ignores from the config file. */
+  policy?: Policy | undefined;
+  baseline?: Baseline | undefined;
+  record?: BaselineRecorder | undefined;
+  /** Keep each page's text on its result, for reporters that give line numbers. */
+  keepText?: boolean;
 }
+
+/** Probed files remembered, so a file many pages share is read once; bounded, so memory is. */
+const PROBE_CACHE = 20_000;
+/** Pages checked at once: enough to keep the file reads busy while the next page is parsed. */
+const PAGES_IN_FLIGHT = 4;
 
 const EXTENSION_FORMATS: Record<string, FileFormat> = { jpg: 'jpeg', jpeg: 'jpeg', png: 'png', webp: 'webp', gif: 'gif', avif: 'avif' };
 
-export async function checkPages(pages: LoadedPage[], options: CheckOptions = {}): Promise<CheckReport> {
-  const checked = pages.map((page) => checkOne(page));
-  let files: CheckReport['files'] = null;
-  if (options.verifyFiles) {
-    const source = await fileSource(options);
-    try {
-      const urls = checked.flatMap((page) => page.images.flatMap((image) => Object.values(image.sizes).map((size) => size.url)));
-      const probes = await probeAll(urls, source, options.concurrency ?? 16);
-      files = { probed: probes.size, bytesRead: [...probes.values()].reduce((sum, p) => sum + p.bytesRead, 0) };
-      for (const page of checked) page.problems.push(...fileProblems(page, probes));
-      for (const page of checked) for (const image of page.images) for (const size of Object.values(image.sizes)) size.src = probes.get(size.url)?.location ?? size.src;
-    } finally {
-      if (source.kind === 'http') await source.dispatcher.close();
-    }
+/** One check run: pages in, checked pages out (in order), counts in `summary`. */
+export class CheckRun {
+  readonly summary: CheckSummary;
+  readonly #options: CheckOptions;
+  readonly #limit: LimitFunction;
+  readonly #probes = new Map<string, Promise<ProbeResult>>();
+
+  constructor(options: CheckOptions = {}) {
+    this.#options = options;
+    this.#limit = pLimit(options.concurrency ?? 16);
+    this.summary = { pages: 0, images: 0, files: options.files ? { probed: 0, bytesRead: 0 } : null, errors: 0, warnings: 0, ignored: 0, baselined: 0 };
   }
-  const all = checked.flatMap((page) => page.problems);
-  return { pages: checked, files, errors: all.filter((p) => p.severity === 'error').length, warnings: all.filter((p) => p.severity === 'warning').length };
+
+  /** Each page checked, in the order given, a few at a time. */
+  async *run(pages: AsyncIterable<LoadedPage> | Iterable<LoadedPage>): AsyncGenerator<CheckedPage> {
+    const queue: Array<Promise<CheckedPage>> = [];
+    for await (const page of pages) {
+      queue.push(this.check(page));
+      // Keep a settled rejection from being reported as unhandled while it waits its turn.
+      queue.at(-1)!.catch(() => {});
+      if (queue.length >= PAGES_IN_FLIGHT) yield await queue.shift()!;
+    }
+    while (queue.length > 0) yield await queue.shift()!;
+  }
+
+  /** One page: its problems after the config and the baseline, its images, counted in `summary`. */
+  async check(page: LoadedPage): Promise<CheckedPage> {
+    const found = pageProblems(page);
+    const images = page.parseError === undefined ? imagesOf(page.json) : [];
+    if (this.#options.files && page.parseError === undefined) found.push(...(await this.#fileProblems(page, images)));
+    const checked = this.#sort(page, found, images);
+    this.summary.pages++;
+    this.summary.images += images.length;
+    return checked;
+  }
+
+  #sort(page: LoadedPage, found: Finding[], images: CheckedImage[]): CheckedPage {
+    const { policy, baseline, record } = this.#options;
+    const problems: Finding[] = [];
+    const baselined: Finding[] = [];
+    const key = baseline?.checked(page.source);
+    for (const finding of found) {
+      const severity = policy ? policy.severity(finding.rule, finding.severity) : finding.severity;
+      if (severity === null || policy?.ignoresPath(finding.path)) {
+        this.summary.ignored++;
+        continue;
+      }
+      const kept = severity === finding.severity ? finding : { ...finding, severity };
+      record?.add(page.source, kept.rule, kept.path);
+      if (key !== undefined && baseline!.take(key, kept.rule, kept.path)) {
+        baselined.push(kept);
+        this.summary.baselined++;
+        continue;
+      }
+      problems.push(kept);
+      if (kept.severity === 'error') this.summary.errors++;
+      else this.summary.warnings++;
+    }
+    return { source: page.source, ...(page.baseUrl && { baseUrl: page.baseUrl }), problems, baselined, images, ...(this.#options.keepText && { text: page.text }) };
+  }
+
+  #probe(url: string, files: FileSource): Promise<ProbeResult> {
+    const known = this.#probes.get(url);
+    if (known) {
+      // Most recently used last, so the oldest entry is the one dropped.
+      this.#probes.delete(url);
+      this.#probes.set(url, known);
+      return known;
+    }
+    const result = this.#limit(() => probe(url, files)).then((probed) => {
+      this.summary.files!.probed++;
+      this.summary.files!.bytesRead += probed.bytesRead;
+      return probed;
+    });
+    this.#probes.set(url, result);
+    if (this.#probes.size > PROBE_CACHE) this.#probes.delete(this.#probes.keys().next().value!);
+    return result;
+  }
+
+  async #fileProblems(page: LoadedPage, images: CheckedImage[]): Promise<Finding[]> {
+    const files = this.#options.files!;
+    const references = mediaReferences(page.json, this.#options.mediaPrefix ?? '/media/');
+    const results = await Promise.all(references.map((reference) => this.#probe(reference.url, files)));
+    const problems: Finding[] = [];
+    const locations = new Map<string, string>();
+    references.forEach((reference, i) => {
+      const result = results[i]!;
+      locations.set(reference.url, result.location);
+      const at = reference.path;
+      if (!result.ok) {
+        problems.push({ severity: 'error', path: at, rule: result.reason === 'missing' ? 'file-missing' : 'file-unreadable', message: result.message });
+        return;
+      }
+      const { size } = reference;
+      if (size && (result.width !== size.width || result.height !== size.height)) {
+        problems.push({ severity: 'error', path: at, rule: 'file-size', message: `${result.location} is ${result.width}x${result.height}, the JSON says ${size.width}x${size.height}` });
+      }
+      const extension = /\.([A-Za-z0-9]+)$/.exec(urlPath(reference.url))?.[1]?.toLowerCase() ?? '';
+      const expected = EXTENSION_FORMATS[extension];
+      if (expected && result.format !== expected) {
+        problems.push({ severity: 'error', path: at, rule: 'file-format', message: `${result.location} is ${result.format}, its name says ${expected}` });
+      }
+    });
+    for (const image of images) for (const size of Object.values(image.sizes)) size.src = locations.get(size.url) ?? size.src;
+    return problems;
+  }
 }
 
-function checkOne(page: LoadedPage): CheckedPage {
-  if (page.parseError !== undefined) {
-    return { source: page.source, images: [], problems: [{ severity: 'error', path: '$', rule: 'page-json', message: `not JSON (${page.parseError})` }] };
+/** Every result and the counts (the page count is `pages.length`). */
+export type CheckReport = Omit<CheckSummary, 'pages'> & { pages: CheckedPage[] };
+
+/** Checks pages and returns every result at once: for a library caller with few pages (the CLI streams them). */
+export async function checkPages(pages: Iterable<LoadedPage> | AsyncIterable<LoadedPage>, options: CheckOptions = {}): Promise<CheckReport> {
+  const run = new CheckRun(options);
+  const results: CheckedPage[] = [];
+  for await (const page of run.run(pages)) results.push(page);
+  return { ...run.summary, pages: results };
+}
+
+function pageProblems(page: LoadedPage): Finding[] {
+  if (page.parseError !== undefined) return [{ severity: 'error', path: '$', rule: 'page-json', message: `not JSON (${page.parseError})` }];
+  const problems: Finding[] = validatePage(page.json, page.baseUrl ? { baseUrl: page.baseUrl } : {}).problems;
+  if (!page.baseUrl && page.text.includes(BASE_URL_PLACEHOLDER)) {
+    problems.unshift({ severity: 'error', path: '$', rule: 'base-url-placeholder', message: `the page holds ${BASE_URL_PLACEHOLDER} placeholders (a serve content folder): give --base-url to fill them` });
   }
-  const { problems } = validatePage(page.json, { baseUrl: page.baseUrl });
-  const images = [...findImages(page.json)].map(({ path, image }) => {
+  return problems;
+}
+
+function imagesOf(json: unknown): CheckedImage[] {
+  return [...findImages(json)].map(({ path, image }) => {
     const sizes = (typeof image.sizes === 'object' && image.sizes ? image.sizes : {}) as Record<string, { width?: unknown; height?: unknown; url?: unknown }>;
     const entries = RENDITION_KEYS.flatMap((key) => {
       const { width, height, url } = sizes[key] ?? {};
@@ -88,40 +214,4 @@ function checkOne(page: LoadedPage): CheckedPage {
     });
     return { path: formatPath(path), sizes: Object.fromEntries(entries) };
   });
-  return { source: page.source, problems, images };
-}
-
-/** Where rendition files are read; a folder that is not there is an `InvalidArgumentError` (exit 2), not a finding per file. */
-async function fileSource(options: CheckOptions): Promise<FileSource> {
-  const target = options.verifyFiles!;
-  if (/^https?:\/\//.test(target)) {
-    return { kind: 'http', base: target, dispatcher: createDispatcher({ timeoutMs: options.timeoutMs ?? 10_000, retries: 2 }) };
-  }
-  const info = await stat(target).catch(() => null);
-  if (!info?.isDirectory()) throw new InvalidArgumentError(`--verify-files ${target}: ${info ? 'is a file, not a folder or an http(s) base URL' : 'no such folder'}`);
-  return { kind: 'folder', folder: target, mediaPrefix: options.mediaPrefix ?? '/media/' };
-}
-
-function fileProblems(page: CheckedPage, probes: Map<string, ProbeResult>): Finding[] {
-  const problems: Finding[] = [];
-  for (const image of page.images) {
-    for (const [key, size] of Object.entries(image.sizes)) {
-      const at = `${image.path}.sizes.${key}.url`;
-      const result = probes.get(size.url);
-      if (!result) continue;
-      if (!result.ok) {
-        const rule = result.reason === 'missing' ? 'file-missing' : 'file-unreadable';
-        problems.push({ severity: 'error', path: at, rule, message: result.message });
-        continue;
-      }
-      if (result.width !== size.width || result.height !== size.height) {
-        problems.push({ severity: 'error', path: at, rule: 'file-size', message: `${result.location} is ${result.width}x${result.height}, the JSON says ${size.width}x${size.height}` });
-      }
-      const expected = EXTENSION_FORMATS[(/\.([A-Za-z0-9]+)$/.exec(new URL(size.url, 'http://x.invalid').pathname)?.[1] ?? '').toLowerCase()];
-      if (expected && result.format !== expected) {
-        problems.push({ severity: 'error', path: at, rule: 'file-format', message: `${result.location} is ${result.format}, its name says ${expected}` });
-      }
-    }
-  }
-  return problems;
 }

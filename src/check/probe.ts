@@ -1,15 +1,21 @@
 /**
- * Probes rendition files, on disk or over HTTP, for their real pixel size and format,
- * reading only the header: a partial read on disk, a Range request over HTTP, growing the
- * read only when the header is longer (a JPEG with a large EXIF block).
+ * Reads media files, on disk or over HTTP, for `check --verify-files`: the header of each
+ * (its real pixel size and format, growing the read only when the header is longer, as for a
+ * JPEG with a large EXIF block), or the whole file for the HTML report's thumbnails.
+ *
+ * Each kind of place is one small function that reads the first N bytes of one file
+ * (`READERS`); everything else here works for every kind, so a third one (a bucket) slots in
+ * beside them.
  */
-import { open } from 'node:fs/promises';
-import path from 'node:path';
+import { stat } from 'node:fs/promises';
 import { imageSize } from 'image-size';
-import pLimit from 'p-limit';
 import { request, type Dispatcher } from 'undici';
-import { isInside } from '../renditions/discover.js';
+import { ContentApiError, InvalidArgumentError, oneLine, StorageError } from '../errors.js';
+import { createDispatcher, fetchPrefix, type HttpOptions, type HttpResponse } from '../client/http.js';
 import { mediaPath } from '../renditions/rules.js';
+import { LocalStore } from '../storage/local.js';
+import { isS3Url, openStore, type S3Options } from '../storage/location.js';
+import type { MediaStore } from '../storage/store.js';
 
 /** Header reads, smallest first: almost every rendition's header fits the first one. */
 const READ_SIZES = [4 * 1024, 64 * 1024, 1024 * 1024];
@@ -20,8 +26,87 @@ export type ProbeResult =
   | { ok: true; location: string; width: number; height: number; format: FileFormat; bytesRead: number }
   | { ok: false; location: string; reason: 'missing' | 'unreadable' | 'outside'; message: string; bytesRead: number };
 
-/** Where rendition files are: a local folder (the `/media/` URL path is looked up below it) or a base URL. */
-export type FileSource = { kind: 'folder'; folder: string; mediaPrefix: string } | { kind: 'http'; base: string; dispatcher: Dispatcher };
+/**
+ * Where media files are: a store, a local folder or a bucket (the URL path below
+ * `mediaPrefix` is looked up in it), or a base URL the URL path is fetched from.
+ */
+export type FileSource =
+  | { kind: 'store'; store: MediaStore; mediaPrefix: string }
+  | { kind: 'http'; base: string; dispatcher: Dispatcher; http: HttpOptions };
+
+/** What one read gives: the first bytes of the file (all of it when `complete`), or why there are none. */
+export type ReadResult =
+  | { ok: true; location: string; bytes: Buffer; complete: boolean }
+  | { ok: false; location: string; reason: 'missing' | 'unreadable' | 'outside'; message: string };
+
+/**
+ * The media source cannot be reached at all (a server that refuses connections, a name that
+ * does not resolve): the command cannot run, which is not a finding per file.
+ */
+export class MediaSourceError extends ContentApiError {
+  override name = 'MediaSourceError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CONTENT_API_MEDIA_UNREACHABLE', message, options);
+  }
+}
+
+type Reader<S extends FileSource> = (url: string, source: S, bytes: number) => Promise<ReadResult>;
+
+/** One function per kind of place: the first `bytes` bytes of the file a media URL names. */
+const READERS: { [K in FileSource['kind']]: Reader<Extract<FileSource, { kind: K }>> } = {
+  store: readFromStore,
+  http: readOverHttp,
+};
+
+/** The first `bytes` bytes of the file `url` names (fewer when the file is shorter). */
+export function readMedia(url: string, source: FileSource, bytes: number): Promise<ReadResult> {
+  return (READERS[source.kind] as Reader<FileSource>)(url, source, bytes);
+}
+
+export interface FileSourceOptions extends HttpOptions {
+  mediaPrefix?: string | undefined;
+  /** How to reach S3 for an `s3://` place. */
+  s3?: S3Options | undefined;
+}
+
+/**
+ * Opens a `--verify-files` place: a folder that is not there, or a server or bucket that
+ * cannot be reached, throws (exit 2) before any page is checked. The caller closes it.
+ */
+export async function openFileSource(target: string, options: FileSourceOptions = {}): Promise<FileSource> {
+  const { mediaPrefix = '/media/', s3, ...http } = options;
+  if (/^https?:\/\//i.test(target)) {
+    const source: FileSource = { kind: 'http', base: target, dispatcher: createDispatcher(http), http: { retries: 2, ...http } };
+    await assertReachable(source);
+    return source;
+  }
+  if (isS3Url(target)) {
+    const store = await openStore(target, s3);
+    await store.open({ write: false, create: false }).catch(async (error: unknown) => {
+      await store.close();
+      throw new MediaSourceError(`--verify-files ${oneLine(error)}`, { cause: error });
+    });
+    return { kind: 'store', store, mediaPrefix };
+  }
+  const info = await stat(target).catch(() => null);
+  if (!info?.isDirectory()) throw new InvalidArgumentError(`--verify-files ${target}: ${info ? 'is a file, not a folder or an http(s) base URL' : 'no such folder'}`);
+  return { kind: 'store', store: new LocalStore(target), mediaPrefix };
+}
+
+export async function closeFileSource(source: FileSource): Promise<void> {
+  if (source.kind === 'http') await source.dispatcher.close();
+  else await source.store.close();
+}
+
+/** Any HTTP answer at the base URL, even a 404, shows the server is there. */
+async function assertReachable(source: Extract<FileSource, { kind: 'http' }>): Promise<void> {
+  try {
+    const response = await request(source.base, { method: 'HEAD', dispatcher: source.dispatcher });
+    await response.body.dump();
+  } catch (error) {
+    throw new MediaSourceError(`--verify-files ${source.base}: cannot reach the server (${oneLine(error)})`, { cause: error });
+  }
+}
 
 const FORMATS: Record<string, FileFormat> = { jpg: 'jpeg', png: 'png', webp: 'webp', gif: 'gif', heif: 'avif', avif: 'avif' };
 
@@ -37,86 +122,80 @@ export function sizeFromHeader(bytes: Uint8Array): { width: number; height: numb
   }
 }
 
-/** The path of a rendition URL (absolute or root-relative), without query. */
+/** The path of a media URL (absolute or root-relative), without query. */
 export function urlPath(url: string): string {
   return new URL(url, 'http://placeholder.invalid').pathname;
 }
 
-/** Probes every distinct URL once, `concurrency` at a time. */
-export async function probeAll(urls: Iterable<string>, source: FileSource, concurrency = 16): Promise<Map<string, ProbeResult>> {
-  const limit = pLimit(concurrency);
-  const unique = [...new Set(urls)];
-  const results = await Promise.all(unique.map((url) => limit(() => probe(url, source))));
-  return new Map(unique.map((url, i) => [url, results[i]!]));
-}
-
+/** A file's real size and format, reading only as much of its header as it takes. */
 export async function probe(url: string, source: FileSource): Promise<ProbeResult> {
-  return source.kind === 'folder' ? probeFile(url, source) : probeHttp(url, source);
-}
-
-async function probeFile(url: string, source: Extract<FileSource, { kind: 'folder' }>): Promise<ProbeResult> {
-  const relative = mediaPath(url, source.mediaPrefix);
-  if (relative === null) return { ok: false, location: url, reason: 'unreadable', message: `${url} has a malformed path`, bytesRead: 0 };
-  const file = path.resolve(source.folder, relative);
-  if (!isInside(file, path.resolve(source.folder)) || relative.includes('\0')) {
-    return { ok: false, location: file, reason: 'outside', message: `${url} points outside ${source.folder}`, bytesRead: 0 };
-  }
-  let handle;
-  try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT'
-      ? { ok: false, location: file, reason: 'missing', message: `${file} does not exist`, bytesRead: 0 }
-      : { ok: false, location: file, reason: 'unreadable', message: `${file} cannot be read (${code})`, bytesRead: 0 };
-  }
-  try {
-    let bytesRead = 0;
-    for (const size of READ_SIZES) {
-      const buffer = Buffer.alloc(size);
-      const { bytesRead: n } = await handle.read(buffer, 0, size, 0);
-      bytesRead += n;
-      const found = sizeFromHeader(buffer.subarray(0, n));
-      if (found) return { ok: true, location: file, ...found, bytesRead };
-      if (n < size) break; // the whole file was read
-    }
-    return { ok: false, location: file, reason: 'unreadable', message: `${file} is not an image with a readable header`, bytesRead };
-  } finally {
-    await handle.close();
-  }
-}
-
-async function probeHttp(url: string, source: Extract<FileSource, { kind: 'http' }>): Promise<ProbeResult> {
-  const target = new URL(urlPath(url), source.base.endsWith('/') ? source.base : `${source.base}/`).href;
   let bytesRead = 0;
+  let location = url;
   for (const size of READ_SIZES) {
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(target, { method: 'GET', headers: { range: `bytes=0-${size - 1}` }, dispatcher: source.dispatcher });
-    } catch (error) {
-      return { ok: false, location: target, reason: 'unreadable', message: `${target}: ${(error as Error).message}`, bytesRead };
-    }
-    if (response.statusCode === 404 || response.statusCode === 410) {
-      await response.body.dump();
-      return { ok: false, location: target, reason: 'missing', message: `${target}: HTTP ${response.statusCode}`, bytesRead };
-    }
-    if (response.statusCode !== 206 && response.statusCode !== 200) {
-      await response.body.dump();
-      return { ok: false, location: target, reason: 'unreadable', message: `${target}: HTTP ${response.statusCode}`, bytesRead };
-    }
-    // A server that ignores Range sends the whole file: read no more than we asked for.
-    const chunks: Buffer[] = [];
-    let length = 0;
-    for await (const chunk of response.body) {
-      chunks.push(chunk as Buffer);
-      length += (chunk as Buffer).length;
-      if (length >= size) break;
-    }
-    if (length >= size) response.body.destroy();
-    bytesRead += length;
-    const found = sizeFromHeader(Buffer.concat(chunks).subarray(0, size));
-    if (found) return { ok: true, location: target, ...found, bytesRead };
-    if (length < size) break;
+    const read = await readMedia(url, source, size);
+    if (!read.ok) return { ...read, bytesRead };
+    location = read.location;
+    bytesRead += read.bytes.length;
+    const found = sizeFromHeader(read.bytes);
+    if (found) return { ok: true, location, ...found, bytesRead };
+    if (read.complete) break;
   }
-  return { ok: false, location: target, reason: 'unreadable', message: `${target}: not an image with a readable header`, bytesRead };
+  return { ok: false, location, reason: 'unreadable', message: `${location}: not an image with a readable header`, bytesRead };
+}
+
+async function readFromStore(url: string, source: Extract<FileSource, { kind: 'store' }>, bytes: number): Promise<ReadResult> {
+  const { store } = source;
+  const key = mediaPath(url, source.mediaPrefix);
+  if (key === null) return { ok: false, location: url, reason: 'unreadable', message: `${url} has a malformed path` };
+  if (key.includes('\0') || key.split('/').some((segment) => segment === '..' || segment === '.' || segment === '')) {
+    return { ok: false, location: store.describe(key), reason: 'outside', message: `${url} points outside ${store.location}` };
+  }
+  const location = store.localPath(key) ?? store.describe(key);
+  let head: Buffer | null;
+  try {
+    head = await store.readHead(key, bytes);
+  } catch (error) {
+    // A bucket that stops answering is gone as a whole, not this file.
+    if (error instanceof StorageError && /endpoint unreachable|no such bucket|access denied|credentials/.test(error.message)) {
+      throw new MediaSourceError(`--verify-files ${oneLine(error)}`, { cause: error });
+    }
+    const reason = (error as NodeJS.ErrnoException).code ?? oneLine(error).replace(`${location}: `, '');
+    return { ok: false, location, reason: 'unreadable', message: `${location} cannot be read (${reason})` };
+  }
+  if (head === null) return { ok: false, location, reason: 'missing', message: `${location} does not exist` };
+  return { ok: true, location, bytes: head, complete: head.length < bytes };
+}
+
+/** Connection-level failures: the server as a whole is gone, not this file. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+async function readOverHttp(url: string, source: Extract<FileSource, { kind: 'http' }>, bytes: number): Promise<ReadResult> {
+  const target = new URL(urlPath(url), source.base.endsWith('/') ? source.base : `${source.base}/`).href;
+  let response: HttpResponse;
+  try {
+    // The client's deadline, retries and one-line reasons; a server ignoring Range is read no further.
+    response = await fetchPrefix(target, source.dispatcher, bytes, source.http);
+  } catch (error) {
+    const code = connectionCode(error);
+    if (code && UNREACHABLE.has(code)) throw new MediaSourceError(`--verify-files ${source.base}: cannot reach the server (${oneLine(error)})`, { cause: error });
+    return { ok: false, location: target, reason: 'unreadable', message: oneLine(error) };
+  }
+  if (response.status === 404 || response.status === 410) {
+    return { ok: false, location: target, reason: 'missing', message: `${target}: HTTP ${response.status}` };
+  }
+  if (response.status !== 206 && response.status !== 200) {
+    return { ok: false, location: target, reason: 'unreadable', message: `${target}: HTTP ${response.status}` };
+  }
+  const body = response.body.subarray(0, bytes);
+  const total = /\/(\d+)$/.exec(String(response.headers['content-range'] ?? ''))?.[1];
+  const complete = body.length < bytes || (total !== undefined && Number(total) <= bytes);
+  return { ok: true, location: target, bytes: body, complete };
+}
+
+/** The system error code under an HTTP client error (`ECONNREFUSED`, ...), if any. */
+function connectionCode(error: unknown): string | undefined {
+  for (let cause = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; cause && depth < 4; cause = cause.cause as typeof cause, depth++) {
+    if (typeof cause.code === 'string' && !cause.code.startsWith('CONTENT_API_')) return cause.code;
+  }
+  return undefined;
 }

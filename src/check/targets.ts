@@ -1,8 +1,9 @@
 /**
- * What `check` reads: page JSON files, folders of them, page ids fetched from the API, or
- * standard input. Each page comes with a label that names it in reports.
+ * What `check` and `inspect` read: page JSON files, folders of them, page ids or page
+ * endpoint URLs fetched from the API, or standard input. Pages come one at a time, so a run
+ * over 100,000 files holds one folder listing and a few pages, never all of them.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
 import { createDispatcher } from '../client/http.js';
@@ -10,29 +11,93 @@ import { loadPage, type LoadedPage, type LoadPageOptions } from '../client/pages
 
 export type { LoadedPage };
 
-export type TargetOptions = Omit<LoadPageOptions, 'dispatcher'>;
+/** How absolute URLs are written in a `serve` content folder (spec: `{base_url}`). */
+export const BASE_URL_PLACEHOLDER = '{base_url}';
 
-/** Loads every target; throws (exit 2) for a target that cannot be read or fetched at all. */
-export async function loadTargets(targets: string[], options: TargetOptions): Promise<LoadedPage[]> {
-  const pages: LoadedPage[] = [];
-  const dispatcher = targets.some((t) => /^\d+$/.test(t)) ? createDispatcher(options) : undefined;
+export type TargetOptions = Omit<LoadPageOptions, 'dispatcher'> & {
+  /** Pages to leave out, by source (file path or URL), decided before they are read. */
+  skip?: (source: string) => boolean;
+};
+
+const isRemote = (target: string) => /^\d+$/.test(target) || /^https?:\/\//i.test(target);
+
+/**
+ * Every page the targets name, in order (a folder's files sorted by path). Throws (exit 2)
+ * for a target that cannot be read or fetched at all, or a folder with no `.json` file.
+ */
+export async function* loadTargets(targets: string[], options: TargetOptions): AsyncGenerator<LoadedPage> {
+  const dispatcher = targets.some(isRemote) ? createDispatcher(options) : undefined;
+  const { skip, ...loadOptions } = options;
   try {
     for (const target of targets) {
-      const files = target === '-' || /^\d+$/.test(target) ? [target] : await jsonFiles(target);
-      for (const file of files) pages.push(await loadPage(file, { ...options, ...(dispatcher && { dispatcher }) }));
+      const sources = target === '-' || isRemote(target) ? [target] : jsonFiles(target);
+      for await (const source of sources) {
+        if (skip?.(source)) continue;
+        const page = await loadPage(source, { ...loadOptions, ...(dispatcher && { dispatcher }) });
+        yield fillBaseUrl(page, options.baseUrl);
+      }
     }
   } finally {
     await dispatcher?.close();
   }
-  return pages;
 }
 
-async function jsonFiles(target: string): Promise<string[]> {
+/**
+ * A page from a `serve` content folder writes absolute URLs as `{base_url}/...`; with a base
+ * URL they are filled in, as `serve` does, and the page is checked against that base.
+ */
+export function fillBaseUrl(page: LoadedPage, baseUrl: string | undefined): LoadedPage {
+  if (!baseUrl || page.parseError !== undefined || page.baseUrl || !page.text.includes(BASE_URL_PLACEHOLDER)) return page;
+  const base = JSON.stringify(baseUrl.replace(/\/+$/, '')).slice(1, -1);
+  const text = page.text.replaceAll(BASE_URL_PLACEHOLDER, base);
+  return { ...page, text, json: JSON.parse(text), baseUrl };
+}
+
+/** A file, or every `.json` file below a folder (hidden names skipped, each real folder walked once). */
+async function* jsonFiles(target: string): AsyncGenerator<string> {
   const info = await stat(target).catch(() => null);
   if (!info) throw new InvalidArgumentError(`${target}: no such file, folder or page id`);
-  if (!info.isDirectory()) return [target];
-  const names = (await readdir(target, { recursive: true })).filter((name) => name.endsWith('.json') && !name.split(path.sep).some((part) => part.startsWith('.')));
+  if (!info.isDirectory()) {
+    yield target;
+    return;
+  }
+  let found = 0;
+  for await (const file of walk(target, new Set())) {
+    found++;
+    yield file;
+  }
   // A CI job pointed at the wrong folder must not pass on nothing.
-  if (names.length === 0) throw new InvalidArgumentError(`${target}: no .json files in this folder`);
-  return names.sort().map((name) => path.join(target, name));
+  if (found === 0) throw new InvalidArgumentError(`${target}: no .json files in this folder`);
+}
+
+/**
+ * Depth first, names sorted (a folder as `name/`, so the order is that of the full paths).
+ * Symlinks are followed, but a folder already walked under another name (a link back up the
+ * tree, or two links to one place) is skipped, so a loop ends.
+ */
+async function* walk(folder: string, seen: Set<string>): AsyncGenerator<string> {
+  const real = await realpath(folder).catch(() => null);
+  if (real === null || seen.has(real)) return;
+  seen.add(real);
+  const entries = await readdir(folder, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    throw new InvalidArgumentError(`${folder}: cannot read the folder (${error.code ?? error.message})`);
+  });
+  const items: Array<{ name: string; file: string; isFolder: boolean }> = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const file = path.join(folder, entry.name);
+    let isFolder = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      const target = await stat(file).catch(() => null); // a dangling link is skipped
+      isFolder = Boolean(target?.isDirectory());
+      isFile = Boolean(target?.isFile());
+    }
+    if (isFolder || (isFile && entry.name.endsWith('.json'))) items.push({ name: isFolder ? `${entry.name}/` : entry.name, file, isFolder });
+  }
+  items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const item of items) {
+    if (item.isFolder) yield* walk(item.file, seen);
+    else yield item.file;
+  }
 }

@@ -13,6 +13,9 @@ import { httpUrl, integerIn, originsFor } from './parse.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
+/** `check --reporter` names (also in the config file's schema). */
+const REPORTER_CHOICES = ['text', 'json', 'json-lines', 'junit', 'github', 'sarif', 'html'];
+
 const EXIT_CODES = `
 Exit codes:
   0  everything worked
@@ -146,14 +149,15 @@ ${EXIT_CODES}`,
 
   program
     .command('inspect')
-    .summary('fetch one page from the Content API and report on it')
+    .summary('report on one page: from the Content API, a file, or standard input')
     .description(
-      'Fetch GET {base-url}/api/v2/pages/<id>/ and print its headline data, stage, block outline, every Image ' +
-        'with its five rendition sizes, the linked resources, and every problem found (JSON path and rule).',
+      'Load one page (a page id fetched from GET {base-url}/api/v2/pages/<id>/, a page endpoint URL, a JSON file, ' +
+        'or - for standard input: the targets check takes) and print its headline data, stage, block outline, ' +
+        'every Image with its five rendition sizes, the linked resources, and every problem found (JSON path and rule).',
     )
-    .argument('<id>', 'page id', integerIn('<id>', 0))
-    .addOption(new Option('--base-url <url>', 'the API base URL (no /api/v2 part)').env('CONTENT_API_BASE_URL'))
-    .option('--format-api', 'request ?format=api and check the URL rule that goes with it')
+    .argument('<target>', 'a page id, a page endpoint URL, a page JSON file, or - for standard input')
+    .addOption(new Option('--base-url <url>', 'the API base URL (no /api/v2 part): fetches a page id, fills {base_url} in a content-folder page').env('CONTENT_API_BASE_URL'))
+    .option('--format-api', 'request ?format=api (a page id) or say the page was requested so, and check the URL rule that goes with it')
     .option('--timeout <ms>', 'timeout for connecting, headers, and between body chunks', integerIn('--timeout', 1), 10_000)
     .option('--retries <n>', 'retries for connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
     .option('--deadline <ms>', 'deadline for the whole exchange, connecting to last byte', integerIn('--deadline', 1), 60_000)
@@ -164,19 +168,19 @@ ${EXIT_CODES}`,
       `
 Examples:
   $ content-api inspect 101 --base-url http://127.0.0.1:8000
+  $ content-api inspect samples/pages/presentation-every-block.json
+  $ curl -s https://gallery.example.org/api/v2/pages/101/ | content-api inspect - --json | jq '.problems'
   $ CONTENT_API_BASE_URL=https://gallery.example.org content-api inspect 101 --format-api
-  $ content-api inspect 101 --base-url http://127.0.0.1:8000 --json | jq '.problems'
 
 Exit codes:
   0  the page is valid (warnings may be listed)
-  1  the page was fetched but problems were found
+  1  the page was read but problems were found
   2  could not inspect: not found, unreachable, not JSON, bad flags`,
     )
-    .action(async (id: number, flags: Record<string, unknown>) => {
-      if (!flags.baseUrl) throw new InvalidArgumentError('Expected --base-url or CONTENT_API_BASE_URL to say where the API is');
+    .action(async (target: string, flags: Record<string, unknown>) => {
       const { runInspect } = await import('./commands/inspect.js');
-      process.exitCode = await runInspect(id, {
-        baseUrl: flags.baseUrl as string,
+      process.exitCode = await runInspect(target, {
+        baseUrl: flags.baseUrl as string | undefined,
         formatApi: Boolean(flags.formatApi),
         timeoutMs: flags.timeout as number,
         deadlineMs: flags.deadline as number,
@@ -190,49 +194,69 @@ Exit codes:
     .command('check')
     .summary('prove that pages follow the rendition rules, and that the files behind them are right')
     .description(
-      'Check pages (JSON files, folders of them, page ids fetched from --base-url, or - for standard input) ' +
-        'against the page schema and the rendition rules; with --verify-files, read the header of every ' +
-        'rendition file (on disk or over HTTP) and compare its real size and format with the JSON.',
+      'Check pages (JSON files, folders of them, page ids or page endpoint URLs fetched from --base-url, or - ' +
+        'for standard input) against the page schema and the rendition rules; with --verify-files, read the ' +
+        'header of every media file a page names (on disk or over HTTP) and compare its real size and format ' +
+        'with the JSON. Defaults for the flags, rule severities and ignored paths come from ' +
+        'content-api.config.json (found upward from the working folder) or --config; flags win.',
     )
-    .argument('<targets...>', 'page JSON files, folders, page ids, or - for standard input')
-    .addOption(new Option('--base-url <url>', 'the API base URL, for page ids').env('CONTENT_API_BASE_URL'))
-    .option('--verify-files <folder|url>', 'check the rendition files: a folder (URL paths below --media-prefix are looked up in it) or a base URL')
-    .option('--media-prefix <path>', 'URL path prefix of rendition files, for --verify-files folders', '/media/')
-    .addOption(new Option('--reporter <name>', 'how to report').choices(['text', 'json', 'junit', 'github', 'html']).default('text'))
+    .argument('<targets...>', 'page JSON files, folders, page ids, page endpoint URLs, or - for standard input')
+    .addOption(new Option('--base-url <url>', 'the API base URL: fetches page ids, fills {base_url} in content-folder pages, links the HTML report').env('CONTENT_API_BASE_URL').argParser(httpUrl('--base-url')))
+    .option('--verify-files <folder|url>', 'check every media file a page names: a folder or s3://bucket/prefix/ (URL paths below --media-prefix are looked up in it) or a base URL')
+    .option('--media-prefix <path>', 'URL path prefix of media files: strings under it are verified, and looked up below a --verify-files folder', '/media/')
+    .addOption(new Option('--reporter <name>', 'how to report').choices(REPORTER_CHOICES).default('text'))
     .option('-o, --output <file>', 'write the report to this file instead of stdout')
+    .option('--config <file>', 'the config file (default: content-api.config.json in this folder or the nearest one above)')
+    .option('--baseline <file>', 'fail only on findings that this baseline does not hold; list the ones fixed since')
+    .option('--update-baseline <file>', 'write every finding of this run to a baseline file (exit 0 unless the check could not run)')
     .option('--max-warnings <n>', 'warnings allowed before the check fails', integerIn('--max-warnings', 0), 0)
-    .option('-j, --concurrency <n>', 'rendition files read at once', integerIn('--concurrency', 1), 16)
+    .option('-j, --concurrency <n>', 'media files read at once', integerIn('--concurrency', 1), 16)
     .option('--timeout <ms>', 'HTTP timeout for pages and files', integerIn('--timeout', 1), 10_000)
     .option('--retries <n>', 'HTTP retries for page ids: connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
     .option('--deadline <ms>', 'HTTP deadline for each page fetched, connecting to last byte', integerIn('--deadline', 1), 60_000)
     .option('--max-bytes <n>', 'largest page accepted (file, stdin or HTTP)', integerIn('--max-bytes', 1), 16 * 1024 * 1024)
+    .optionsGroup(S3_GROUP)
+    .addOption(s3EndpointOption())
+    .option('--s3-path-style', S3_PATH_STYLE)
     .addHelpText(
       'after',
       `
 Examples:
-  $ content-api check samples/pages/presentation-every-block.json --verify-files media
-  $ content-api check 101 201 --base-url http://127.0.0.1:8000 --verify-files http://127.0.0.1:8000 --reporter junit -o check.xml
+  $ content-api check samples/pages --verify-files samples/content/media
+  $ content-api check 101 201 --base-url http://127.0.0.1:8000 --verify-files http://127.0.0.1:8000 --reporter sarif -o check.sarif
+  $ content-api check samples/content/pages --base-url http://127.0.0.1:8000 --verify-files samples/content/media
+  $ content-api check pages/ --update-baseline check-baseline.json && content-api check pages/ --baseline check-baseline.json
   $ curl -s https://gallery.example.org/api/v2/pages/101/ | content-api check - --reporter github
+  $ content-api check pages/ --verify-files s3://gallery-media/media/
 
 Exit codes:
-  0  no findings (or only warnings, up to --max-warnings)
+  0  no findings (or only warnings, up to --max-warnings; findings in --baseline do not count)
   1  findings
-  2  could not run: bad flags, a target that cannot be read or fetched`,
+  2  could not run: bad flags, an invalid config file or baseline, a target that cannot be read or fetched,
+     a --verify-files folder that is not there or a server that cannot be reached`,
     )
-    .action(async (targets: string[], flags: Record<string, unknown>) => {
-      const { runCheck } = await import('./commands/check.js');
+    .action(async (targets: string[], flags: Record<string, unknown>, command: Command) => {
+      const { loadConfig } = await import('../config/config.js');
+      const { runCheck, withConfigDefaults } = await import('./commands/check.js');
+      const config = await loadConfig(flags.config as string | undefined);
+      const given = (name: string) => ['cli', 'env'].includes(command.getOptionValueSource(name) ?? '');
+      const merged = withConfigDefaults(flags, given, config);
       process.exitCode = await runCheck(targets, {
-        baseUrl: flags.baseUrl as string | undefined,
-        verifyFiles: flags.verifyFiles as string | undefined,
-        mediaPrefix: flags.mediaPrefix as string,
-        reporter: flags.reporter as 'text',
-        output: flags.output as string | undefined,
-        maxWarnings: flags.maxWarnings as number,
-        concurrency: flags.concurrency as number,
-        timeoutMs: flags.timeout as number,
-        deadlineMs: flags.deadline as number,
-        retries: flags.retries as number,
-        maxBytes: flags.maxBytes as number,
+        baseUrl: merged.baseUrl as string | undefined,
+        verifyFiles: merged.verifyFiles as string | undefined,
+        mediaPrefix: merged.mediaPrefix as string,
+        reporter: merged.reporter as 'text',
+        output: merged.output as string | undefined,
+        maxWarnings: merged.maxWarnings as number,
+        concurrency: merged.concurrency as number,
+        timeoutMs: merged.timeout as number,
+        deadlineMs: merged.deadline as number,
+        retries: merged.retries as number,
+        maxBytes: merged.maxBytes as number,
+        config,
+        baseline: merged.baseline as string | undefined,
+        updateBaseline: merged.updateBaseline as string | undefined,
+        s3: s3Options(flags),
       });
     });
 
@@ -270,10 +294,16 @@ Exit codes:
 
   program
     .command('schema')
-    .summary('print the JSON Schema of the Page')
-    .description('Print the JSON Schema (draft 2020-12) of the Page, generated from the zod model, for other languages and tools.')
-    .addHelpText('after', '\nExamples:\n  $ content-api schema > page.schema.json\n  $ content-api schema | jq .properties.meta')
-    .action(async () => {
+    .summary('print the JSON Schema of the Page, or of the config file')
+    .description('Print the JSON Schema (draft 2020-12) of the Page, generated from the zod model, for other languages and tools; with --config, that of content-api.config.json.')
+    .option('--config', 'print the schema of the config file (content-api.config.json) instead')
+    .addHelpText('after', '\nExamples:\n  $ content-api schema > page.schema.json\n  $ content-api schema | jq .properties.meta\n  $ content-api schema --config > content-api.config.schema.json')
+    .action(async (flags: Record<string, unknown>) => {
+      if (flags.config) {
+        const { configJsonSchema } = await import('../config/config.js');
+        printData(JSON.stringify(configJsonSchema(), null, 2));
+        return;
+      }
       const { pageJsonSchema } = await import('../page/schema.js');
       printData(JSON.stringify(pageJsonSchema(), null, 2));
     });

@@ -8,7 +8,7 @@
  * server controls escaped.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { ContentApiError, escapeText } from '../errors.js';
 import { decodeUtf8, parseJsonText } from '../page/json-text.js';
 
@@ -79,29 +79,12 @@ export interface HttpResponse {
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
 /**
- * The retry interceptor of earlier versions, kept for callers that send their own requests
- * through `createDispatcher` (check's header probes); this module's functions use the plain
- * agent underneath and retry themselves, so that a body broken mid-way keeps its reason.
+ * A dispatcher with the timeouts of `options`; reuse it across requests, close it after.
+ * Retries are this module's own (`exchange`), so that a body broken mid-way keeps its reason.
  */
-const plainAgents = new WeakMap<Dispatcher, Dispatcher>();
-
-/** A dispatcher with the timeouts of `options`; reuse it across requests, close it after. */
 export function createDispatcher(options: HttpOptions = {}): Dispatcher {
   const o = { ...HTTP_DEFAULTS, ...options };
-  const agent = new Agent({ headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs, connect: { timeout: o.timeoutMs } });
-  const composed = agent.compose(
-    interceptors.retry({
-      maxRetries: o.retries,
-      minTimeout: o.backoffMs,
-      maxTimeout: o.maxBackoffMs,
-      timeoutFactor: 2,
-      retryAfter: true,
-      methods: ['GET', 'HEAD'],
-      statusCodes: [...RETRY_STATUSES],
-    }),
-  );
-  plainAgents.set(composed, agent);
-  return composed;
+  return new Agent({ headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs, connect: { timeout: o.timeoutMs } });
 }
 
 /** GETs `url` and parses its JSON body (UTF-8, as JSON must be). */
@@ -166,12 +149,11 @@ export async function fetchPrefix(url: string, dispatcher: Dispatcher, bytes: nu
 type Headers = Record<string, string>;
 
 async function exchange(url: string, dispatcher: Dispatcher, headers: Headers, o: Required<HttpOptions>, prefix?: number): Promise<HttpResponse> {
-  const plain = plainAgents.get(dispatcher) ?? dispatcher;
   for (let attempt = 0; ; attempt++) {
     let response: HttpResponse | undefined;
     let failure: HttpError | undefined;
     try {
-      response = await attempt1(url, plain, headers, o, prefix);
+      response = await attempt1(url, dispatcher, headers, o, prefix);
     } catch (error) {
       failure = error as HttpError;
     }

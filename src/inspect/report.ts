@@ -5,6 +5,8 @@
  */
 import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
 import type { Problem } from '../page/validate.js';
+import { escapeText } from '../errors.js';
+import { embedSource, plainText, shown } from '../page/text.js';
 import { findImages, findObjects, formatPath } from '../page/walk.js';
 
 export interface InspectReport {
@@ -32,10 +34,10 @@ export interface InspectReport {
 
 type Json = Record<string, unknown>;
 const obj = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
-const text = (value: unknown, max = 60): string => {
-  const plain = String(value ?? '').replace(/<br\s*\/?>/gi, ' ').replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
-  return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
-};
+/** A page's text on one line, linear in its length, escaped (page/text.ts). */
+const text = plainText;
+/** Any other value a page holds, as text to show, escaped. */
+const show = (value: unknown): string => escapeText(shown(value));
 const count = (list: unknown, noun: string) => `${Array.isArray(list) ? list.length : 0} ${noun}${Array.isArray(list) && list.length === 1 ? '' : 's'}`;
 
 const SUMMARIES: Record<string, (value: Json) => string> = {
@@ -49,9 +51,9 @@ const SUMMARIES: Record<string, (value: Json) => string> = {
     return `${text(work.title, 40)}, ${text(work.artist, 30)}`;
   },
   dek_quote_cta: (v) => `${text(v.text, 40)} (${text(v.attribution, 20)})`,
-  embed: (v) => /src="([^"]+)"/.exec(String(v.embed ?? ''))?.[1] ?? 'embed',
-  custom_embed: (v) => `${text(v.caption, 40)} (${String(v.aspect_ratio_mobile)}, ${String(v.aspect_ratio_desktop)})`,
-  banner: (v) => `${text(obj(v.banner).title, 40)} (${String(obj(v.banner).banner_type)})`,
+  embed: (v) => embedSource(v.embed) ?? 'embed',
+  custom_embed: (v) => `${text(v.caption, 40)} (${show(v.aspect_ratio_mobile)}, ${show(v.aspect_ratio_desktop)})`,
+  banner: (v) => `${text(obj(v.banner).title, 40)} (${show(obj(v.banner).banner_type)})`,
   quarterly_articles: (v) => `${text(v.title, 40)}: ${count(v.articles, 'article')}`,
   news: (v) => `${text(v.title, 40)}: ${count(v.news_entries, 'entry')}`.replace('entrys', 'entries'),
   related_presentations: (v) => `${text(v.title, 40)}: ${count(obj(v.large_presentations).presentations, 'presentation')}`,
@@ -87,8 +89,9 @@ export function buildInspectReport(url: string, json: unknown, problems: Problem
     stage: page.presentation_stage ? { header: stage.header, title: stage.title, subtitle: stage.subtitle } : null,
     blocks: body.map((block, index) => {
       const { type, id, value } = obj(block);
-      const summarise = SUMMARIES[String(type)];
-      return { index, type: String(type), id: String(id), summary: summarise ? summarise(obj(value)) : `(not in the spec) ${Object.keys(obj(value)).join(', ')}` };
+      const summarise = typeof type === 'string' && Object.hasOwn(SUMMARIES, type) ? SUMMARIES[type] : undefined;
+      const unknown = `(not in the spec) ${show(Object.keys(obj(value)).join(', '))}`;
+      return { index, type: show(type), id: show(id), summary: summarise ? summarise(obj(value)) : unknown };
     }),
     images: [...findImages(json)].map(({ path, image }) => {
       const at = formatPath(path);
@@ -96,7 +99,7 @@ export function buildInspectReport(url: string, json: unknown, problems: Problem
       const sizes = obj(image.sizes);
       return {
         path: at,
-        sizes: Object.fromEntries(RENDITION_KEYS.filter((k) => k in sizes).map((k) => [k, `${String(obj(sizes[k]).width)}x${String(obj(sizes[k]).height)}`])),
+        sizes: Object.fromEntries(RENDITION_KEYS.filter((k) => k in sizes).map((k) => [k, `${show(obj(sizes[k]).width)}x${show(obj(sizes[k]).height)}`])),
         srcset: image.srcset === undefined ? (rules.has('image-srcset-present') ? 'missing' : 'absent') : [...rules].some((r) => r.startsWith('image-srcset')) ? 'wrong' : 'ok',
         naming: rules.has('image-file-name') ? 'wrong' : 'ok',
       };

@@ -9,9 +9,17 @@ import { escapeText } from '../errors.js';
 
 const BREAK = /^<br\s*\/?>$/i;
 
+/**
+ * Any JSON value as text: a string as it is, anything else as JSON (never `String()`, which
+ * throws on an object whose `toString` is not a function, as a hostile page can send).
+ */
+export function shown(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+}
+
 /** `value` as plain text on one line: `<br>` a space, other tags removed, an unclosed `<` kept, at most `max` characters. */
 export function plainText(value: unknown, max = 60): string {
-  const input = String(value ?? '');
+  const input = value === null || value === undefined ? '' : shown(value);
   let out = '';
   for (let i = 0; i < input.length; ) {
     if (input[i] !== '<') {
@@ -36,7 +44,7 @@ export function plainText(value: unknown, max = 60): string {
 
 /** The `src` of the first `src="..."` in an embed's HTML, found in linear time; null when none. */
 export function embedSource(html: unknown): string | null {
-  const text = String(html ?? '');
+  const text = html === null || html === undefined ? '' : shown(html);
   const at = text.indexOf('src="');
   if (at === -1) return null;
   const end = text.indexOf('"', at + 5);

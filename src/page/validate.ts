@@ -11,6 +11,7 @@ import { BLOCK_VALUES, exhibitionsArray, exhibitionsListValueSchema, type BlockT
 import { pageEnvelopeSchema } from './page.js';
 import type { Page } from './types.js';
 import { resourceUrls } from './links.js';
+import { shown } from './text.js';
 import { MAX_JSON_DEPTH, valueDepth } from './json-text.js';
 import { findImages, findObjects, formatPath, type JsonPath } from './walk.js';
 
@@ -166,10 +167,6 @@ function formatApiProblems(json: unknown, options: ValidateOptions): Problem[] {
 }
 
 /** A page value in a message: strings as they are, anything else as JSON (never `String(value)`, which a `toString` key breaks). */
-function shown(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
-}
-
 function dedupe(problems: Problem[]): Problem[] {
   const seen = new Set<string>();
   return problems.filter((p) => {

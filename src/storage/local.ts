@@ -74,7 +74,7 @@ export class LocalStore implements MediaStore {
 
   async readHead(key: string, length: number): Promise<Buffer | null> {
     const handle = await open(this.localPath(key), 'r').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return null;
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
       throw error;
     });
     if (!handle) return null;

@@ -77,7 +77,7 @@ describe('valid pages: no findings', () => {
 });
 
 describe('seeded defects: each found at its JSON path', () => {
-  it('every variant in samples/pages/variants', async () => {
+  it('every variant in test/page/variants', async () => {
     const dir = await tempDir();
     const variants = loadVariants().filter((v) => !v.options.formatApi);
     for (const v of variants) await writeFile(path.join(dir, `${v.name}.json`), JSON.stringify(v.page));
@@ -125,7 +125,7 @@ describe('--verify-files over HTTP', () => {
       const { files } = JSON.parse(result.stdout);
       expect(files.probed).toBe(30);
       expect(files.bytesRead / files.probed).toBeLessThan(64 * 1024);
-      expect(server.requests()).toBe(30);
+      expect(server.requests()).toBe(31); // one HEAD to see the server is there, then each file once
       if (ranges) expect(server.bytesSent() / 30).toBeLessThanOrEqual(4096);
     } finally {
       await server.close();
@@ -172,11 +172,25 @@ describe('targets, reporters and exit codes', () => {
     await writeFile(file, JSON.stringify(variant.page));
     const junit = await check(file, VALID, '--reporter', 'junit');
     expect(junit.code).toBe(1);
-    expect(junit.stdout).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="content-api check" tests="2" failures="1">/);
+    expect(junit.stdout).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="content-api check">\n/);
+    expect(junit.stdout).toContain(`<testsuite name="${file}" tests="1" failures="1" errors="0" skipped="0">`);
     expect(junit.stdout).toContain('<testcase classname="' + file + '" name="$.presentation_stage.thumbnail.sizes.md [image-aspect]">');
     expect(junit.stdout).toContain('<failure type="error:image-aspect" message="md is 1200x700, not the aspect ratio of 2560x1600">');
     const github = await check(file, '--reporter', 'github');
-    expect(github.stdout.trim()).toBe(`::error file=${file},title=content-api image-aspect::$.presentation_stage.thumbnail.sizes.md: md is 1200x700, not the aspect ratio of 2560x1600`);
+    // The page file is on one line (JSON.stringify): the column points at the key "md".
+    const oneLine = JSON.stringify(variant.page);
+    const column = oneLine.indexOf('"md":{"width":1200,"height":700') + 1; // the variant's defect, found once
+    expect(column).toBeGreaterThan(0);
+    expect(oneLine.lastIndexOf('"md":{"width":1200,"height":700') + 1).toBe(column);
+    expect(github.stdout.trim()).toBe(`::error file=${file},line=1,col=${column},title=content-api image-aspect::$.presentation_stage.thumbnail.sizes.md: md is 1200x700, not the aspect ratio of 2560x1600`);
+    // Pretty-printed, the line is that of the key "md" in presentation_stage.thumbnail.sizes.
+    const pretty = JSON.stringify(variant.page, null, 2);
+    await writeFile(file, pretty);
+    const lines = pretty.split('\n');
+    const stage = lines.indexOf('  "presentation_stage": {');
+    const md = lines.findIndex((line, i) => line === '        "md": {' && lines[i + 1]!.trim() === '"width": 1200,' && lines[i + 2]!.trim() === '"height": 700,');
+    expect(stage * md).toBeGreaterThan(0);
+    expect((await check(file, '--reporter', 'github')).stdout).toContain(`::error file=${file},line=${md + 1},col=9,title=content-api image-aspect::`);
     const out = path.join(dir, 'report.xml');
     const written = await check(file, '--reporter', 'junit', '--output', out);
     expect(written.stdout).toBe('');

@@ -1,9 +1,10 @@
 /**
- * The HTML contact sheet in a real headless browser: Debian's chromium, driven by
- * playwright-core (.ci/run installs chromium).
+ * The HTML contact sheet in a real headless browser (Debian's chromium, driven by
+ * playwright-core; .ci/run installs chromium), opened later and elsewhere as a CI artifact
+ * is: the media folder gone, the browser offline.
  */
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
@@ -12,6 +13,11 @@ import { renderOriginals } from '../../src/renditions/render.js';
 import { runCli } from '../cli/run-cli.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { loadVariants, PAGES } from '../page/variants.js';
+import { CheckRun } from '../../src/check/check.js';
+import { closeFileSource, openFileSource } from '../../src/check/probe.js';
+import { htmlReporter } from '../../src/check/reporters/html.js';
+import { loadPage } from '../../src/client/pages.js';
+import { startMediaServer } from './media-server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let browser: Browser;
@@ -25,51 +31,71 @@ beforeAll(async () => {
 });
 afterAll(() => browser?.close());
 
-describe('the HTML report', () => {
-  it('shows every image with its five renditions at their real proportions, and each finding beside its image', async () => {
-    const dir = await tempDir();
-    const media = path.join(dir, 'media');
-    await renderOriginals([path.resolve(PAGES, '../originals')], { outDir: media });
-    const variant = loadVariants().find((v) => v.name === 'image-aspect')!;
-    const pageFile = path.join(dir, 'page.json');
-    await writeFile(pageFile, JSON.stringify(variant.page));
-    const report = path.join(dir, 'report.html');
-    const result = await runCli(['check', pageFile, '--verify-files', media, '--reporter', 'html', '--output', report]);
-    expect(result.code).toBe(1);
 
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(pathToFileURL(report).href, { waitUntil: 'load' });
-    // The JSON says md is 1200x700 (image-aspect); the file itself is 1200x750 (file-size).
+/** Renders the sample originals and writes the image-aspect variant (md says 1200x700; the file is 1200x750). */
+async function fixture() {
+  const dir = await tempDir();
+  const media = path.join(dir, 'media');
+  await renderOriginals([path.resolve(PAGES, '../originals')], { outDir: media });
+  const pageFile = path.join(dir, 'page.json');
+  await writeFile(pageFile, JSON.stringify(loadVariants().find((v) => v.name === 'image-aspect')!.page));
+  return { dir, media, pageFile };
+}
+
+/** Opens the report offline and records every request the page makes besides its own file. */
+async function openOffline(file: string) {
+  const context = await browser.newContext({ offline: true, viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const requests: string[] = [];
+  page.on('request', (request) => {
+    if (request.url() !== pathToFileURL(file).href && !request.url().startsWith('data:')) requests.push(request.url());
+  });
+  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  return { page, requests, close: () => context.close() };
+}
+
+describe('the HTML report', () => {
+  it('is one self-contained file: thumbnails of every rendition embedded, decoded offline with the media folder gone', async () => {
+    const { dir, media, pageFile } = await fixture();
+    const report = path.join(dir, 'report.html');
+    const result = await runCli(['check', pageFile, '--verify-files', media, '--reporter', 'html', '--output', report, '--base-url', 'https://gallery.example.org']);
+    expect(result.code).toBe(1);
+    // Opened elsewhere, later: the renditions are not there any more.
+    await rm(media, { recursive: true });
+    const moved = path.join(await tempDir(), 'artifact.html');
+    await rename(report, moved);
+    expect((await readFile(moved)).length).toBeLessThan(1_000_000);
+
+    const { page, requests, close } = await openOffline(moved);
     expect(await page.locator('.summary').innerText()).toBe('1 page(s), 18 image(s): 2 error(s), 0 warning(s)');
     expect(await page.locator('.image').count()).toBe(18);
     expect(await page.locator('.image figure img').count()).toBe(90);
 
-    // Every rendition file loads (they are lazy for a person scrolling; load them all now)
-    // and is drawn with its real aspect ratio.
-    await page.locator('img').evaluateAll((images) =>
+    // Every <img> decodes, and shows the file's real proportions at their real aspect ratio.
+    const figures = await page.locator('.image figure').evaluateAll(async (nodes) =>
       Promise.all(
-        images.map((node) => {
-          const img = node as unknown as { loading: string; decode(): Promise<void> };
-          img.loading = 'eager';
-          return img.decode().catch(() => undefined);
+        nodes.map(async (figure) => {
+          const img = figure.querySelector('img') as unknown as { decode(): Promise<void>; naturalWidth: number; naturalHeight: number; complete: boolean; src: string; getBoundingClientRect(): { width: number; height: number } };
+          const decoded = await img.decode().then(() => true, () => false);
+          const box = img.getBoundingClientRect();
+          const link = figure.querySelector('a')?.getAttribute('href') ?? null;
+          return { width: Number(figure.getAttribute('data-width')), height: Number(figure.getAttribute('data-height')), natural: [img.naturalWidth, img.naturalHeight], drawn: box.width / box.height, decoded, complete: img.complete, src: img.src.slice(0, 23), link };
         }),
       ),
     );
-    const figures = await page.locator('.image figure').evaluateAll((nodes) =>
-      nodes.map((figure) => {
-        const img = figure.querySelector('img')!;
-        const box = img.getBoundingClientRect();
-        return { width: Number(figure.getAttribute('data-width')), height: Number(figure.getAttribute('data-height')), natural: [img.naturalWidth, img.naturalHeight], drawn: box.width / box.height, complete: img.complete };
-      }),
-    );
     for (const figure of figures) {
-      expect(figure.complete).toBe(true);
+      expect(figure.decoded && figure.complete).toBe(true);
+      expect(figure.src).toBe('data:image/webp;base64,');
+      expect(figure.natural[1]).toBeLessThanOrEqual(192); // a thumbnail, not the file
       // (the one figure whose JSON is wrong shows the file's real 1200x750)
-      if (figure.height !== 700) expect(figure.natural).toEqual([figure.width, figure.height]);
+      const real = figure.height === 700 ? 1200 / 750 : figure.width / figure.height;
+      expect(Math.abs(figure.natural[0]! / figure.natural[1]! - real)).toBeLessThan(0.05);
       expect(Math.abs(figure.drawn - figure.width / figure.height)).toBeLessThan(0.05);
+      expect(figure.link).toMatch(/^https:\/\/gallery\.example\.org\/media\/\S+\.max-\d+x\d+\.(jpg|png|webp)$/);
     }
+    expect(requests).toEqual([]);
 
-    // The finding sits in the card of the image it concerns, and only there.
+    // The findings sit in the card of the image they concern, and only there.
     const flagged = page.locator('.image.has-findings');
     expect(await flagged.count()).toBe(1);
     expect(await flagged.getAttribute('data-path')).toBe('$.presentation_stage.thumbnail');
@@ -78,6 +104,60 @@ describe('the HTML report', () => {
     expect(items.join('\n')).toContain('[image-aspect] md is 1200x700');
     expect(items.join('\n')).toMatch(/\[file-size\] .*ladybird\.max-1200x1200\.jpg is 1200x750, the JSON says 1200x700/);
     await page.screenshot({ path: process.env.CONTENT_API_SCREENSHOT ?? path.join(dir, 'report.png') });
-    await page.close();
+    await close();
+  });
+
+  it('over HTTP: thumbnails made from the URLs read, and the server may be gone when it is opened', async () => {
+    const { dir, media, pageFile } = await fixture();
+    const server = await startMediaServer(media);
+    const report = path.join(dir, 'report.html');
+    try {
+      expect((await runCli(['check', pageFile, '--verify-files', server.base, '--reporter', 'html', '--output', report])).code).toBe(1);
+    } finally {
+      await server.close();
+    }
+    const { page, requests, close } = await openOffline(report);
+    const decoded = await page.locator('img').evaluateAll((images) => Promise.all(images.map((img) => (img as unknown as { decode(): Promise<void> }).decode().then(() => true, () => false))));
+    expect(decoded).toEqual(Array(90).fill(true));
+    // Root-relative URLs and no --base-url: nothing to link to, so no link.
+    expect(await page.locator('figure a').count()).toBe(0);
+    expect(requests).toEqual([]);
+    await close();
+  });
+
+  it('without a way to reach the files it says so, with boxes at each rendition\'s proportions instead of broken images', async () => {
+    const { dir, pageFile } = await fixture();
+    const report = path.join(dir, 'report.html');
+    expect((await runCli(['check', pageFile, '--reporter', 'html', '--output', report])).code).toBe(1);
+    const { page, requests, close } = await openOffline(report);
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('figure .placeholder').count()).toBe(90);
+    expect(await page.locator('p.note').first().innerText()).toMatch(/^No thumbnails: the rendition files were not read \(give --verify-files/);
+    expect(requests).toEqual([]);
+    await close();
+  });
+
+  it('bounds itself: cards with findings first, a budget for thumbnails, the other pages listed in a line each', async () => {
+    const { media, pageFile } = await fixture();
+    const valid = path.join(PAGES, 'presentation-every-block.json');
+    const pages = await Promise.all([pageFile, ...Array.from({ length: 30 }, () => valid)].map((file) => loadPage(file)));
+    const files = await openFileSource(media);
+    try {
+      const reporter = htmlReporter({ files, maxFlaggedCards: 5, maxCleanCards: 10, thumbnailBudget: 40_000 });
+      const run = new CheckRun({ files });
+      for await (const checked of run.run(pages)) reporter.page(checked);
+      const text = await reporter.end({ summary: run.summary, fixed: [] });
+      expect(run.summary.pages).toBe(31);
+      const cards = text.match(/<div class="image[ "]/g) ?? [];
+      expect(cards.length).toBe(11); // the flagged one, then 10 without findings
+      expect(text.indexOf('has-findings')).toBeLessThan(text.indexOf('<div class="image"'));
+      const thumbnails = text.match(/data:image\/webp;base64,[A-Za-z0-9+/=]+/g) ?? [];
+      expect(thumbnails.length).toBeGreaterThan(0);
+      expect(thumbnails.join('').length).toBeLessThanOrEqual(40_000);
+      expect(text).toContain("not embedded: the report's thumbnail budget is spent");
+      expect((text.match(/<tr>/g) ?? []).length).toBe(30); // the valid pages: the first page's cards spent the budget for cards without findings
+    } finally {
+      await closeFileSource(files);
+    }
   });
 });

@@ -167,7 +167,7 @@ describe('content-api render to and from a bucket', () => {
     await expectComplete(8);
   });
 
-  it('render --page writes renditions to a bucket; check --verify-files finds them there', async () => {
+  it('render --page writes renditions to a bucket; check --verify-files reads them there, and finds a resized and a deleted one', async () => {
     const dir = await tempDir();
     await mkdir(path.join(dir, 'originals/landscapes'), { recursive: true });
     for (const name of ['dandelion.jpg', 'ladybird.jpg', 'marigold.png', 'raindrops.webp', 'Yellow Flower.jpg', 'landscapes/dune.jpg', 'landscapes/storm.jpg']) {
@@ -188,6 +188,23 @@ describe('content-api render to and from a bucket', () => {
     const again = await cli(['render', '--page', 'samples/content/pages/101.json', '--out', out, '--json']);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).results.every((r: { status: string }) => r.status === 'skipped')).toBe(true);
+
+    // check --verify-files reads the bucket (ranged GETs): all good; then a resized and a deleted object are found.
+    const good = await cli(['check', page, '--base-url', 'http://127.0.0.1:8000', '--verify-files', out]);
+    expect(good.stdout + good.stderr).not.toMatch(/file-/);
+    expect(good.stdout).toMatch(/30 files probed/);
+    expect(good.code).toBe(0);
+    await s3.put('media', `${prefix}dandelion.max-600x600.jpg`, await photo(500, 400).jpeg().toBuffer());
+    await s3.remove('media', `${prefix}landscapes/storm.max-300x300.jpg`);
+    const bad = await cli(['check', page, '--base-url', 'http://127.0.0.1:8000', '--verify-files', out, '--reporter', 'json-lines']);
+    expect(bad.code).toBe(1);
+    const findings = bad.stdout.trim().split('\n').map((line) => JSON.parse(line)).flatMap((record) => record.problems ?? []);
+    expect(findings.filter((f: { rule: string }) => f.rule === 'file-size').map((f: { message: string }) => f.message)).toEqual(
+      expect.arrayContaining([expect.stringMatching(new RegExp(`^s3://media/${prefix}dandelion\\.max-600x600\\.jpg is 500x400`))]),
+    );
+    expect(findings.filter((f: { rule: string }) => f.rule === 'file-missing').map((f: { message: string }) => f.message)).toEqual(
+      expect.arrayContaining([`s3://media/${prefix}landscapes/storm.max-300x300.jpg does not exist`]),
+    );
   });
 
   it('an endpoint that keeps answering 503 SlowDown is retried with backoff, then exit 2 naming it throttled', async () => {

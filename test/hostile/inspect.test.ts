@@ -67,3 +67,26 @@ describe('inspect: hostile servers give one line and exit 2', () => {
     expect(await inspectFails(['--max-bytes', '1000'])).toMatch(/: response larger than 1000 bytes$/);
   });
 });
+
+describe('inspect: a hostile page is shown, escaped, in linear time', () => {
+  it('escape sequences in fields, an object whose toString is not a function, a block type "constructor", 400 KB of unclosed <', async () => {
+    const { readFile, writeFile } = await import('node:fs/promises');
+    const path = await import('node:path');
+    const { tempDir } = await import('../fixtures/tmp.js');
+    const page = JSON.parse(await readFile('samples/pages/presentation-every-block.json', 'utf8'));
+    page.title = '\u001b[2J\u001b]0;pwned\u0007title';
+    page.meta.slug = JSON.parse('{"toString": null}');
+    page.presentation_stage.body.push({ type: 'constructor', id: 'x', value: {} }, { type: 'text', id: 'y', value: { text: '<'.repeat(400_000) } });
+    const file = path.join(await tempDir(), 'hostile.json');
+    await writeFile(file, JSON.stringify(page));
+    const started = Date.now();
+    const result = await runCli(['inspect', file]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.code).toBe(1); // problems found; no crash
+    expect(result.stderr).toBe('');
+    expect(result.stdout).not.toMatch(UNPRINTABLE);
+    expect(result.stdout).toContain('\\u001b[2J\\u001b]0;pwned\\u0007title');
+    expect(result.stdout).toContain('{"toString":null}');
+    expect(result.stdout).toMatch(/constructor\s+x\s+\(not in the spec\)/);
+  });
+});

@@ -2,7 +2,11 @@
  * `content-api inspect` against a real server on loopback that serves fixture pages and
  * misbehaves on purpose.
  */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../fixtures/tmp.js';
+import { PAGES } from '../page/variants.js';
 import { runCli } from '../cli/run-cli.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
 
@@ -137,5 +141,39 @@ describe('HTTP failures: exit 2 with one line naming the URL', () => {
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/Expected --base-url or CONTENT_API_BASE_URL/);
     expect((await runCli(['inspect', '101', '--base-url', 'ftp://x'])).stderr).toMatch(/Expected an http\(s\) base URL/);
+  });
+});
+
+describe('inspect takes the targets check takes', () => {
+  const file = path.join(PAGES, 'presentation-every-block.json');
+
+  it('a page file, standard input, and a page endpoint URL', async () => {
+    const fromFile = await runCli(['inspect', file]);
+    expect(fromFile.code).toBe(0);
+    expect(fromFile.stdout).toContain('Page 101: Spring Fair 2026');
+    expect(fromFile.stdout).toContain(`  ${file}\n`);
+    expect(fromFile.stdout).toContain('No problems found');
+    const piped = await runCli(['inspect', '-', '--json'], { input: await readFile(file, 'utf8') });
+    expect(piped.code).toBe(0);
+    expect(JSON.parse(piped.stdout)).toMatchObject({ url: 'stdin', page: { id: 101 }, errors: 0 });
+    const endpoint = await runCli(['inspect', `${server.base('defect')}/api/v2/pages/101/`]);
+    expect(endpoint.code).toBe(1);
+    expect(endpoint.stdout).toMatch(/error +\$\.presentation_stage\.thumbnail\.sizes\.md {2}\[image-aspect\]/);
+  });
+
+  it('a serve content-folder page, with --base-url filling {base_url}', async () => {
+    const page = path.resolve(PAGES, '../content/pages/101.json');
+    const filled = await runCli(['inspect', page, '--base-url', 'http://127.0.0.1:8000', '--json']);
+    expect(filled.code).toBe(0);
+    expect(JSON.parse(filled.stdout).page.detailUrl).toBe('http://127.0.0.1:8000/api/v2/pages/101/');
+  });
+
+  it('a file that is not JSON, or is not there: exit 2, one line', async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, 'bad.json'), '{"id": ');
+    const bad = await runCli(['inspect', path.join(dir, 'bad.json')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(new RegExp(`^error: ${path.join(dir, 'bad.json').replace(/[.]/g, '\\.')}: not JSON \\(.+\\)\\n$`));
+    expect(await runCli(['inspect', path.join(dir, 'none.json')])).toMatchObject({ code: 2, stderr: `error: ${path.join(dir, 'none.json')}: no such file or page id\n` });
   });
 });

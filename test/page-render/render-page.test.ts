@@ -57,10 +57,16 @@ async function renderPage(args: string[], input?: string) {
   return { ...result, report, dir, out, written };
 }
 
-async function checkFiles(page: string, media: string) {
-  const result = await runCli(['check', page, '--verify-files', media]);
-  expect(result.stdout + result.stderr).toMatch(/18 image\(s\), 30 files probed .*: no findings/);
-  expect(result.code).toBe(0);
+/** The page passes check --verify-files, but for `thumbs`: the meta.thumb URLs that render leaves as they were (it rewrites only Images). */
+async function checkFiles(page: string, media: string, thumbs?: 'file-missing' | 'file-unreadable') {
+  const result = await runCli(['check', page, '--verify-files', media, '--reporter', 'json']);
+  const report = JSON.parse(result.stdout);
+  expect(report.images).toBe(18);
+  expect(report.files.probed).toBe(thumbs ? 31 : 30); // 30 renditions, and the file meta.thumb names when it is not one of them
+  const found = report.pages[0].problems.map((p: { rule: string; path: string }) => `${p.rule} ${p.path}`);
+  const news = '$.presentation_stage.body[11].value.news_entries[0]';
+  expect(found).toEqual(thumbs ? [`${thumbs} ${news}.category.meta.thumb.url`, `${thumbs} ${news}.meta.thumb.url`] : []);
+  expect(result.code).toBe(thumbs ? 1 : 0);
 }
 
 /** The text with the value of every Image's `sizes` and `srcset` cut out: what must not change. */
@@ -174,7 +180,7 @@ describe('content-api render --page', () => {
     if (!input.includes('\n')) expect(written).not.toContain('\n');
     if (input.includes('\t')) expect(written).toMatch(/\r\n\t+"sizes": \{\r\n\t+"xs": \{\r\n\t+"width": \d+,/);
     if (input.includes('\t')) expect(written.replaceAll('\r\n', '')).not.toContain('\n');
-    await checkFiles(run.written, run.out);
+    await checkFiles(run.written, run.out, 'file-missing'); // meta.thumb still names the .jpg (render warns)
   });
 
   it('a source that cannot be found fails its image alone: the others are rendered and written, that Image is left as it was', async () => {
@@ -478,7 +484,7 @@ describe('content-api render --page', () => {
     const sizes = JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.body[4].value.work.inquiry_form_data.artwork_image.sizes;
     for (const size of Object.values(sizes as Record<string, object>)) expect(Object.keys(size)).toEqual(['url', 'width', 'height']);
     expect(sizes.xl.url).toMatch(/\.webp$/);
-    await checkFiles(run.written, run.out);
+    await checkFiles(run.written, run.out, 'file-missing'); // meta.thumb still names the .jpg (render warns)
   });
 
   it('warns for every Image whose URLs move folder, also where two folders’ images found one original by name', async () => {
@@ -535,7 +541,7 @@ describe('content-api render --page', () => {
     expect(urls['storm.jpg']).toBe('/media/image/image/etc/storm.max-4800x4800.jpg'); // decoded '..' is a name, made safe
     const outside = (await readdir(dir, { recursive: true })).filter((name) => !name.startsWith(path.join('a', 'b', 'media')));
     expect(outside.sort()).toEqual(['a', path.join('a', 'b'), path.join('a', 'page.json')]);
-    await checkFiles(written, out);
+    await checkFiles(written, out, 'file-unreadable'); // meta.thumb still climbs out of the media folder
   });
 
   it.each([

@@ -1,13 +1,16 @@
 /**
- * Page variants in samples/pages/variants/: each is the valid base page with a few values
- * set or deleted by JSON path, and the problems it must produce.
+ * Page variants in test/page/variants/: each is the valid base page with a few values
+ * set or deleted by JSON path, and the problems it must produce. They are patches, not
+ * pages, so they live with the tests, where `check samples/pages` does not read them.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateOptions } from '../../src/page/validate.js';
 
-export const PAGES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../samples/pages');
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const PAGES = path.resolve(HERE, '../../samples/pages');
+export const VARIANTS = path.join(HERE, 'variants');
 
 export interface Variant {
   name: string;
@@ -34,7 +37,7 @@ export function loadPage(file: string): unknown {
 }
 
 export function loadVariants(): Variant[] {
-  const dir = path.join(PAGES, 'variants');
+  const dir = VARIANTS;
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()

@@ -1,73 +1,237 @@
 /**
- * The HTML reporter: a contact sheet a person opens in a browser. Every image's five
- * renditions side by side at their real proportions, with their sizes, and each finding
- * next to the image it concerns. One self-contained file.
+ * The HTML reporter: a contact sheet a person opens in a browser, later and elsewhere (a CI
+ * artifact). One self-contained file: every rendition shown by a small thumbnail made with
+ * sharp from the file that was read and embedded as a data URI, its sizes beside it, each
+ * finding next to its image, full-size links resolved against the API's base URL.
+ *
+ * It bounds itself instead of streaming: images with findings first, up to a number of
+ * cards and a byte budget for thumbnails; pages past that are listed in one line each.
  */
-import { pathToFileURL } from 'node:url';
-import path from 'node:path';
+import pLimit from 'p-limit';
 import { RENDITION_KEYS } from '../../renditions/rules.js';
-import type { CheckReport, CheckedImage, Finding } from '../check.js';
+import type { CheckedImage, CheckedPage, Finding } from '../check.js';
+import { readMedia, type FileSource } from '../probe.js';
+import type { Reporter, RunEnd } from './reporter.js';
 
 const html = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** Thumbnails share one height; each is as wide as its real aspect ratio makes it. */
-const THUMB_HEIGHT = 120;
+const THUMB_HEIGHT = 96;
+
+export interface HtmlOptions {
+  title?: string;
+  /** Where the renditions were read (`--verify-files`): thumbnails are made from there. */
+  files?: FileSource | undefined;
+  /** The API base URL (`--base-url`), for full-size links of root-relative URLs. */
+  baseUrl?: string | undefined;
+  /** Image cards with findings shown at most (default 2,000). */
+  maxFlaggedCards?: number;
+  /** Image cards without findings shown at most (default 300). */
+  maxCleanCards?: number;
+  /** Bytes of embedded thumbnails at most (default 5 MB). */
+  thumbnailBudget?: number;
+  /** Pages listed in one line each at most, past the detailed ones (default 20,000). */
+  maxListed?: number;
+}
+
+interface Card {
+  image: CheckedImage;
+  findings: Finding[];
+}
+
+interface ShownPage {
+  source: string;
+  base: string | null;
+  pageFindings: Finding[];
+  cards: Card[];
+  hiddenCards: number;
+  images: number;
+}
+
+interface ListedPage {
+  source: string;
+  images: number;
+  errors: number;
+  warnings: number;
+}
+
+/** Largest file read whole to make a thumbnail from. */
+const MAX_THUMB_SOURCE = 32 * 1024 * 1024;
 
 const STYLE = `
 body { font: 14px/1.4 system-ui, sans-serif; margin: 2rem; color: #1d1d1f; background: #fafafa; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2.5rem; word-break: break-all; }
 .summary { padding: .6rem 1rem; border-radius: 6px; background: #e8f5e9; display: inline-block; }
 .summary.bad { background: #fdecea; }
+.note { color: #555; }
 .image { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: .8rem 1rem; margin: 1rem 0; }
 .image.has-findings { border-color: #d93025; }
 .path { font-family: ui-monospace, monospace; font-size: 12px; color: #555; margin-bottom: .5rem; }
 .renditions { display: flex; gap: 12px; align-items: flex-end; overflow-x: auto; }
 figure { margin: 0; text-align: center; }
-figure img { display: block; background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; border: 1px solid #ccc; }
+figure img, figure .placeholder { display: block; border: 1px solid #ccc; box-sizing: content-box;
+  background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
+figure .placeholder { font-size: 11px; color: #777; display: flex; align-items: center; justify-content: center; overflow: hidden; }
 figcaption { font-size: 12px; color: #333; margin-top: 4px; }
 ul.findings { margin: .6rem 0 0; padding-left: 1.2rem; }
 li.error { color: #b3261e; } li.warning { color: #8a5a00; }
 code { font-family: ui-monospace, monospace; font-size: 12px; }
+table.listed { border-collapse: collapse; font-size: 13px; } table.listed td { padding: 2px 10px 2px 0; }
 `;
 
-export interface HtmlOptions {
-  title?: string;
+export function htmlReporter(options: HtmlOptions = {}): Reporter {
+  const maxFlagged = options.maxFlaggedCards ?? 2000;
+  const maxClean = options.maxCleanCards ?? 300;
+  const maxListed = options.maxListed ?? 20_000;
+  const shown: ShownPage[] = [];
+  const listed: ListedPage[] = [];
+  let unlisted = 0;
+  let flaggedCards = 0;
+  let cleanCards = 0;
+
+  return {
+    start: () => '',
+    page(page) {
+      const isOf = (image: CheckedImage) => (p: Finding) => p.path === image.path || p.path.startsWith(`${image.path}.`);
+      const cards = page.images.map((image) => ({ image, findings: page.problems.filter(isOf(image)) }));
+      const pageFindings = page.problems.filter((p) => !page.images.some((image) => isOf(image)(p)));
+      const kept: Card[] = [];
+      for (const card of cards) {
+        if (card.findings.length > 0 && flaggedCards < maxFlagged) {
+          flaggedCards++;
+          kept.push(card);
+        } else if (card.findings.length === 0 && cleanCards < maxClean) {
+          cleanCards++;
+          kept.push(card);
+        }
+      }
+      const errors = page.problems.filter((p) => p.severity === 'error').length;
+      if (kept.length > 0 || (pageFindings.length > 0 && shown.length < maxFlagged) || (page.images.length === 0 && shown.length < maxClean)) {
+        shown.push({ source: page.source, base: baseFor(page, options.baseUrl), pageFindings: pageFindings.slice(0, 100), cards: kept, hiddenCards: cards.length - kept.length, images: page.images.length });
+      } else if (listed.length < maxListed) {
+        listed.push({ source: page.source, images: page.images.length, errors, warnings: page.problems.length - errors });
+      } else {
+        unlisted++;
+      }
+      return '';
+    },
+    async end(end) {
+      const budget = options.thumbnailBudget ?? 5_000_000;
+      const thumbnails = options.files ? await makeThumbnails(shown, options.files, budget) : null;
+      return document(options.title ?? 'content-api check', end, shown, listed, unlisted, embedder(thumbnails, budget), Boolean(options.files));
+    },
+  };
 }
 
-export function htmlReport(report: CheckReport, options: HtmlOptions = {}): string {
-  const title = options.title ?? 'content-api check';
-  const total = report.errors + report.warnings;
-  const body = report.pages.map((page) => {
-    const imageFindings = (image: CheckedImage) => page.problems.filter((p) => p.path === image.path || p.path.startsWith(`${image.path}.`));
-    const pageLevel = page.problems.filter((p) => !page.images.some((image) => p.path === image.path || p.path.startsWith(`${image.path}.`)));
-    // Images with findings first: that is what a person opens the sheet for.
-    const cards = page.images.map((image) => ({ image, findings: imageFindings(image) }));
-    cards.sort((a, b) => Number(b.findings.length > 0) - Number(a.findings.length > 0));
-    const images = cards.map(({ image, findings }) => imageCard(image, findings)).join('\n');
+/** The base for full-size links: the page's API, the origin of a fetched page, or `--base-url`. */
+function baseFor(page: CheckedPage, baseUrl: string | undefined): string | null {
+  if (page.baseUrl) return page.baseUrl;
+  if (/^https?:\/\//i.test(page.source)) return new URL(page.source).origin;
+  return baseUrl ?? null;
+}
+
+type Thumbnails = Map<string, string | { reason: string }>;
+
+const BUDGET_SPENT = { reason: "not embedded: the report's thumbnail budget is spent" };
+
+/**
+ * A small WebP of each rendition shown, images with findings first, until their bytes pass
+ * the budget; a file that cannot be read or decoded gets its reason instead. (Each use is
+ * counted again when the document is written: `Embedder`.)
+ */
+async function makeThumbnails(pages: ShownPage[], files: FileSource, budget: number): Promise<Thumbnails> {
+  const { default: sharp } = await import('sharp');
+  const cards = pages.flatMap((page) => page.cards).sort((a, b) => Number(b.findings.length > 0) - Number(a.findings.length > 0));
+  const unique = [...new Set(cards.flatMap((card) => RENDITION_KEYS.flatMap((key) => (card.image.sizes[key] ? [card.image.sizes[key].url] : []))))];
+  const thumbnails: Thumbnails = new Map();
+  const limit = pLimit(4);
+  let made = 0;
+  await Promise.all(
+    unique.map((url) =>
+      limit(async () => {
+        if (made >= budget) return thumbnails.set(url, BUDGET_SPENT);
+        const read = await readMedia(url, files, MAX_THUMB_SOURCE);
+        if (!read.ok) return thumbnails.set(url, { reason: read.reason === 'missing' ? 'file missing' : 'cannot read the file' });
+        if (!read.complete) return thumbnails.set(url, { reason: 'file too large to read for a thumbnail' });
+        try {
+          const webp = await sharp(read.bytes, { animated: false, failOn: 'none' })
+            .rotate()
+            .resize({ height: THUMB_HEIGHT * 2, width: THUMB_HEIGHT * 8, fit: 'inside', withoutEnlargement: true })
+            .webp({ quality: 45, effort: 2 })
+            .toBuffer();
+          const uri = `data:image/webp;base64,${webp.toString('base64')}`;
+          made += uri.length;
+          return thumbnails.set(url, uri);
+        } catch {
+          return thumbnails.set(url, { reason: 'cannot decode the file' });
+        }
+      }),
+    ),
+  );
+  return thumbnails;
+}
+
+/** Hands out thumbnails while the budget lasts: every use is written out, so every use counts. */
+function embedder(thumbnails: Thumbnails | null, budget: number) {
+  let spent = 0;
+  return (url: string): string | { reason: string } | undefined => {
+    const thumbnail = thumbnails?.get(url);
+    if (typeof thumbnail !== 'string') return thumbnail;
+    if (spent + thumbnail.length > budget) return BUDGET_SPENT;
+    spent += thumbnail.length;
+    return thumbnail;
+  };
+}
+
+type Embed = ReturnType<typeof embedder>;
+
+function document(title: string, { summary, fixed, baseline }: RunEnd, shown: ShownPage[], listed: ListedPage[], unlisted: number, embed: Embed, hasFiles: boolean): string {
+  const total = summary.errors + summary.warnings;
+  const counts = total === 0 ? 'no findings' : `${summary.errors} error(s), ${summary.warnings} warning(s)`;
+  const extra = [summary.baselined > 0 && `${summary.baselined} in the baseline`, summary.ignored > 0 && `${summary.ignored} ignored by the config`].filter(Boolean);
+  const notes: string[] = [];
+  if (!hasFiles) notes.push('No thumbnails: the rendition files were not read (give <code>--verify-files</code> a folder or base URL where they are). Boxes show each rendition at its proportions.');
+  const hidden = shown.reduce((n, page) => n + page.hiddenCards, 0);
+  if (hidden > 0 || listed.length > 0 || unlisted > 0) notes.push(`The report bounds itself: images with findings come first; ${hidden} image(s) without findings, and the pages listed at the end, are not shown in detail.`);
+  if (fixed.length > 0) notes.push(`${fixed.length} finding(s) in the baseline ${html(String(baseline))} are fixed and can be removed (--update-baseline).`);
+  const ordered = [...shown].sort((a, b) => Number(b.cards.some((c) => c.findings.length) || b.pageFindings.length > 0) - Number(a.cards.some((c) => c.findings.length) || a.pageFindings.length > 0));
+  const sections = ordered.map((page) => {
+    const cards = [...page.cards].sort((a, b) => Number(b.findings.length > 0) - Number(a.findings.length > 0));
     return `<section class="page" data-source="${html(page.source)}">
 <h2>${html(page.source)}</h2>
-${pageLevel.length ? `<ul class="findings page-findings">${pageLevel.map(findingItem).join('')}</ul>` : ''}
-${images || '<p>No images.</p>'}
+${page.pageFindings.length ? `<ul class="findings page-findings">${page.pageFindings.map(findingItem).join('')}</ul>` : ''}
+${cards.map((card) => imageCard(card, page.base, embed)).join('\n') || (page.images === 0 ? '<p>No images.</p>' : '')}
+${page.hiddenCards ? `<p class="note">${page.hiddenCards} more image(s) not shown.</p>` : ''}
 </section>`;
   });
+  const rows = listed.map((p) => `<tr><td><code>${html(p.source)}</code></td><td>${p.images} image(s)</td><td>${p.errors + p.warnings === 0 ? 'no findings' : `${p.errors} error(s), ${p.warnings} warning(s)`}</td></tr>`);
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${html(title)}</title><style>${STYLE}</style></head>
 <body>
 <h1>${html(title)}</h1>
-<p class="summary${total ? ' bad' : ''}" data-errors="${report.errors}" data-warnings="${report.warnings}">${report.pages.length} page(s), ${report.pages.reduce((n, p) => n + p.images.length, 0)} image(s): ${total === 0 ? 'no findings' : `${report.errors} error(s), ${report.warnings} warning(s)`}</p>
-${body.join('\n')}
+<p class="summary${total ? ' bad' : ''}" data-errors="${summary.errors}" data-warnings="${summary.warnings}">${summary.pages} page(s), ${summary.images} image(s): ${counts}${extra.length ? ` (${extra.join(', ')})` : ''}</p>
+${notes.map((note) => `<p class="note">${note}</p>`).join('\n')}
+${sections.join('\n')}
+${rows.length ? `<h2>Other pages</h2>\n<table class="listed">${rows.join('\n')}</table>` : ''}
+${unlisted ? `<p class="note">and ${unlisted} more page(s).</p>` : ''}
 </body>
 </html>
 `;
 }
 
-function imageCard(image: CheckedImage, findings: Finding[]): string {
+function imageCard({ image, findings }: Card, base: string | null, embed: Embed): string {
   const figures = RENDITION_KEYS.map((key) => {
     const size = image.sizes[key];
     if (!size) return `<figure data-key="${key}"><figcaption>${key}: missing</figcaption></figure>`;
-    const width = Math.max(1, Math.round((THUMB_HEIGHT * size.width) / size.height));
-    return `<figure data-key="${key}" data-width="${size.width}" data-height="${size.height}"><img src="${html(srcFor(size.src))}" width="${width}" height="${THUMB_HEIGHT}" alt="${key} rendition" loading="lazy"><figcaption>${key} ${size.width}x${size.height}</figcaption></figure>`;
+    const width = Math.max(1, Math.min(THUMB_HEIGHT * 8, Math.round((THUMB_HEIGHT * size.width) / size.height)));
+    const thumbnail = embed(size.url);
+    const picture = typeof thumbnail === 'string'
+      ? `<img src="${thumbnail}" width="${width}" height="${THUMB_HEIGHT}" alt="${key} rendition">`
+      : `<div class="placeholder" style="width:${width}px;height:${THUMB_HEIGHT}px" title="${html(thumbnail?.reason ?? 'not read')}">${html(thumbnail?.reason ?? '')}</div>`;
+    const href = fullSize(size.url, base);
+    const caption = `${key} ${size.width}x${size.height}`;
+    return `<figure data-key="${key}" data-width="${size.width}" data-height="${size.height}">${picture}<figcaption>${href ? `<a href="${html(href)}">${caption}</a>` : caption}</figcaption></figure>`;
   }).join('');
   return `<div class="image${findings.length ? ' has-findings' : ''}" data-path="${html(image.path)}">
 <div class="path">${html(image.path)}</div>
@@ -76,11 +240,17 @@ ${findings.length ? `<ul class="findings">${findings.map(findingItem).join('')}<
 </div>`;
 }
 
-function findingItem(finding: Finding): string {
-  return `<li class="${finding.severity}" data-rule="${html(finding.rule)}"><code>${html(finding.path)}</code> [${html(finding.rule)}] ${html(finding.message)}</li>`;
+/** The rendition's URL as a link: absolute as it is, root-relative against the base; none without one. */
+function fullSize(url: string, base: string | null): string | null {
+  if (/^https?:\/\//i.test(url)) return url;
+  if (!base) return null;
+  try {
+    return new URL(url, base.endsWith('/') ? base : `${base}/`).href;
+  } catch {
+    return null;
+  }
 }
 
-/** A file found on disk becomes a file: URL so the sheet shows it; URLs stay as they are. */
-function srcFor(src: string): string {
-  return path.isAbsolute(src) ? pathToFileURL(src).href : src;
+function findingItem(finding: Finding): string {
+  return `<li class="${finding.severity}" data-rule="${html(finding.rule)}"><code>${html(finding.path)}</code> [${html(finding.rule)}] ${html(finding.message)}</li>`;
 }

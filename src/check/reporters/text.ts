@@ -1,5 +1,6 @@
-/** The default reporter: findings grouped by page, then by JSON path. */
-import type { CheckReport } from '../check.js';
+/** The default reporter: findings grouped by page, then by JSON path, and a summary line. */
+import type { Finding } from '../check.js';
+import type { Reporter, RunEnd } from './reporter.js';
 
 export interface TextStyles {
   red(text: string): string;
@@ -11,22 +12,35 @@ export interface TextStyles {
 
 const plain: TextStyles = { red: (t) => t, yellow: (t) => t, green: (t) => t, dim: (t) => t, bold: (t) => t };
 
-export function textReport(report: CheckReport, styles: TextStyles = plain): string {
+const byPath = (a: Finding, b: Finding) => a.path.localeCompare(b.path, 'en', { numeric: true });
+
+export function textReporter(styles: TextStyles = plain): Reporter {
   const { red, yellow, green, dim, bold } = styles;
-  const lines: string[] = [];
-  for (const page of report.pages) {
-    if (page.problems.length === 0) continue;
-    lines.push(bold(page.source));
-    const sorted = [...page.problems].sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true }));
-    for (const problem of sorted) {
-      const label = problem.severity === 'error' ? red('error  ') : yellow('warning');
-      lines.push(`  ${label} ${problem.path}  ${dim(`[${problem.rule}]`)} ${problem.message}`);
-    }
-    lines.push('');
-  }
-  const images = report.pages.reduce((sum, page) => sum + page.images.length, 0);
-  const files = report.files ? `, ${report.files.probed} files probed (${(report.files.bytesRead / Math.max(1, report.files.probed) / 1024).toFixed(1)} KiB read per file)` : '';
-  const counts = `${report.errors} error(s), ${report.warnings} warning(s)`;
-  lines.push(`${report.pages.length} page(s), ${images} image(s)${files}: ${report.errors + report.warnings === 0 ? green('no findings') : report.errors > 0 ? red(counts) : yellow(counts)}`);
-  return lines.join('\n');
+  return {
+    start: () => '',
+    page(page) {
+      if (page.problems.length === 0) return '';
+      const lines = [bold(page.source)];
+      for (const problem of [...page.problems].sort(byPath)) {
+        const label = problem.severity === 'error' ? red('error  ') : yellow('warning');
+        lines.push(`  ${label} ${problem.path}  ${dim(`[${problem.rule}]`)} ${problem.message}`);
+      }
+      return `${lines.join('\n')}\n\n`;
+    },
+    end({ summary, fixed, baseline }: RunEnd) {
+      const lines: string[] = [];
+      if (fixed.length > 0) {
+        lines.push(bold(`Fixed since the baseline (${fixed.length}), removable from ${baseline}:`));
+        for (const entry of fixed) lines.push(`  ${green('fixed  ')} ${entry.page} ${entry.path}  ${dim(`[${entry.rule}]`)}`);
+        lines.push('');
+      }
+      const { files } = summary;
+      const read = files ? `, ${files.probed} files probed (${(files.bytesRead / Math.max(1, files.probed) / 1024).toFixed(1)} KiB read per file)` : '';
+      const counts = `${summary.errors} error(s), ${summary.warnings} warning(s)`;
+      const result = summary.errors + summary.warnings === 0 ? green('no findings') : summary.errors > 0 ? red(counts) : yellow(counts);
+      const extra = [summary.baselined > 0 && `${summary.baselined} in the baseline`, summary.ignored > 0 && `${summary.ignored} ignored by the config`].filter(Boolean);
+      lines.push(`${summary.pages} page(s), ${summary.images} image(s)${read}: ${result}${extra.length ? dim(` (${extra.join(', ')})`) : ''}`);
+      return `${lines.join('\n')}\n`;
+    },
+  };
 }

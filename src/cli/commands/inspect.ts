@@ -1,18 +1,20 @@
 /**
- * `content-api inspect <id>`: a readable report of one page (or `--json`), exit 1 when
+ * `content-api inspect <target>`: a readable report of one page (or `--json`), exit 1 when
  * problems were found.
  */
-import { inspectPage, type InspectOptions } from '../../inspect/inspect.js';
+import { escapeText } from '../../errors.js';
+import { inspectTarget, type InspectTargetOptions } from '../../inspect/inspect.js';
+import { shown } from '../../page/text.js';
 import type { InspectReport } from '../../inspect/report.js';
 import { RENDITION_KEYS } from '../../renditions/rules.js';
 import { printData, stylesFor } from '../output.js';
 
-export interface InspectCommandOptions extends InspectOptions {
+export interface InspectCommandOptions extends InspectTargetOptions {
   json: boolean;
 }
 
-export async function runInspect(id: number, options: InspectCommandOptions): Promise<number> {
-  const report = await inspectPage(id, options);
+export async function runInspect(target: string, options: InspectCommandOptions): Promise<number> {
+  const report = await inspectTarget(target, options);
   printData(options.json ? JSON.stringify(report, null, 2) : formatReport(report));
   return report.errors > 0 ? 1 : 0;
 }
@@ -21,15 +23,17 @@ export function formatReport(report: InspectReport): string {
   const { bold, dim, red, yellow, green } = stylesFor(process.stdout);
   const { page, stage } = report;
   const lines: string[] = [];
-  const field = (name: string, value: unknown) => lines.push(`  ${dim(name.padEnd(11))} ${value === null || value === undefined ? dim('-') : String(value)}`);
-  lines.push(bold(`Page ${String(page.id)}: ${String(page.title)}`), dim(`  ${report.url}`));
+  // Everything shown comes from the page, remote text: escaped before it reaches the terminal.
+  const show = (value: unknown) => escapeText(shown(value));
+  const field = (name: string, value: unknown) => lines.push(`  ${dim(name.padEnd(11))} ${value === null || value === undefined ? dim('-') : show(value)}`);
+  lines.push(bold(`Page ${show(page.id)}: ${show(page.title)}`), dim(`  ${escapeText(report.url)}`));
   field('type', page.type);
   field('slug', page.slug);
   field('date', page.date);
-  field('published', page.published ? `yes, ${String(page.firstPublishedAt)}` : 'no');
+  field('published', page.published ? `yes, ${show(page.firstPublishedAt)}` : 'no');
   field('html', page.htmlUrl);
   field('detail', page.detailUrl);
-  field('parent', page.parent ? `${String(page.parent.id)} ${String(page.parent.title)} (${String(page.parent.type)})` : null);
+  field('parent', page.parent ? `${show(page.parent.id)} ${show(page.parent.title)} (${show(page.parent.type)})` : null);
   if (stage) {
     lines.push('', bold('Stage'));
     field('header', stage.header);
@@ -47,7 +51,7 @@ export function formatReport(report: InspectReport): string {
     lines.push(`  ${sizes}${srcset.padEnd(image.srcset === 'absent' ? 6 : image.srcset.length)}${' '.repeat(9 - image.srcset.length)}${naming}${' '.repeat(7 - image.naming.length)}${image.path}`);
   }
   lines.push('', bold(`Linked resources (${report.links.length})`));
-  for (const link of report.links) lines.push(`  ${link.kind.padEnd(14)} ${link.title.padEnd(30)} ${link.url}`);
+  for (const link of report.links) lines.push(`  ${link.kind.padEnd(14)} ${link.title.padEnd(30)} ${escapeText(link.url)}`);
   lines.push('', bold(report.problems.length === 0 ? green('No problems found') : `Problems: ${report.errors} error(s), ${report.warnings} warning(s)`));
   for (const problem of report.problems) {
     const label = problem.severity === 'error' ? red('error  ') : yellow('warning');

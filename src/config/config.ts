@@ -1,0 +1,107 @@
+/**
+ * `content-api.config.json`: rule severities, ignored JSON paths and pages, and defaults for
+ * `check`'s flags. Found upward from the working folder (as ESLint and knip find theirs) or
+ * named with `--config FILE`; validated with zod, every problem reported with its path.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { ContentApiError } from '../errors.js';
+import { RULE_IDS } from '../check/rules.js';
+
+export const CONFIG_FILE = 'content-api.config.json';
+
+export const SEVERITIES = ['off', 'warn', 'error'] as const;
+export const REPORTER_NAMES = ['text', 'json', 'json-lines', 'junit', 'github', 'sarif', 'html'] as const;
+
+const ruleName = z.enum(RULE_IDS);
+
+export const configSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe('the JSON Schema of this file (content-api schema --config), for editors'),
+    rules: z
+      .partialRecord(ruleName, z.enum(SEVERITIES))
+      .optional()
+      .describe('severity per rule id: "off" drops its findings, "warn" makes them warnings, "error" errors'),
+    ignore: z
+      .strictObject({
+        pages: z.array(z.string().min(1)).optional().describe('globs of page files (relative to this file; ** crosses folders) or page URLs not checked at all'),
+        paths: z
+          .array(z.string().regex(/^\$/, 'a JSON path starts with $'))
+          .optional()
+          .describe('JSON paths whose findings (at the path or below it) are dropped; * stands for one key, [*] for any index'),
+      })
+      .optional(),
+    baseUrl: z.url({ protocol: /^https?$/ }).optional().describe('default for --base-url'),
+    mediaPrefix: z.string().startsWith('/').optional().describe('default for --media-prefix'),
+    verifyFiles: z.string().min(1).optional().describe('default for --verify-files: a folder (relative to this file) or an http(s) base URL'),
+    reporter: z.enum(REPORTER_NAMES).optional().describe('default for --reporter'),
+    output: z.string().min(1).optional().describe('default for --output (relative to this file)'),
+    maxWarnings: z.int().min(0).optional().describe('default for --max-warnings'),
+    baseline: z.string().min(1).optional().describe('default for --baseline (relative to this file)'),
+  })
+  .describe('content-api configuration (content-api.config.json)');
+
+export type Config = z.infer<typeof configSchema>;
+
+export interface LoadedConfig {
+  /** The file it came from, or null when there is none. */
+  file: string | null;
+  config: Config;
+}
+
+/** The config file cannot be read, is not JSON, or breaks the schema: exit 2, every problem listed. */
+export class ConfigError extends ContentApiError {
+  override name = 'ConfigError';
+  readonly problems: string[];
+  constructor(file: string, problems: string[]) {
+    // The first line names the file; each problem follows on its own line, as `path: message`.
+    super('CONTENT_API_INVALID_CONFIG', problems.length === 1 ? `${file}: ${problems[0]}` : `${file}: ${problems.length} problems\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+/** The JSON Schema of the config file, generated from the zod schema. */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(configSchema, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
+}
+
+/** The nearest `content-api.config.json` from `cwd` upward, or null. */
+export async function findConfig(cwd: string = process.cwd()): Promise<string | null> {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, CONFIG_FILE);
+    if ((await stat(file).catch(() => null))?.isFile()) return file;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+/** `file` (from `--config`), else the one found upward from `cwd`, else an empty config. */
+export async function loadConfig(file?: string, cwd?: string): Promise<LoadedConfig> {
+  const found = file ?? (await findConfig(cwd));
+  if (found === null) return { file: null, config: {} };
+  const text = await readFile(found, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError(found, [error.code === 'ENOENT' ? 'no such file' : `cannot read (${error.code ?? error.message})`]);
+  });
+  return { file: found, config: parseConfig(text, found) };
+}
+
+/** Parses and validates a config text; throws `ConfigError` with every problem as `path: message`. */
+export function parseConfig(text: string, file: string): Config {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(file, [`not JSON (${(error as Error).message.replace(/\s+/g, ' ')})`]);
+  }
+  const result = configSchema.safeParse(json);
+  if (result.success) return result.data;
+  const at = (path: PropertyKey[]) => ['$', ...path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))].join('');
+  throw new ConfigError(
+    file,
+    result.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => `${at([...issue.path, key])}: ${issue.path.at(-1) === 'rules' ? 'not a rule id' : 'not a key the config file takes'}`)
+        : [`${at(issue.path)}: ${issue.message}`],
+    ),
+  );
+}

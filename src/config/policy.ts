@@ -1,0 +1,63 @@
+/**
+ * What a config file changes in a check: each finding's severity (or its removal), the JSON
+ * paths whose findings are dropped, and the pages not checked at all.
+ */
+import path from 'node:path';
+import type { Config } from './config.js';
+
+export type RuleSeverity = 'off' | 'warn' | 'error';
+
+export interface Policy {
+  /** The severity a finding of `rule` gets, or null when the rule is off. */
+  severity(rule: string, severity: 'error' | 'warning'): 'error' | 'warning' | null;
+  /** A finding at `jsonPath` is dropped. */
+  ignoresPath(jsonPath: string): boolean;
+  /** The page from `source` (file path or URL) is not checked. */
+  ignoresPage(source: string): boolean;
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A glob of paths: `**` any number of folders, `*` any characters but `/`, `?` one of them. */
+export function globToRegExp(glob: string): RegExp {
+  let source = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '*' && glob[i + 1] === '*') {
+      const slash = glob[i + 2] === '/';
+      source += slash ? '(?:.*/)?' : '.*';
+      i += slash ? 2 : 1;
+    } else if (c === '*') source += '[^/]*';
+    else if (c === '?') source += '[^/]';
+    else source += escape(c);
+  }
+  return new RegExp(`^${source}$`);
+}
+
+/** A JSON path pattern: `*` one key, `[*]` any index; it matches the path itself and everything below it. */
+export function jsonPathPattern(pattern: string): RegExp {
+  const source = pattern
+    .split(/(\[\*\]|\*)/)
+    .map((part) => (part === '[*]' ? '\\[\\d+\\]' : part === '*' ? '[^.[]+' : escape(part)))
+    .join('');
+  return new RegExp(`^${source}(?:$|[.[])`);
+}
+
+/** The policy of `config`; page globs are relative to `baseDir` (the config file's folder). */
+export function createPolicy(config: Config, baseDir: string = process.cwd()): Policy {
+  const rules = (config.rules ?? {}) as Record<string, RuleSeverity | undefined>;
+  const paths = (config.ignore?.paths ?? []).map(jsonPathPattern);
+  const pages = (config.ignore?.pages ?? []).map((glob) => ({ glob, pattern: globToRegExp(glob.replace(/^\.\//, '')) }));
+  return {
+    severity(rule, severity) {
+      const set = rules[rule];
+      return set === undefined ? severity : set === 'off' ? null : set === 'warn' ? 'warning' : 'error';
+    },
+    ignoresPath: (jsonPath) => paths.some((pattern) => pattern.test(jsonPath)),
+    ignoresPage(source) {
+      if (pages.length === 0) return false;
+      const relative = /^https?:\/\//i.test(source) ? source : path.relative(baseDir, path.resolve(source)).split(path.sep).join('/');
+      return pages.some(({ glob, pattern }) => pattern.test(relative) || glob === source);
+    },
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * --verify-files beyond the renditions: every media URL a page names (meta.thumb with its
+ * size, any other string under the media prefix), and a place that cannot be reached at all
+ * is "could not run", while a single missing file stays a finding.
+ */
+import { createServer } from 'node:net';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { renderOriginals } from '../../src/renditions/render.js';
+import { runCli } from '../cli/run-cli.js';
+import { tempDir } from '../fixtures/tmp.js';
+import { loadPage, PAGES } from '../page/variants.js';
+import { startMediaServer } from './media-server.js';
+
+const NEWS = '$.presentation_stage.body[11].value.news_entries[0]';
+
+async function mediaAndPage(edit: (page: any) => void) {
+  const dir = await tempDir();
+  const media = path.join(dir, 'media');
+  expect((await renderOriginals([path.resolve(PAGES, '../originals')], { outDir: media })).failures).toEqual([]);
+  const page = loadPage('presentation-every-block.json') as any;
+  edit(page);
+  const file = path.join(dir, 'page.json');
+  await writeFile(file, JSON.stringify(page));
+  return { dir, media, file };
+}
+
+const findings = (stdout: string) => (JSON.parse(stdout).pages[0].problems as Array<{ rule: string; path: string; message: string }>).map((f) => `${f.rule} ${f.path}`).sort();
+
+describe('every media URL a page names', () => {
+  it('meta.thumb: the file it names exists, with the size it states; other strings under /media/ exist and are images', async () => {
+    const { media, file } = await mediaAndPage((page) => {
+      const entry = page.presentation_stage.body[11].value.news_entries[0];
+      entry.meta.thumb = { url: '/media/landscapes/storm.max-1200x1200.webp', width: 1200, height: 800 }; // after render --format webp: no such file
+      entry.category.meta.thumb.height = 801; // the file is 1200x800
+      page.legacy_url = '/media/notes.txt'; // a media URL that is not an image
+      page.presentation_stage.thumbnail_caption = '/media/gone.jpg'; // one that is not there
+      page.presentation_stage.subtitle = '/not-media/gone.jpg'; // outside the media prefix: not a media URL
+    });
+    await writeFile(path.join(media, 'notes.txt'), 'plain text, not an image');
+    const result = await runCli(['check', file, '--verify-files', media, '--reporter', 'json']);
+    expect(result.code).toBe(1);
+    expect(findings(result.stdout)).toEqual([
+      `file-missing $.presentation_stage.thumbnail_caption`,
+      `file-missing ${NEWS}.meta.thumb.url`,
+      `file-size ${NEWS}.category.meta.thumb.url`,
+      `file-unreadable $.legacy_url`,
+    ].sort());
+    const messages = JSON.parse(result.stdout).pages[0].problems.map((f: { message: string }) => f.message);
+    expect(messages).toContain(`${path.join(media, 'landscapes/storm.max-1200x1200.jpg')} is 1200x800, the JSON says 1200x801`);
+  });
+
+  it('the same over HTTP, and a wrong format behind a media URL', async () => {
+    const { media, file } = await mediaAndPage((page) => {
+      page.presentation_stage.body[11].value.news_entries[0].meta.thumb.url = '/media/fake.jpg';
+    });
+    await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#345' } }).png().toFile(path.join(media, 'fake.jpg'));
+    const server = await startMediaServer(media);
+    try {
+      const result = await runCli(['check', file, '--verify-files', server.base, '--reporter', 'json']);
+      expect(findings(result.stdout)).toEqual([`file-format ${NEWS}.meta.thumb.url`]);
+      expect(result.code).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a --verify-files place that cannot be reached', () => {
+  it('a server with nothing listening: exit 2, one line, no findings', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const result = await runCli(['check', path.join(PAGES, 'presentation-every-block.json'), '--verify-files', `http://127.0.0.1:${port}`]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(new RegExp(`^error: --verify-files http://127\\.0\\.0\\.1:${port}: cannot reach the server \\(.*ECONNREFUSED.*\\)\\n$`));
+  });
+
+  it('a server that goes away during the run: exit 2, not a finding per file', async () => {
+    const { file } = await mediaAndPage(() => {});
+    let requests = 0;
+    const { createServer: createHttp } = await import('node:http');
+    // A front that answers the first request (the reachability check), then closes for good.
+    const front = createHttp((_req, res) => {
+      requests++;
+      res.end();
+      front.close();
+      front.closeAllConnections();
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await runCli(['check', file, '--verify-files', `http://127.0.0.1:${(front.address() as { port: number }).port}`, '--reporter', 'json']);
+      expect(requests).toBe(1);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^error: --verify-files http:\/\/127\.0\.0\.1:\d+: cannot reach the server \(.+\)\n$/);
+    } finally {
+      front.close();
+    }
+  });
+
+  it('one missing file on a reachable server stays a finding', async () => {
+    const { media, file } = await mediaAndPage(() => {});
+    await rm(path.join(media, 'marigold.max-300x300.png'));
+    const server = await startMediaServer(media);
+    try {
+      const result = await runCli(['check', file, '--verify-files', server.base, '--reporter', 'json']);
+      expect(result.code).toBe(1);
+      expect(findings(result.stdout).every((f) => f.startsWith('file-missing '))).toBe(true);
+      expect(findings(result.stdout).length).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
