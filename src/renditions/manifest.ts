@@ -46,6 +46,11 @@ const entrySchema = z.object({
   /** Everything that changes the files' bytes; see `settingsKey`. */
   settings: z.string(),
   original: z.object(pixelSize),
+  /**
+   * What the original's header said besides its size (absent in older manifests): while the
+   * stamp holds, an object in a bucket is planned from it without a read.
+   */
+  info: z.object({ format: z.string(), compression: z.string().optional(), hasAlpha: z.boolean(), pages: z.number().int().positive() }).optional(),
   renditions: z.object(Object.fromEntries(RENDITION_KEYS.map((k) => [k, renditionRecord])) as Record<
     (typeof RENDITION_KEYS)[number],
     typeof renditionRecord
@@ -98,8 +103,8 @@ export async function isIntact(store: MediaStore, entry: ManifestEntry): Promise
 export interface Manifest {
   /** Set when the manifest could not be read: every original is rendered again. */
   readonly warning?: string | undefined;
-  /** The entries under `keys`, and under every other key of the same images (another format). */
-  entriesFor(keys: string[]): Promise<Entries>;
+  /** The entries of images with these stems (`landscapes/dune`), under any key (`.jpg`, `.webp`...). */
+  entriesFor(stems: string[]): Promise<Entries>;
   /** Every entry. */
   all(): Promise<Entries>;
   /** Records `entry` under `key`, once the files it names are written. */
@@ -148,9 +153,9 @@ class ObjectManifest implements Manifest {
     this.#store = store;
   }
 
-  async entriesFor(keys: string[]): Promise<Entries> {
-    const stems = new Set(keys.map((key) => key.replace(/\.[^./]+$/, '')));
-    const folders = new Set(keys.map((key) => key.slice(0, key.lastIndexOf('/') + 1)));
+  async entriesFor(stemList: string[]): Promise<Entries> {
+    const stems = new Set(stemList);
+    const folders = new Set(stemList.map((stem) => stem.slice(0, stem.lastIndexOf('/') + 1)));
     const records: string[] = [];
     for (const folder of folders) {
       for await (const found of this.#store.list(MANIFEST_RECORDS + folder)) {

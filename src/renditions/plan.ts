@@ -29,11 +29,16 @@ export interface Plan {
   files: Record<RenditionKey, RenditionFile>;
 }
 
-/** Reads the original's header (not its pixels) and plans its five files. */
-export async function planOriginal(original: Original, settings: PlanSettings): Promise<Plan> {
-  const info = original.object
-    ? await objectInfo(original, original.object, settings.pixelLimit)
-    : await readSourceInfo(original.source, original.data ?? (await checkedPath(original.source)), settings.pixelLimit);
+/**
+ * Reads the original's header (not its pixels) and plans its five files; `known` is the
+ * header as recorded when the original is known unchanged, and spares the read.
+ */
+export async function planOriginal(original: Original, settings: PlanSettings, known?: SourceInfo): Promise<Plan> {
+  const info =
+    known ??
+    (original.object
+      ? await objectInfo(original, original.object, settings.pixelLimit)
+      : await readSourceInfo(original.source, original.data ?? (await checkedPath(original.source)), settings.pixelLimit));
   const unsupported = unsupportedReason(info);
   if (unsupported) throw new SourceError('CONTENT_API_UNSUPPORTED_FORMAT', original.source, unsupported);
   const format = outputFormatFor(info, settings.format);

@@ -168,13 +168,16 @@ async function renderInto(store: MediaStore, originals: Original[], failures: So
 
   const errors: SourceError[] = [...failures];
   const limit = pLimit(settings.concurrency);
+  const entries = await manifest.entriesFor([...new Set(originals.map((original) => original.stem))]);
+  if (manifest.warning && manifest.warning !== unreadable) warnings.push(manifest.warning);
+  const recorded = new Map(Object.values(entries).map((entry) => [entry.source, entry]));
   const planned = await Promise.all(
-    originals.map((original) => limit(() => planOriginal(original, settings).catch((error: unknown) => keep(errors, error)))),
+    originals.map((original) =>
+      limit(() => planOriginal(original, settings, knownInfo(original, recorded, settings.pixelLimit)).catch((error: unknown) => keep(errors, error))),
+    ),
   );
   const { plans, errors: collisions } = splitCollisions(planned.filter((plan) => plan !== undefined));
   errors.push(...collisions);
-  const entries = await manifest.entriesFor(plans.map((plan) => plan.key));
-  if (manifest.warning && manifest.warning !== unreadable) warnings.push(manifest.warning);
 
   // Runs at once into one folder decide collisions on the files as they are now (claims.ts).
   const claims = store instanceof LocalStore && !options.dryRun ? new Claims(path.resolve(store.location)) : null;
@@ -195,6 +198,19 @@ async function renderInto(store: MediaStore, originals: Original[], failures: So
   }
   const bySource = (a: { source: string }, b: { source: string }) => a.source.localeCompare(b.source);
   return { results: tally.results.sort(bySource), errors: errors.sort(bySource), warnings, notStarted: tally.notStarted.sort() };
+}
+
+/**
+ * The header of an object in a bucket as recorded, while its listing says it is unchanged
+ * (same stamp): planned without a read, so a rerun over an unchanged bucket reads no original.
+ * (A local file's header is read: that costs one small read, and keeps every check as it was.)
+ */
+function knownInfo(original: Original, recorded: Map<string, ManifestEntry>, pixelLimit: number): SourceInfo | undefined {
+  const entry = original.object && recorded.get(original.source);
+  if (!entry?.info || !sameStamp(entry.stamp, original.object!.stamp)) return undefined;
+  const { width, height } = entry.original;
+  if (pixelLimit > 0 && width * height * entry.info.pages > pixelLimit) return undefined; // read it, to say by how much
+  return { ...entry.info, size: entry.original };
 }
 
 /** Where a batch stands: what finished, what failed, what is under way, what never started. */
@@ -307,9 +323,10 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
     if (upToDate && !options.force) {
       // Hashed again (touched, moved, copied, or a manifest from before stamps): the same
       // content, so remember where it is now and its stamp, for the next run's fast path.
-      if (stamp && (!sameStamp(previous.stamp, stamp) || previous.source !== source) && !options.dryRun) {
-        // Only spares the next run a hash: not having it recorded is no failure.
-        await manifest.set(plan.key, { ...previous, source, stamp: settled }).catch(() => undefined);
+      if (stamp && (!sameStamp(previous.stamp, stamp) || previous.source !== source || !previous.info) && !options.dryRun) {
+        // Only spares the next run a hash (or a header read): not having it recorded is no failure.
+        const { size, ...header } = info;
+        await manifest.set(plan.key, { ...previous, source, stamp: settled, original: size, info: header }).catch(() => undefined);
       }
       return result('skipped');
     }
@@ -331,7 +348,9 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
       if (!original.data && !original.object && !sameStamp((await stampOf(original)).stamp, stamp)) throw changed(original);
     };
     const written = await writeRenditions(context, original, bytes.input, info, format, files, unchanged);
-    await manifest.set(plan.key, { source, sha256: bytes.sha256, stamp: settled, settings: key, original: info.size, renditions: written }).catch((error: unknown) => {
+    const { size, ...header } = info;
+    const entry: ManifestEntry = { source, sha256: bytes.sha256, stamp: settled, settings: key, original: size, info: header, renditions: written };
+    await manifest.set(plan.key, entry).catch((error: unknown) => {
       throw unrecorded(original.source, error);
     });
     // Earlier renderings of the same original (another naming, or another format and so

@@ -142,6 +142,14 @@ describe('content-api render to and from a bucket', () => {
     const meta = await sharp(path.join(local, 'deep/b.max-600x600.png')).metadata();
     expect([meta.width, meta.height]).toEqual([200, 600]);
 
+    // A rerun over the unchanged bucket lists it and reads no original, not even a header.
+    await s3.sync();
+    const before = s3.requests.length;
+    const unchanged = await cli(['render', `s3://originals/${source}`, '--out', out, '--json']);
+    expect(JSON.parse(unchanged.stdout).results.map((r: { status: string }) => r.status)).toEqual(['skipped', 'skipped', 'skipped']);
+    await s3.sync();
+    expect(s3.requests.slice(before).filter((line) => line.startsWith(`GET /originals/${source}`))).toEqual([]);
+
     await s3.put('originals', `${source}a.jpg`, await photo(710, 500).jpeg().toBuffer());
     const again = await cli(['render', `s3://originals/${source}`, '--out', out, '--json']);
     const statuses = JSON.parse(again.stdout).results.map((r: { status: string }) => r.status);
