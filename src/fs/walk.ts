@@ -1,7 +1,9 @@
 /**
  * Lists the files below a folder, recursing into folders and into symlinks to folders, but
  * into each real folder once: a symlink that loops (`a/up -> ..`) or a folder reached twice
- * is walked once, where it is first found, so a walk is bounded by the tree's real size.
+ * is walked once, so a walk is bounded by the tree's real size. Breadth first, each folder's
+ * entries in name order: a folder reached by two paths is always listed under the shorter
+ * (then the first in name order), the same on every machine.
  */
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,18 +13,30 @@ export interface WalkOptions {
   include?: (name: string) => boolean;
 }
 
-/** Relative paths (with the platform's separator) of the regular files below `root`, sorted. */
-export async function walkFiles(root: string, options: WalkOptions = {}): Promise<string[]> {
-  const files: string[] = [];
+export interface Walk {
+  /** Relative paths (with the platform's separator) of the regular files below the root, sorted. */
+  files: string[];
+  /** Folders below the root that could not be read, with the reason (the root itself: none if missing). */
+  unreadable: Array<{ folder: string; reason: string }>;
+}
+
+export async function walkFiles(root: string, options: WalkOptions = {}): Promise<Walk> {
+  const walk: Walk = { files: [], unreadable: [] };
   const seen = new Set<string>();
-  const pending: string[] = [''];
-  while (pending.length > 0) {
-    const relative = pending.pop()!;
+  const queue: string[] = [''];
+  for (let next = 0; next < queue.length; next++) {
+    const relative = queue[next]!;
     const dir = path.join(root, relative);
     const real = await realpath(dir).catch(() => null);
     if (real === null || seen.has(real)) continue;
     seen.add(real);
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    let entries;
+    try {
+      entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    } catch (error) {
+      if (relative !== '') walk.unreadable.push({ folder: dir, reason: (error as NodeJS.ErrnoException).code ?? String(error) });
+      continue;
+    }
     for (const entry of entries) {
       if (options.include && !options.include(entry.name)) continue;
       const child = path.join(relative, entry.name);
@@ -33,9 +47,10 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
         isDir = target?.isDirectory() ?? false;
         isFile = target?.isFile() ?? false;
       }
-      if (isDir) pending.push(child);
-      else if (isFile) files.push(child);
+      if (isDir) queue.push(child);
+      else if (isFile) walk.files.push(child);
     }
   }
-  return files.sort();
+  walk.files.sort();
+  return walk;
 }

@@ -95,7 +95,11 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
     }
     let found = 0;
     const skipped: string[] = [];
-    for (const name of await walkFiles(input, { include: (entry) => !entry.startsWith('.') })) {
+    const walk = await walkFiles(input, { include: (entry) => !entry.startsWith('.') });
+    for (const { folder, reason } of walk.unreadable) {
+      discovery.failures.push(new SourceError('CONTENT_API_UNREADABLE', folder, `cannot read this folder (${reason}); its originals are left out`));
+    }
+    for (const name of walk.files) {
       const source = path.join(input, name);
       if (outAbsolute && isInside(path.resolve(source), outAbsolute)) continue;
       if (!IMAGE_EXTENSIONS.has(path.extname(name).toLowerCase())) {

@@ -161,9 +161,13 @@ async function renderInto(store: MediaStore, originals: Original[], failures: So
   const manifest = await openManifest(store);
   const unreadable = manifest.warning;
   if (unreadable) warnings.push(unreadable);
+  // Runs at once into one folder decide collisions on the files as they are now (claims.ts).
+  const claims = store instanceof LocalStore && !options.dryRun ? new Claims(path.resolve(store.location)) : null;
   if (!options.dryRun) {
     const swept = (await store.sweep()) + (originals.some((original) => original.object) ? await sweepSpools() : 0);
     if (swept > 0) warnings.push(`removed ${swept} temporary file(s) left by an interrupted run`);
+    const released = (await claims?.sweep()) ?? 0;
+    if (released > 0) warnings.push(`released ${released} claim(s) left by an interrupted run`);
   }
 
   const errors: SourceError[] = [...failures];
@@ -179,8 +183,6 @@ async function renderInto(store: MediaStore, originals: Original[], failures: So
   const { plans, errors: collisions } = splitCollisions(planned.filter((plan) => plan !== undefined));
   errors.push(...collisions);
 
-  // Runs at once into one folder decide collisions on the files as they are now (claims.ts).
-  const claims = store instanceof LocalStore && !options.dryRun ? new Claims(path.resolve(store.location)) : null;
   const context: Context = { options, settings, store, entries, manifest, claims, releases: [] };
   const tally: Tally = { results: [], errors, notStarted: [], active: [], done: 0 };
   const total = plans.length + errors.length;
@@ -333,7 +335,9 @@ async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
     if (options.dryRun) return result('planned');
     bytes ??= await readAndHash(original, stamp);
     if (context.claims && !options.force) {
-      const claim = await context.claims.claim(plan.key, source, bytes.sha256, stillThere);
+      const claim = await context.claims.claim(plan.key, source, bytes.sha256, stillThere).catch((error: NodeJS.ErrnoException) => {
+        throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, `cannot write renditions (${error.code ?? oneLine(error)})`, { cause: error });
+      });
       if (!claim.ok) {
         const reason = `would overwrite the renditions of ${claim.holder}, rendered into this folder by another run (both are '${plan.key}'); rename one, or use --force to replace them`;
         throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);

@@ -153,6 +153,7 @@ describe('interruptions and concurrent runs', () => {
     child.kill('SIGKILL');
     const killed = await done;
     expect(killed.signal).toBe('SIGKILL');
+    expect(await readdir(out)).toContain('.content-api-claims'); // the dead run's claims, still there
 
     const rerun = await runCli(args);
     expect(rerun.code).toBe(0);
@@ -167,6 +168,8 @@ describe('interruptions and concurrent runs', () => {
     }
     const third = await runCli([...args, '--json']);
     expect(JSON.parse(third.stdout).results.every((r: { status: string }) => r.status === 'skipped')).toBe(true);
+    // The killed run's claims on the images it had under way are released by the rerun, not left forever.
+    expect((await readdir(out)).filter((name) => name.startsWith('.content-api-claims'))).toEqual([]);
   });
 
   it('SIGINT lets the originals under way finish and leaves no temporary file', async () => {
