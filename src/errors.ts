@@ -93,7 +93,16 @@ export function escapedMessage(error: unknown): string {
  */
 export class StorageError extends ContentApiError {
   override name = 'StorageError';
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** What went wrong, for callers that decide by it (never by the message, which names the object). */
+  readonly kind: StorageErrorKind;
+  constructor(message: string, kind: StorageErrorKind = 'other', options?: { cause?: unknown }) {
     super('CONTENT_API_STORAGE', message, options);
+    this.kind = kind;
   }
 }
+
+/** The store as a whole cannot be used (`credentials` ... `no-bucket`), or only this object (`missing`, `other`). */
+export type StorageErrorKind = 'credentials' | 'denied' | 'no-bucket' | 'unreachable' | 'throttled' | 'server' | 'missing' | 'invalid-key' | 'other';
+
+/** Kinds that mean the whole store cannot be used, not one object. */
+export const STORE_WIDE: ReadonlySet<StorageErrorKind> = new Set(['credentials', 'denied', 'no-bucket', 'unreachable']);

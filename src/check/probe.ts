@@ -10,12 +10,12 @@
 import { stat } from 'node:fs/promises';
 import { imageSize } from 'image-size';
 import { request, type Dispatcher } from 'undici';
-import { ContentApiError, InvalidArgumentError, oneLine, StorageError } from '../errors.js';
+import { ContentApiError, InvalidArgumentError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
 import { createDispatcher, fetchPrefix, type HttpOptions, type HttpResponse } from '../client/http.js';
 import { mediaPath } from '../renditions/rules.js';
 import { LocalStore } from '../storage/local.js';
 import { isS3Url, openStore, type S3Options } from '../storage/location.js';
-import type { MediaStore } from '../storage/store.js';
+import { isKey, type MediaStore } from '../storage/store.js';
 
 /** Header reads, smallest first: almost every rendition's header fits the first one. */
 const READ_SIZES = [4 * 1024, 64 * 1024, 1024 * 1024];
@@ -147,16 +147,14 @@ async function readFromStore(url: string, source: Extract<FileSource, { kind: 's
   const { store } = source;
   const key = mediaPath(url, source.mediaPrefix);
   if (key === null) return { ok: false, location: url, reason: 'unreadable', message: `${url} has a malformed path` };
-  if (key.includes('\0') || key.split('/').some((segment) => segment === '..' || segment === '.' || segment === '')) {
-    return { ok: false, location: store.describe(key), reason: 'outside', message: `${url} points outside ${store.location}` };
-  }
+  if (!isKey(key)) return { ok: false, location: store.describe(key), reason: 'outside', message: `${url} points outside ${store.location}` };
   const location = store.localPath(key) ?? store.describe(key);
   let head: Buffer | null;
   try {
     head = await store.readHead(key, bytes);
   } catch (error) {
     // A bucket that stops answering is gone as a whole, not this file.
-    if (error instanceof StorageError && /endpoint unreachable|no such bucket|access denied|credentials/.test(error.message)) {
+    if (error instanceof StorageError && STORE_WIDE.has(error.kind)) {
       throw new MediaSourceError(`--verify-files ${oneLine(error)}`, { cause: error });
     }
     const reason = (error as NodeJS.ErrnoException).code ?? oneLine(error).replace(`${location}: `, '');

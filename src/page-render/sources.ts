@@ -65,7 +65,7 @@ export async function resolveSources(groups: ImageGroup[], options: ResolveOptio
   const resolution: Resolution = { resolved: [], unresolved: [], stores: [] };
   const objects: Objects = new Map();
   const index = options.originals ? await indexOriginals(options.originals, options, objects, resolution.stores) : null;
-  const rendered = await renderedFrom(options, objects, resolution.stores);
+  const rendered = await renderedFrom(groups.map((group) => group.stem), options, objects, resolution.stores);
   const byFile = new Map<string, ResolvedGroup>();
   const toDownload: ImageGroup[] = [];
   // Where the page shows one stem in several formats (lake.max-*.jpg and lake.max-*.png),
@@ -183,9 +183,14 @@ type Objects = Map<string, NonNullable<Original['object']>>;
  * file or object is still there (not renditions of a download, whose source is an http URL):
  * the one whose renditions have the extension the page names, or the only one.
  */
-async function renderedFrom(options: ResolveOptions, objects: Objects, stores: MediaStore[]): Promise<{ find(stem: string, ext: string, strict: boolean): Match | null }> {
+async function renderedFrom(
+  stems: string[],
+  options: ResolveOptions,
+  objects: Objects,
+  stores: MediaStore[],
+): Promise<{ find(stem: string, ext: string, strict: boolean): Match | null }> {
   const out = await openStore(options.outDir, options.s3);
-  const entries = await openManifest(out).then((manifest) => manifest.all()).catch(() => ({})).finally(() => out.close());
+  const entries = await openManifest(out).then((manifest) => manifest.entriesFor(stems)).catch(() => ({})).finally(() => out.close());
   const buckets = new Map<string, MediaStore>();
   const byStem = new Map<string, Array<{ ext: string; source: string }>>();
   for (const [key, entry] of Object.entries(entries)) {

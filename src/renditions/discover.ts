@@ -7,7 +7,7 @@ import path from 'node:path';
 import { InvalidArgumentError, SourceError } from '../errors.js';
 import { isInside } from '../fs/paths.js';
 import { walkFiles } from '../fs/walk.js';
-import { isS3Url, openStore, type S3Options } from '../storage/location.js';
+import { isBelow, isS3Url, openStore, type S3Options } from '../storage/location.js';
 import type { MediaStore, Stamp } from '../storage/store.js';
 import { safeName } from './rules.js';
 
@@ -59,7 +59,7 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
     if (isS3Url(input)) {
       const store = await openStore(input, s3);
       discovery.stores.push(store);
-      if (isS3Url(outDir) && store.location.startsWith(parsedPrefix(outDir))) {
+      if (isS3Url(outDir) && isBelow(input, outDir)) {
         throw new InvalidArgumentError(`${input}: is inside the output folder ${outDir}, whose files are never taken as originals; keep originals elsewhere`);
       }
       await store.open({ write: false, create: false });
@@ -67,7 +67,7 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
       const skipped: string[] = [];
       for await (const object of store.list()) {
         const parts = object.key.split('/');
-        if (isS3Url(outDir) && store.describe(object.key).startsWith(parsedPrefix(outDir))) continue;
+        if (isS3Url(outDir) && isBelow(store.describe(object.key), outDir)) continue;
         if (parts.some((part) => part.startsWith('.'))) continue;
         if (!IMAGE_EXTENSIONS.has(path.posix.extname(object.key).toLowerCase())) {
           skipped.push(object.key);
@@ -125,9 +125,6 @@ function notRendered(input: string, names: string[]): string {
   const more = names.length > 5 ? ` and ${names.length - 5} more` : '';
   return `${input}: ${names.length} file(s) not rendered, not an image type render takes (${shown}${more})`;
 }
-
-/** `s3://bucket/a` -> `s3://bucket/a/`: the form a store's location takes. */
-const parsedPrefix = (url: string) => (url.endsWith('/') ? url : `${url}/`);
 
 /** `stemFor('Old Works', 'Évening Light.JPG')` is `old-works/evening-light`. */
 export function stemFor(...segments: string[]): string {

@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { ManifestError } from '../errors.js';
+import { ManifestError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { withLock } from '../fs/lock.js';
 import { LocalStore } from '../storage/local.js';
@@ -105,8 +105,6 @@ export interface Manifest {
   readonly warning?: string | undefined;
   /** The entries of images with these stems (`landscapes/dune`), under any key (`.jpg`, `.webp`...). */
   entriesFor(stems: string[]): Promise<Entries>;
-  /** Every entry. */
-  all(): Promise<Entries>;
   /** Records `entry` under `key`, once the files it names are written. */
   set(key: string, entry: ManifestEntry): Promise<void>;
   delete(key: string): Promise<void>;
@@ -125,7 +123,6 @@ export async function openManifest(store: MediaStore): Promise<Manifest> {
     return {
       warning,
       entriesFor: async () => entries,
-      all: async () => entries,
       // Written in batches: a batch that cannot be written stays pending, for `flush` to report.
       set: (key, entry) => writer.set(key, entry).catch(() => undefined),
       delete: (key) => writer.delete(key).catch(() => undefined),
@@ -147,7 +144,18 @@ export const MANIFEST_RECORDS = '.content-api-manifest/';
 class ObjectManifest implements Manifest {
   readonly #store: MediaStore;
   readonly #limit = pLimit(16);
-  warning: string | undefined;
+  readonly #problems: string[] = [];
+
+  /** The records that could not be read, in one line. */
+  get warning(): string | undefined {
+    if (this.#problems.length === 0) return undefined;
+    const more = this.#problems.length > 1 ? ` (and ${this.#problems.length - 1} more record(s) like it)` : '';
+    return `${this.#problems[0]}${more}`;
+  }
+
+  #warn(problem: string): void {
+    this.#problems.push(problem);
+  }
 
   constructor(store: MediaStore) {
     this.#store = store;
@@ -158,18 +166,10 @@ class ObjectManifest implements Manifest {
     const folders = new Set(stemList.map((stem) => stem.slice(0, stem.lastIndexOf('/') + 1)));
     const records: string[] = [];
     for (const folder of folders) {
-      for await (const found of this.#store.list(MANIFEST_RECORDS + folder)) {
+      for await (const found of this.#store.list(MANIFEST_RECORDS + folder, { shallow: true })) {
         const key = found.key.slice(MANIFEST_RECORDS.length, -'.json'.length);
         if (found.key.endsWith('.json') && stems.has(key.replace(/\.[^./]+$/, ''))) records.push(key);
       }
-    }
-    return this.#read(records);
-  }
-
-  async all(): Promise<Entries> {
-    const records: string[] = [];
-    for await (const found of this.#store.list(MANIFEST_RECORDS)) {
-      if (found.key.endsWith('.json')) records.push(found.key.slice(MANIFEST_RECORDS.length, -'.json'.length));
     }
     return this.#read(records);
   }
@@ -195,12 +195,22 @@ class ObjectManifest implements Manifest {
       keys.map((key) =>
         this.#limit(async () => {
           const name = `${MANIFEST_RECORDS}${key}.json`;
-          const { body } = await this.#store.read(name);
-          const chunks: Buffer[] = [];
-          for await (const chunk of body) chunks.push(chunk as Buffer);
-          const parsed = recordSchema.safeParse(parseJson(Buffer.concat(chunks).toString('utf8')));
+          let text: string;
+          try {
+            const { body } = await this.#store.read(name);
+            const chunks: Buffer[] = [];
+            for await (const chunk of body) chunks.push(chunk as Buffer);
+            text = Buffer.concat(chunks).toString('utf8');
+          } catch (error) {
+            // Removed since it was listed (another machine changed that image), or unreadable:
+            // no record, so the original is rendered again; a bucket gone as a whole fails the run.
+            if (error instanceof StorageError && STORE_WIDE.has(error.kind)) throw error;
+            if (!(error instanceof StorageError && error.kind === 'missing')) this.#warn(`${oneLine(error)}; its original will be rendered again`);
+            return;
+          }
+          const parsed = recordSchema.safeParse(parseJson(text));
           if (parsed.success) entries[key] = parsed.data.entry;
-          else this.warning = `${this.#store.describe(name)}: not a valid manifest record; its original will be rendered again`;
+          else this.#warn(`${this.#store.describe(name)}: not a valid manifest record; its original will be rendered again`);
         }),
       ),
     );

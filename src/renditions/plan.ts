@@ -75,6 +75,7 @@ const HEAD_SIZES = [64 * 1024, 1024 * 1024, 16 * 1024 * 1024];
  * a temporary copy of the whole object.
  */
 async function objectInfo(original: Original, object: NonNullable<Original['object']>, pixelLimit: number): Promise<SourceInfo> {
+  if (object.stamp.size === 0) throw new SourceError('CONTENT_API_EMPTY_FILE', original.source, 'object is empty');
   for (const size of HEAD_SIZES) {
     const head = await object.store.readHead(object.key, size).catch((error: Error) => {
       throw new SourceError('CONTENT_API_UNREADABLE', original.source, `cannot read (${error.message.replace(`${original.source}: `, '')})`, { cause: error });

@@ -24,10 +24,6 @@ export class LocalStore implements MediaStore {
     this.#root = path.resolve(folder);
   }
 
-  get root(): string {
-    return this.#root;
-  }
-
   describe(key: string): string {
     return path.join(this.location, key);
   }
@@ -63,10 +59,10 @@ export class LocalStore implements MediaStore {
     return info?.isFile() ? { key, size: info.size, stamp: fileStamp(info) } : null;
   }
 
-  async *list(prefix = ''): AsyncIterable<StoredObject> {
+  async *list(prefix = '', { shallow = false } = {}): AsyncIterable<StoredObject> {
     const names = await readdir(this.#root, { recursive: true }).catch(() => [] as string[]);
     for (const name of names.map((n) => n.split(path.sep).join('/')).sort()) {
-      if (!name.startsWith(prefix)) continue;
+      if (!name.startsWith(prefix) || (shallow && name.slice(prefix.length).includes('/'))) continue;
       const found = await this.stat(name);
       if (found) yield found;
     }
@@ -116,7 +112,9 @@ export class LocalStore implements MediaStore {
 
   async remove(key: string): Promise<void> {
     const file = this.localPath(key);
-    if (isInside(file, this.#root) && file !== this.#root) await rm(file, { force: true });
+    // Its folder, as resolved (a symlinked folder may lead elsewhere), must be inside the root.
+    const folder = await realpath(path.dirname(file)).catch(() => null);
+    if (folder !== null && isInside(folder, await realpath(this.#root))) await rm(file, { force: true });
   }
 
   async sweep(): Promise<number> {

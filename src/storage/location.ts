@@ -44,6 +44,13 @@ export function parseS3Url(value: string): S3Location {
 
 export const s3Url = (bucket: string, prefix: string): string => `s3://${bucket}/${prefix}`;
 
+/** True when the `s3://` location or object `inner` is `outer` or below it (same bucket, within its prefix). */
+export function isBelow(inner: string, outer: string): boolean {
+  const a = /^s3:\/\/([^/]+)\/?(.*)$/i.exec(inner);
+  const b = parseS3Url(outer);
+  return a !== null && a[1] === b.bucket && `${a[2]}/`.startsWith(b.prefix);
+}
+
 /** The store at `location`: a bucket prefix for `s3://...`, else a local folder. */
 export async function openStore(location: string, s3: S3Options = {}): Promise<MediaStore> {
   if (!isS3Url(location)) return new LocalStore(location);

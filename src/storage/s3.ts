@@ -16,7 +16,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { StorageError } from '../errors.js';
+import { StorageError, type StorageErrorKind } from '../errors.js';
 import { s3Url, type S3Location, type S3Options } from './location.js';
 import { assertKey, type MediaStore, type Staged, type Stamp, type StoredObject, type WriteOptions } from './store.js';
 
@@ -44,9 +44,14 @@ export class S3Store implements MediaStore {
     return null;
   }
 
-  async open(): Promise<void> {
-    // One listing proves the endpoint answers, the credentials are good and the bucket exists.
+  async open({ write }: { write: boolean; create: boolean }): Promise<void> {
+    // One listing proves the endpoint answers, the credentials are good and the bucket exists;
+    // for writing, one small object written and removed proves the credentials may write.
     await this.#call(this.location, () => this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#prefix, MaxKeys: 1 })));
+    if (!write) return;
+    const probe = `.content-api-write-check-${process.pid}-${Date.now()}`;
+    await this.put(probe, Buffer.from('content-api write check\n'), { contentType: 'text/plain' });
+    await this.remove(probe);
   }
 
   async stat(key: string): Promise<StoredObject | null> {
@@ -56,12 +61,11 @@ export class S3Store implements MediaStore {
     return (await this.#folder(folder)).get(key) ?? null;
   }
 
-  async *list(prefix = ''): AsyncIterable<StoredObject> {
+  async *list(prefix = '', { shallow = false } = {}): AsyncIterable<StoredObject> {
     let token: string | undefined;
     do {
-      const page: ListObjectsV2CommandOutput = await this.#call(this.describe(prefix), () =>
-        this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#prefix + prefix, ContinuationToken: token })),
-      );
+      const request = { Bucket: this.#bucket, Prefix: this.#prefix + prefix, ContinuationToken: token, ...(shallow && { Delimiter: '/' }) };
+      const page: ListObjectsV2CommandOutput = await this.#call(this.describe(prefix), () => this.#client.send(new ListObjectsV2Command(request)));
       for (const item of page.Contents ?? []) {
         const found = this.#object(item.Key, item.Size, item.ETag, item.LastModified);
         if (found) yield found;
@@ -71,14 +75,29 @@ export class S3Store implements MediaStore {
   }
 
   async readHead(key: string, length: number): Promise<Buffer | null> {
+    const command = new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key), Range: `bytes=0-${length - 1}` });
+    let body: Readable;
     try {
-      const response = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key), Range: `bytes=0-${length - 1}` }));
-      const bytes = Buffer.from(await response.Body!.transformToByteArray());
-      return bytes.subarray(0, length); // a server that ignores Range sends it all
+      body = (await this.#client.send(command)).Body as Readable;
     } catch (error) {
-      if (isMissing(error)) return null;
-      throw new StorageError(`${this.describe(key)}: ${s3Reason(error)}`, { cause: error });
+      if (isMissingObject(error)) return null;
+      throw storageError(this.describe(key), error);
     }
+    // A server that ignores Range sends it all: read no further than asked.
+    const chunks: Buffer[] = [];
+    let read = 0;
+    try {
+      for await (const chunk of body) {
+        chunks.push(chunk as Buffer);
+        read += (chunk as Buffer).length;
+        if (read >= length) break;
+      }
+    } catch (error) {
+      throw storageError(this.describe(key), error);
+    } finally {
+      body.destroy();
+    }
+    return Buffer.concat(chunks).subarray(0, length);
   }
 
   async read(key: string): Promise<{ body: Readable; stamp: Stamp }> {
@@ -132,7 +151,7 @@ export class S3Store implements MediaStore {
     if (!listing) {
       listing = (async () => {
         const found = new Map<string, StoredObject>();
-        for await (const item of this.list(folder)) if (!item.key.slice(folder.length).includes('/')) found.set(item.key, item);
+        for await (const item of this.list(folder, { shallow: true })) found.set(item.key, item);
         return found;
       })();
       this.#folders.set(folder, listing);
@@ -151,7 +170,7 @@ export class S3Store implements MediaStore {
     try {
       return await send();
     } catch (error) {
-      throw new StorageError(`${what}: ${s3Reason(error)}`, { cause: error });
+      throw storageError(what, error);
     }
   }
 }
@@ -185,31 +204,40 @@ interface AwsError {
   $retryable?: unknown;
 }
 
-function isMissing(error: unknown): boolean {
+/** No such object (in a bucket that exists: NoSuchBucket is another answer). */
+function isMissingObject(error: unknown): boolean {
   const { name, $metadata } = error as AwsError;
-  return name === 'NoSuchKey' || name === 'NotFound' || $metadata?.httpStatusCode === 404;
+  return name === 'NoSuchKey' || name === 'NotFound' || ($metadata?.httpStatusCode === 404 && name !== 'NoSuchBucket');
+}
+
+/** `what: reason`, of the kind the reason says. */
+function storageError(what: string, error: unknown): StorageError {
+  const { kind, reason } = s3Failure(error);
+  return new StorageError(`${what}: ${reason}`, kind, { cause: error });
 }
 
 const UNREACHABLE = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|TimeoutError|socket hang up/;
 
-/** The reason an S3 request failed, in a few words a person can act on. */
-export function s3Reason(error: unknown): string {
+/** Why an S3 request failed, in a few words a person can act on, and of what kind. */
+export function s3Failure(error: unknown): { kind: StorageErrorKind; reason: string } {
   const { name = '', code = '', message = String(error), $metadata } = (error ?? {}) as AwsError;
   const status = $metadata?.httpStatusCode;
   const attempts = $metadata?.attempts && $metadata.attempts > 1 ? ` after ${$metadata.attempts} attempts` : '';
-  if (name === 'CredentialsProviderError' || /credentials/i.test(message) && !status) {
-    return 'no AWS credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)';
+  if (name === 'CredentialsProviderError' || (/credentials/i.test(message) && !status)) {
+    return { kind: 'credentials', reason: 'no AWS credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)' };
   }
-  if (/region is missing/i.test(message)) return 'no AWS region (set AWS_REGION)';
-  if (name === 'InvalidAccessKeyId') return 'access denied: the access key is not known here (InvalidAccessKeyId)';
-  if (name === 'SignatureDoesNotMatch') return 'access denied: wrong secret key (SignatureDoesNotMatch)';
-  if (name === 'AccessDenied' || status === 403) return `access denied (${name || 'HTTP 403'})`;
-  if (name === 'NoSuchBucket') return 'no such bucket';
-  if (name === 'NoSuchKey' || status === 404) return 'no such object';
-  if (UNREACHABLE.test(`${name} ${code} ${message}`)) return `endpoint unreachable (${oneLine(code || name || message)})${attempts}`;
-  if (name === 'SlowDown' || name === 'Throttling' || name === 'ThrottlingException' || status === 503) return `throttled${attempts || ' (HTTP 503)'}`;
-  if (status && status >= 500) return `server error (HTTP ${status}${name ? ` ${name}` : ''})${attempts}`;
-  return oneLine(name && name !== 'Error' ? `${name}: ${message}` : message);
+  if (/region is missing/i.test(message)) return { kind: 'credentials', reason: 'no AWS region (set AWS_REGION)' };
+  if (name === 'InvalidAccessKeyId') return { kind: 'denied', reason: 'access denied: the access key is not known here (InvalidAccessKeyId)' };
+  if (name === 'SignatureDoesNotMatch') return { kind: 'denied', reason: 'access denied: wrong secret key (SignatureDoesNotMatch)' };
+  if (name === 'AccessDenied' || status === 403) return { kind: 'denied', reason: `access denied (${name || 'HTTP 403'})` };
+  if (name === 'NoSuchBucket') return { kind: 'no-bucket', reason: 'no such bucket' };
+  if (name === 'NoSuchKey' || status === 404) return { kind: 'missing', reason: 'no such object' };
+  if (UNREACHABLE.test(`${name} ${code} ${message}`)) return { kind: 'unreachable', reason: `endpoint unreachable (${oneLine(code || name || message)})${attempts}` };
+  if (['SlowDown', 'Throttling', 'ThrottlingException'].includes(name) || status === 503) {
+    return { kind: 'throttled', reason: `throttled${attempts || ' (HTTP 503)'}` };
+  }
+  if (status && status >= 500) return { kind: 'server', reason: `server error (HTTP ${status}${name ? ` ${name}` : ''})${attempts}` };
+  return { kind: 'other', reason: oneLine(name && name !== 'Error' ? `${name}: ${message}` : message) };
 }
 
 const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();

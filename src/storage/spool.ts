@@ -1,8 +1,9 @@
 /**
  * An original that is not a file here (an object in a bucket) is copied to a temporary file
  * while it is hashed, so libvips reads a file, as it does a local original: memory follows
- * the pixels, never the file's bytes. Copies carry the writer's pid; a later run removes
- * those of a process that is gone.
+ * the pixels, never the file's bytes. Copies go to the system's temporary folder (`TMPDIR`:
+ * choose a disk there, not a RAM-backed tmpfs, for scans of gigabytes) and carry the
+ * writer's pid; a later run removes those of a process that is gone.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -34,12 +35,12 @@ export async function spool(store: MediaStore, key: string, expected?: Stamp): P
   const release = () => rm(dir, { recursive: true, force: true });
   try {
     const { body, stamp } = await store.read(key);
-    if (expected && !sameStamp(stamp, expected)) {
+    if (expected && !sameContent(stamp, expected)) {
       body.destroy();
       throw new ChangedError();
     }
     const hash = createHash('sha256');
-    const file = path.join(dir, path.posix.basename(key));
+    const file = path.join(dir, 'original'); // never the object's name, which may be too long here
     const hashing = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         hash.update(chunk);
@@ -59,15 +60,25 @@ export class ChangedError extends Error {
   override name = 'ChangedError';
 }
 
-/** Removes the copies of processes that are gone (killed mid-run); returns how many. */
+/**
+ * The same content: size and ETag. (Not the last-modified time: a listing gives it to the
+ * millisecond on some services, a GET's header to the second.)
+ */
+function sameContent(a: Stamp, b: Stamp): boolean {
+  return 'etag' in a && 'etag' in b ? a.size === b.size && a.etag === b.etag : sameStamp(a, b);
+}
+
+/**
+ * Removes the copies of processes that are gone (killed mid-run); returns how many. One that
+ * cannot be removed (another user's, in a shared temporary folder) is left alone.
+ */
 export async function sweepSpools(): Promise<number> {
   const names = await readdir(tmpdir()).catch(() => [] as string[]);
   let removed = 0;
   for (const name of names) {
     const match = SPOOL_PATTERN.exec(name);
     if (!match || isProcessAlive(Number(match[1]))) continue;
-    await rm(path.join(tmpdir(), name), { recursive: true, force: true });
-    removed++;
+    if (await rm(path.join(tmpdir(), name), { recursive: true, force: true }).then(() => true, () => false)) removed++;
   }
   return removed;
 }

@@ -50,8 +50,11 @@ export interface MediaStore {
   open(options: { write: boolean; create: boolean }): Promise<void>;
   /** The object under `key`, or null when there is none. */
   stat(key: string): Promise<StoredObject | null>;
-  /** Every object below `prefix` (`''` for all, `folder/` for one folder, recursively), in key order. */
-  list(prefix?: string): AsyncIterable<StoredObject>;
+  /**
+   * Every object below `prefix` (`''` for all, `folder/` for one folder), in key order:
+   * recursively, or (`shallow`) only those directly in that folder (one listing in a bucket).
+   */
+  list(prefix?: string, options?: { shallow?: boolean }): AsyncIterable<StoredObject>;
   /** Up to `length` bytes from the start of the object (fewer when it is shorter); null when there is none. */
   readHead(key: string, length: number): Promise<Buffer | null>;
   /** The object's bytes as a stream, and its stamp when the read began. */
@@ -68,12 +71,14 @@ export interface MediaStore {
   close(): Promise<void>;
 }
 
-/** Refuses a key that is empty, absolute, or has an empty, `.` or `..` segment. */
+/** True for a path below a store's root: not empty, not absolute, no empty, `.` or `..` segment, no NUL. */
+export function isKey(key: string): boolean {
+  return key !== '' && !key.includes('\0') && key.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
+
+/** `key`, or a `StorageError` when it is not a path below the store (`isKey`). */
 export function assertKey(store: string, key: string): string {
-  const segments = key.split('/');
-  if (key === '' || key.includes('\0') || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
-    throw new StorageError(`${store}: '${key}' is not a path below it`);
-  }
+  if (!isKey(key)) throw new StorageError(`${store}: '${key}' is not a path below it`, 'invalid-key');
   return key;
 }
 

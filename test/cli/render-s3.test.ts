@@ -126,6 +126,7 @@ describe('content-api render to and from a bucket', () => {
     await s3.put('originals', `${source}a.jpg`, await photo(700, 500).jpeg().toBuffer());
     await s3.put('originals', `${source}deep/b.png`, await photo(300, 900).png().toBuffer());
     await s3.put('originals', `${source}notes.txt`, Buffer.from('not an image'));
+    await s3.put('originals', `empty-${bucketRun}/nothing.jpg`, Buffer.alloc(0));
     await s3.put('originals', `${source}scan.tif`, await photo(2000, 1500).tiff().toBuffer());
     const first = await cli(['render', `s3://originals/${source}`, '--out', out, '--json']);
     expect(first.stderr).toBe('');
@@ -135,6 +136,10 @@ describe('content-api render to and from a bucket', () => {
       `s3://originals/${source}scan.tif`,
     ]);
     await expectComplete(3);
+
+    const empty = await cli(['render', `s3://originals/empty-${bucketRun}/`, '--out', out]);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(new RegExp(`failed: s3://originals/empty-${bucketRun}/nothing\\.jpg: object is empty`));
 
     const local = await tempDir();
     const toFolder = await cli(['render', `s3://originals/${source}`, '--out', local, '--json']);

@@ -79,6 +79,9 @@ describe.each(drivers)('%s', (_name, make) => {
   it('lists every object below a prefix, recursively, in key order', async () => {
     for (const key of ['l/z.jpg', 'l/a/deep/x.jpg', 'l/m.jpg', 'other/n.jpg']) await store.put(key, Buffer.from(key));
     expect(await collect(store, 'l/')).toEqual(['l/a/deep/x.jpg', 'l/m.jpg', 'l/z.jpg']);
+    const shallow: string[] = [];
+    for await (const found of store.list('l/', { shallow: true })) shallow.push(found.key);
+    expect(shallow).toEqual(['l/m.jpg', 'l/z.jpg']);
     expect(await collect(store)).toEqual(expect.arrayContaining(['l/m.jpg', 'other/n.jpg', 'a/b/one.jpg']));
   });
 
@@ -94,9 +97,13 @@ describe.each(drivers)('%s', (_name, make) => {
     expect(await store.stat('r/x.jpg')).toBeNull();
   });
 
-  it('refuses keys that are absolute, empty or climb out', async () => {
+  it('refuses keys that are absolute, empty or climb out, for every operation', async () => {
     for (const key of ['../escape.jpg', '/abs.jpg', 'a//b.jpg', 'a/./b.jpg', '']) {
       await expect(store.put(key, Buffer.from('x'))).rejects.toThrow(/is not a path below it/);
+      await expect(store.stage(key, Buffer.from('x'))).rejects.toThrow(/is not a path below it/);
+      await expect(store.stat(key)).rejects.toThrow(/is not a path below it/);
+      await expect(store.remove(key)).rejects.toThrow(/is not a path below it/);
+      await expect(store.read(key)).rejects.toThrow(/is not a path below it/);
     }
   });
 
