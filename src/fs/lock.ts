@@ -22,7 +22,8 @@ export async function withLock<T>(lockPath: string, fn: () => Promise<T>, option
       await rm(lockPath, { force: true });
       continue;
     }
-    if (Date.now() > deadline) throw new Error(`${lockPath}: still locked by another process after ${options.timeoutMs ?? 30_000} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${lockPath}: still locked by another process after ${options.timeoutMs ?? 30_000} ms`);
     await sleep(delay);
   }
   try {

@@ -32,9 +32,12 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
     seen.add(real);
     let entries;
     try {
-      entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
     } catch (error) {
-      if (relative !== '') walk.unreadable.push({ folder: dir, reason: (error as NodeJS.ErrnoException).code ?? String(error) });
+      if (relative !== '')
+        walk.unreadable.push({ folder: dir, reason: (error as NodeJS.ErrnoException).code ?? String(error) });
       continue;
     }
     for (const entry of entries) {

@@ -40,7 +40,12 @@ export class Claims {
    * recorded the key for a different picture; `holder` names it. Throws when the claim cannot
    * be written (a full disk).
    */
-  async claim(key: string, source: string, sha256: string, stillThere: (source: string) => Promise<boolean>): Promise<ClaimOutcome> {
+  async claim(
+    key: string,
+    source: string,
+    sha256: string,
+    stillThere: (source: string) => Promise<boolean>,
+  ): Promise<ClaimOutcome> {
     const file = path.join(this.#root, `${key}.claim`);
     const mine: Claim = { ...self(), source, sha256 };
     for (let attempt = 0; attempt < 500; attempt++) {
@@ -99,7 +104,13 @@ export class Claims {
   async #release(file: string): Promise<void> {
     await rm(file, { force: true });
     for (let dir = path.dirname(file); dir.startsWith(this.#root); dir = path.dirname(dir)) {
-      if (!(await rmdir(dir).then(() => true, () => false))) break;
+      if (
+        !(await rmdir(dir).then(
+          () => true,
+          () => false,
+        ))
+      )
+        break;
     }
   }
 
@@ -107,9 +118,11 @@ export class Claims {
   async #entries(): Promise<Record<string, ManifestEntry>> {
     const info = await stat(path.join(this.#outDir, MANIFEST_FILE)).catch(() => null);
     const stamp = info ? `${info.size} ${info.mtimeMs} ${info.ino}` : 'none';
-    if (this.#manifest?.stamp !== stamp) this.#manifest = { stamp, entries: (await readManifest(this.#outDir)).entries };
+    if (this.#manifest?.stamp !== stamp)
+      this.#manifest = { stamp, entries: (await readManifest(this.#outDir)).entries };
     return this.#manifest.entries;
   }
 }
 
-const samePicture = (a: { source: string; sha256: string }, b: { source: string; sha256: string }) => a.source === b.source || a.sha256 === b.sha256;
+const samePicture = (a: { source: string; sha256: string }, b: { source: string; sha256: string }) =>
+  a.source === b.source || a.sha256 === b.sha256;

@@ -15,7 +15,19 @@ export { isInside };
 
 /** Extensions picked up when a folder is recursed; a file named explicitly is always tried. */
 export const IMAGE_EXTENSIONS = new Set([
-  '.jpg', '.jpeg', '.jpe', '.png', '.webp', '.gif', '.avif', '.tif', '.tiff', '.heic', '.heif', '.jp2', '.jxl',
+  '.jpg',
+  '.jpeg',
+  '.jpe',
+  '.png',
+  '.webp',
+  '.gif',
+  '.avif',
+  '.tif',
+  '.tiff',
+  '.heic',
+  '.heif',
+  '.jp2',
+  '.jxl',
 ]);
 
 export interface Original {
@@ -60,7 +72,9 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
       const store = await openStore(input, s3);
       discovery.stores.push(store);
       if (isS3Url(outDir) && isBelow(input, outDir)) {
-        throw new InvalidArgumentError(`${input}: is inside the output folder ${outDir}, whose files are never taken as originals; keep originals elsewhere`);
+        throw new InvalidArgumentError(
+          `${input}: is inside the output folder ${outDir}, whose files are never taken as originals; keep originals elsewhere`,
+        );
       }
       await store.open({ write: false, create: false });
       let found = 0;
@@ -76,7 +90,8 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
         found++;
         add(store.describe(object.key), stemFor(...parts), { store, key: object.key, stamp: object.stamp });
       }
-      if (found === 0) discovery.warnings.push(`${input}: no images found (objects ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
+      if (found === 0)
+        discovery.warnings.push(`${input}: no images found (objects ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
       else if (unsaid(skipped).length > 0) discovery.warnings.push(notRendered(input, unsaid(skipped)));
       continue;
     }
@@ -91,13 +106,21 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
       continue;
     }
     if (outAbsolute && isInside(path.resolve(input), outAbsolute)) {
-      throw new InvalidArgumentError(`${input}: is inside the output folder ${outDir}, whose files are never taken as originals; keep originals elsewhere`);
+      throw new InvalidArgumentError(
+        `${input}: is inside the output folder ${outDir}, whose files are never taken as originals; keep originals elsewhere`,
+      );
     }
     let found = 0;
     const skipped: string[] = [];
     const walk = await walkFiles(input, { include: (entry) => !entry.startsWith('.') });
     for (const { folder, reason } of walk.unreadable) {
-      discovery.failures.push(new SourceError('CONTENT_API_UNREADABLE', folder, `cannot read this folder (${reason}); its originals are left out`));
+      discovery.failures.push(
+        new SourceError(
+          'CONTENT_API_UNREADABLE',
+          folder,
+          `cannot read this folder (${reason}); its originals are left out`,
+        ),
+      );
     }
     for (const name of walk.files) {
       const source = path.join(input, name);
@@ -109,7 +132,8 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
       found++;
       add(source, stemFor(...name.split(path.sep)));
     }
-    if (found === 0) discovery.warnings.push(`${input}: no images found (files ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
+    if (found === 0)
+      discovery.warnings.push(`${input}: no images found (files ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
     else if (unsaid(skipped).length > 0) discovery.warnings.push(notRendered(input, unsaid(skipped)));
   }
   return discovery;
@@ -132,4 +156,3 @@ export function stemFor(...segments: string[]): string {
   const folders = segments.slice(0, -1).map(safeName);
   return [...folders, safeName(path.parse(file).name)].join('/');
 }
-

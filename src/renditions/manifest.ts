@@ -30,7 +30,9 @@ const renditionRecord = z.object({ path: z.string().min(1), ...pixelSize, bytes:
  * hashed: while all of it holds, the hash does.
  */
 const stampSchema = z.union([
-  z.object({ size: z.number().int().nonnegative(), mtimeMs: z.number(), ctimeMs: z.number(), ino: z.number() }).strict(),
+  z
+    .object({ size: z.number().int().nonnegative(), mtimeMs: z.number(), ctimeMs: z.number(), ino: z.number() })
+    .strict(),
   z.object({ size: z.number().int().nonnegative(), etag: z.string().min(1), lastModifiedMs: z.number() }).strict(),
 ]);
 
@@ -50,11 +52,20 @@ const entrySchema = z.object({
    * What the original's header said besides its size (absent in older manifests): while the
    * stamp holds, an object in a bucket is planned from it without a read.
    */
-  info: z.object({ format: z.string(), compression: z.string().optional(), hasAlpha: z.boolean(), pages: z.number().int().positive() }).optional(),
-  renditions: z.object(Object.fromEntries(RENDITION_KEYS.map((k) => [k, renditionRecord])) as Record<
-    (typeof RENDITION_KEYS)[number],
-    typeof renditionRecord
-  >),
+  info: z
+    .object({
+      format: z.string(),
+      compression: z.string().optional(),
+      hasAlpha: z.boolean(),
+      pages: z.number().int().positive(),
+    })
+    .optional(),
+  renditions: z.object(
+    Object.fromEntries(RENDITION_KEYS.map((k) => [k, renditionRecord])) as Record<
+      (typeof RENDITION_KEYS)[number],
+      typeof renditionRecord
+    >,
+  ),
 });
 
 const manifestSchema = z.object({
@@ -86,9 +97,11 @@ export async function readManifest(outDir: string): Promise<{ entries: Entries; 
 
 /** A URL (a downloaded rendition) is kept as it is; an absolute path becomes one relative to the output folder. */
 const isUrl = (source: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(source);
-const toStored = (outDir: string, source: string) => (isUrl(source) || !path.isAbsolute(source) ? source : path.relative(outDir, source));
+const toStored = (outDir: string, source: string) =>
+  isUrl(source) || !path.isAbsolute(source) ? source : path.relative(outDir, source);
 /** The other way; an absolute path (manifests written before relative paths) is kept. */
-const fromStored = (outDir: string, source: string) => (isUrl(source) || path.isAbsolute(source) ? source : path.resolve(outDir, source));
+const fromStored = (outDir: string, source: string) =>
+  isUrl(source) || path.isAbsolute(source) ? source : path.resolve(outDir, source);
 
 /** True when every file the entry records is still there with its recorded byte size. */
 export async function isIntact(store: MediaStore, entry: ManifestEntry): Promise<boolean> {
@@ -205,12 +218,16 @@ class ObjectManifest implements Manifest {
             // Removed since it was listed (another machine changed that image), or unreadable:
             // no record, so the original is rendered again; a bucket gone as a whole fails the run.
             if (error instanceof StorageError && STORE_WIDE.has(error.kind)) throw error;
-            if (!(error instanceof StorageError && error.kind === 'missing')) this.#warn(`${oneLine(error)}; its original will be rendered again`);
+            if (!(error instanceof StorageError && error.kind === 'missing'))
+              this.#warn(`${oneLine(error)}; its original will be rendered again`);
             return;
           }
           const parsed = recordSchema.safeParse(parseJson(text));
           if (parsed.success) entries[key] = parsed.data.entry;
-          else this.#warn(`${this.#store.describe(name)}: not a valid manifest record; its original will be rendered again`);
+          else
+            this.#warn(
+              `${this.#store.describe(name)}: not a valid manifest record; its original will be rendered again`,
+            );
         }),
       ),
     );
@@ -284,7 +301,10 @@ export class ManifestWriter {
             .sort(([a], [b]) => a.localeCompare(b))
             .map(([key, entry]) => [key, { ...entry, source: toStored(dir, entry.source) }]),
         );
-        await writeFileAtomic(this.#file, `${JSON.stringify({ version: MANIFEST_VERSION, entries: sorted }, null, 2)}\n`);
+        await writeFileAtomic(
+          this.#file,
+          `${JSON.stringify({ version: MANIFEST_VERSION, entries: sorted }, null, 2)}\n`,
+        );
       });
     } catch (error) {
       keep();

@@ -7,11 +7,24 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SourceError } from '../errors.js';
 import type { Original } from './discover.js';
-import { FILE_EXTENSIONS, outputFormatFor, unsupportedReason, type ForceableFormat, type OutputFormat } from './formats.js';
+import {
+  FILE_EXTENSIONS,
+  outputFormatFor,
+  unsupportedReason,
+  type ForceableFormat,
+  type OutputFormat,
+} from './formats.js';
 import type { RenditionFile } from './image-object.js';
 import { readSourceInfo, type SourceInfo } from './pipeline.js';
 import { readAndHash } from './source-bytes.js';
-import { RENDITION_BOXES, RENDITION_KEYS, renditionFileName, renditionSizes, type NamingStyle, type RenditionKey } from './rules.js';
+import {
+  RENDITION_BOXES,
+  RENDITION_KEYS,
+  renditionFileName,
+  renditionSizes,
+  type NamingStyle,
+  type RenditionKey,
+} from './rules.js';
 
 export interface PlanSettings {
   naming: NamingStyle;
@@ -38,15 +51,30 @@ export async function planOriginal(original: Original, settings: PlanSettings, k
     known ??
     (original.object
       ? await objectInfo(original, original.object, settings.pixelLimit)
-      : await readSourceInfo(original.source, original.data ?? (await checkedPath(original.source)), settings.pixelLimit));
+      : await readSourceInfo(
+          original.source,
+          original.data ?? (await checkedPath(original.source)),
+          settings.pixelLimit,
+        ));
   const unsupported = unsupportedReason(info);
   if (unsupported) throw new SourceError('CONTENT_API_UNSUPPORTED_FORMAT', original.source, unsupported);
   const format = outputFormatFor(info, settings.format);
   const ext = FILE_EXTENSIONS[format];
-  return { original, info, format, key: `${original.stem}.${ext}`, files: plannedFiles(original.stem, info, ext, settings.naming) };
+  return {
+    original,
+    info,
+    format,
+    key: `${original.stem}.${ext}`,
+    files: plannedFiles(original.stem, info, ext, settings.naming),
+  };
 }
 
-function plannedFiles(stem: string, info: SourceInfo, ext: string, naming: NamingStyle): Record<RenditionKey, RenditionFile> {
+function plannedFiles(
+  stem: string,
+  info: SourceInfo,
+  ext: string,
+  naming: NamingStyle,
+): Record<RenditionKey, RenditionFile> {
   const sizes = renditionSizes(info.size);
   const dir = path.posix.dirname(stem);
   const entries = RENDITION_KEYS.map((key) => {
@@ -59,7 +87,9 @@ function plannedFiles(stem: string, info: SourceInfo, ext: string, naming: Namin
 /** The path, once it is known to be a readable, non-empty regular file. */
 async function checkedPath(source: string): Promise<string> {
   const info = await stat(source).catch((error: NodeJS.ErrnoException) => {
-    throw new SourceError('CONTENT_API_UNREADABLE', source, `cannot read (${error.code ?? error.message})`, { cause: error });
+    throw new SourceError('CONTENT_API_UNREADABLE', source, `cannot read (${error.code ?? error.message})`, {
+      cause: error,
+    });
   });
   if (info.isDirectory()) throw new SourceError('CONTENT_API_UNREADABLE', source, 'is a folder');
   if (info.size === 0) throw new SourceError('CONTENT_API_EMPTY_FILE', source, 'file is empty');
@@ -74,13 +104,23 @@ const HEAD_SIZES = [64 * 1024, 1024 * 1024, 16 * 1024 * 1024];
  * is longer; a header not found in them (a TIFF whose directory is at the end) is read from
  * a temporary copy of the whole object.
  */
-async function objectInfo(original: Original, object: NonNullable<Original['object']>, pixelLimit: number): Promise<SourceInfo> {
+async function objectInfo(
+  original: Original,
+  object: NonNullable<Original['object']>,
+  pixelLimit: number,
+): Promise<SourceInfo> {
   if (object.stamp.size === 0) throw new SourceError('CONTENT_API_EMPTY_FILE', original.source, 'object is empty');
   for (const size of HEAD_SIZES) {
     const head = await object.store.readHead(object.key, size).catch((error: Error) => {
-      throw new SourceError('CONTENT_API_UNREADABLE', original.source, `cannot read (${error.message.replace(`${original.source}: `, '')})`, { cause: error });
+      throw new SourceError(
+        'CONTENT_API_UNREADABLE',
+        original.source,
+        `cannot read (${error.message.replace(`${original.source}: `, '')})`,
+        { cause: error },
+      );
     });
-    if (head === null) throw new SourceError('CONTENT_API_UNREADABLE', original.source, 'no such object (removed since it was listed)');
+    if (head === null)
+      throw new SourceError('CONTENT_API_UNREADABLE', original.source, 'no such object (removed since it was listed)');
     try {
       return await readSourceInfo(original.source, head, pixelLimit);
     } catch (error) {
@@ -110,9 +150,14 @@ export function splitCollisions(plans: Plan[]): { plans: Plan[]; errors: SourceE
       continue;
     }
     for (const plan of group) {
-      const others = group.filter((p) => p !== plan).map((p) => p.original.source).join(', ');
+      const others = group
+        .filter((p) => p !== plan)
+        .map((p) => p.original.source)
+        .join(', ');
       // Downloaded renditions cannot be renamed: say why their names meet instead.
-      const advice = plan.original.data ? 'the naming rule folds case, accents and punctuation together; neither is rendered' : 'rename one';
+      const advice = plan.original.data
+        ? 'the naming rule folds case, accents and punctuation together; neither is rendered'
+        : 'rename one';
       const reason = `would write the same renditions as ${others} (both are '${key}' in the output folder); ${advice}`;
       result.errors.push(new SourceError('CONTENT_API_NAME_COLLISION', plan.original.source, reason));
     }

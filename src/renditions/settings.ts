@@ -49,7 +49,9 @@ export function resolveSettings(options: SettingsOptions): Settings {
   }
   const mediaUrl = options.mediaUrl ?? DEFAULT_MEDIA_URL;
   if (!mediaUrl.startsWith('/') && !/^https?:\/\/[^/]/i.test(mediaUrl)) {
-    throw new InvalidArgumentError(`Expected a path starting with / or an absolute http(s) URL for the media URL but got '${mediaUrl}'`);
+    throw new InvalidArgumentError(
+      `Expected a path starting with / or an absolute http(s) URL for the media URL but got '${mediaUrl}'`,
+    );
   }
   return {
     concurrency,
@@ -70,4 +72,3 @@ export function settingsKey(settings: Settings, format: OutputFormat): string {
   const quality = format === 'jpeg' || format === 'webp' || format === 'avif' ? settings.quality[format] : '-';
   return `v${PIPELINE_VERSION} ${format} q${quality} ${settings.naming}${settings.keepMetadata ? ' keep-metadata srgb' : ''}`;
 }
-

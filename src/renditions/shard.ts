@@ -32,11 +32,15 @@ export function parseShard(value: string, env: NodeJS.ProcessEnv = process.env):
   let text = match[1]!;
   if (text === 'auto') {
     const variable = SHARD_INDEX_VARIABLES.find((name) => env[name] !== undefined && env[name] !== '');
-    if (!variable) throw new InvalidArgumentError(`--shard ${value}: no shard index in the environment (${SHARD_INDEX_VARIABLES.join(' or ')})`);
+    if (!variable)
+      throw new InvalidArgumentError(
+        `--shard ${value}: no shard index in the environment (${SHARD_INDEX_VARIABLES.join(' or ')})`,
+      );
     text = env[variable]!;
     if (!/^\d+$/.test(text)) throw new InvalidArgumentError(`--shard ${value}: ${variable} is '${text}', not an index`);
   }
   const index = Number(text);
-  if (index >= count) throw new InvalidArgumentError(`--shard ${value}: the index must be below ${count} (shards are numbered from 0)`);
+  if (index >= count)
+    throw new InvalidArgumentError(`--shard ${value}: the index must be below ${count} (shards are numbered from 0)`);
   return { index, count };
 }

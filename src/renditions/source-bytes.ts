@@ -26,7 +26,8 @@ const nothing = async () => {};
 
 /** The original's bytes and their SHA-256; an object in a bucket must still be as `stamp` says. */
 export async function readAndHash(original: Original, stamp: Stamp | undefined): Promise<SourceBytes> {
-  if (original.data) return { input: original.data, sha256: createHash('sha256').update(original.data).digest('hex'), release: nothing };
+  if (original.data)
+    return { input: original.data, sha256: createHash('sha256').update(original.data).digest('hex'), release: nothing };
   if (original.object) {
     try {
       const copy = await spool(original.object.store, original.object.key, stamp);
@@ -42,7 +43,12 @@ export async function readAndHash(original: Original, stamp: Stamp | undefined):
     await pipeline(createReadStream(original.source), hash);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new SourceError('CONTENT_API_UNREADABLE', original.source, `cannot read (${code ?? (error as Error).message})`, { cause: error });
+    throw new SourceError(
+      'CONTENT_API_UNREADABLE',
+      original.source,
+      `cannot read (${code ?? (error as Error).message})`,
+      { cause: error },
+    );
   }
   return { input: original.source, sha256: hash.digest('hex'), release: nothing };
 }

@@ -49,7 +49,10 @@ export class LocalStore implements MediaStore {
       this.#root = await realpath(this.#root);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      const reason = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way, not a folder' : (code ?? (error as Error).message);
+      const reason =
+        code === 'EEXIST' || code === 'ENOTDIR'
+          ? 'a file is in the way, not a folder'
+          : (code ?? (error as Error).message);
       throw new OutputNotWritableError(this.#root, reason, { cause: error });
     }
   }

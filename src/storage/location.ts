@@ -36,8 +36,14 @@ export function parseS3Url(value: string): S3Location {
     throw new InvalidArgumentError(`Expected s3://bucket/prefix/ with a valid bucket name but got '${value}'`);
   }
   const prefix = match[2] ?? '';
-  if (prefix.split('/').some((segment, i, all) => (segment === '' && i < all.length - 1) || segment === '.' || segment === '..')) {
-    throw new InvalidArgumentError(`Expected s3://bucket/prefix/ without empty, '.' or '..' segments but got '${value}'`);
+  if (
+    prefix
+      .split('/')
+      .some((segment, i, all) => (segment === '' && i < all.length - 1) || segment === '.' || segment === '..')
+  ) {
+    throw new InvalidArgumentError(
+      `Expected s3://bucket/prefix/ without empty, '.' or '..' segments but got '${value}'`,
+    );
   }
   return { bucket, prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/` };
 }

@@ -47,7 +47,9 @@ export class S3Store implements MediaStore {
   async open({ write }: { write: boolean; create: boolean }): Promise<void> {
     // One listing proves the endpoint answers, the credentials are good and the bucket exists;
     // for writing, one small object written and removed proves the credentials may write.
-    await this.#call(this.location, () => this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#prefix, MaxKeys: 1 })));
+    await this.#call(this.location, () =>
+      this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#prefix, MaxKeys: 1 })),
+    );
     if (!write) return;
     const probe = `.content-api-write-check-${process.pid}-${Date.now()}`;
     await this.put(probe, Buffer.from('content-api write check\n'), { contentType: 'text/plain' });
@@ -64,8 +66,15 @@ export class S3Store implements MediaStore {
   async *list(prefix = '', { shallow = false } = {}): AsyncIterable<StoredObject> {
     let token: string | undefined;
     do {
-      const request = { Bucket: this.#bucket, Prefix: this.#prefix + prefix, ContinuationToken: token, ...(shallow && { Delimiter: '/' }) };
-      const page: ListObjectsV2CommandOutput = await this.#call(this.describe(prefix), () => this.#client.send(new ListObjectsV2Command(request)));
+      const request = {
+        Bucket: this.#bucket,
+        Prefix: this.#prefix + prefix,
+        ContinuationToken: token,
+        ...(shallow && { Delimiter: '/' }),
+      };
+      const page: ListObjectsV2CommandOutput = await this.#call(this.describe(prefix), () =>
+        this.#client.send(new ListObjectsV2Command(request)),
+      );
       for (const item of page.Contents ?? []) {
         const found = this.#object(item.Key, item.Size, item.ETag, item.LastModified);
         if (found) yield found;
@@ -101,7 +110,9 @@ export class S3Store implements MediaStore {
   }
 
   async read(key: string): Promise<{ body: Readable; stamp: Stamp }> {
-    const response = await this.#call(this.describe(key), () => this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })));
+    const response = await this.#call(this.describe(key), () =>
+      this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })),
+    );
     const stamp = objectStamp(response.ContentLength ?? 0, response.ETag, response.LastModified);
     return { body: response.Body as Readable, stamp };
   }
@@ -125,7 +136,9 @@ export class S3Store implements MediaStore {
   }
 
   async remove(key: string): Promise<void> {
-    await this.#call(this.describe(key), () => this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })));
+    await this.#call(this.describe(key), () =>
+      this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })),
+    );
     this.#remember(key, null);
   }
 
@@ -141,7 +154,12 @@ export class S3Store implements MediaStore {
     return this.#prefix + assertKey(this.location, key);
   }
 
-  #object(fullKey: string | undefined, size: number | undefined, etag: string | undefined, modified: Date | undefined): StoredObject | null {
+  #object(
+    fullKey: string | undefined,
+    size: number | undefined,
+    etag: string | undefined,
+    modified: Date | undefined,
+  ): StoredObject | null {
     if (!fullKey?.startsWith(this.#prefix) || fullKey.endsWith('/')) return null;
     return { key: fullKey.slice(this.#prefix.length), size: size ?? 0, stamp: objectStamp(size ?? 0, etag, modified) };
   }
@@ -163,7 +181,10 @@ export class S3Store implements MediaStore {
   /** Keeps a folder listing already read true to what this process wrote or removed. */
   #remember(key: string, found: StoredObject | null): void {
     const listing = this.#folders.get(key.slice(0, key.lastIndexOf('/') + 1));
-    void listing?.then((objects) => (found ? objects.set(key, found) : objects.delete(key)), () => undefined);
+    void listing?.then(
+      (objects) => (found ? objects.set(key, found) : objects.delete(key)),
+      () => undefined,
+    );
   }
 
   async #call<T>(what: string, send: () => Promise<T>): Promise<T> {
@@ -178,7 +199,10 @@ export class S3Store implements MediaStore {
 function clientConfig(options: S3Options): S3ClientConfig {
   const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
   // Virtual-hosted addressing (bucket.host) cannot work on an IP address or localhost.
-  const local = endpoint !== undefined && URL.canParse(endpoint) && /^(localhost|\[[0-9a-f:]+\]|[\d.]+)$/i.test(new URL(endpoint).hostname);
+  const local =
+    endpoint !== undefined &&
+    URL.canParse(endpoint) &&
+    /^(localhost|\[[0-9a-f:]+\]|[\d.]+)$/i.test(new URL(endpoint).hostname);
   return {
     ...(options.endpoint && { endpoint: options.endpoint }),
     forcePathStyle: options.pathStyle || local,
@@ -186,7 +210,10 @@ function clientConfig(options: S3Options): S3ClientConfig {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     // Most S3-compatible services ignore the region, but the SDK needs one to sign.
-    ...(endpoint && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION && !process.env.AWS_PROFILE && { region: 'us-east-1' }),
+    ...(endpoint &&
+      !process.env.AWS_REGION &&
+      !process.env.AWS_DEFAULT_REGION &&
+      !process.env.AWS_PROFILE && { region: 'us-east-1' }),
     maxAttempts: options.maxAttempts ?? 4,
     requestHandler: { connectionTimeout: options.timeoutMs ?? 10_000, requestTimeout: options.timeoutMs ?? 10_000 },
   };
@@ -216,7 +243,8 @@ function storageError(what: string, error: unknown): StorageError {
   return new StorageError(`${what}: ${reason}`, kind, { cause: error });
 }
 
-const UNREACHABLE = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|TimeoutError|socket hang up/;
+const UNREACHABLE =
+  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|TimeoutError|socket hang up/;
 
 /** Why an S3 request failed, in a few words a person can act on, and of what kind. */
 export function s3Failure(error: unknown): { kind: StorageErrorKind; reason: string } {
@@ -224,19 +252,27 @@ export function s3Failure(error: unknown): { kind: StorageErrorKind; reason: str
   const status = $metadata?.httpStatusCode;
   const attempts = $metadata?.attempts && $metadata.attempts > 1 ? ` after ${$metadata.attempts} attempts` : '';
   if (name === 'CredentialsProviderError' || (/credentials/i.test(message) && !status)) {
-    return { kind: 'credentials', reason: 'no AWS credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)' };
+    return {
+      kind: 'credentials',
+      reason: 'no AWS credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)',
+    };
   }
   if (/region is missing/i.test(message)) return { kind: 'credentials', reason: 'no AWS region (set AWS_REGION)' };
-  if (name === 'InvalidAccessKeyId') return { kind: 'denied', reason: 'access denied: the access key is not known here (InvalidAccessKeyId)' };
-  if (name === 'SignatureDoesNotMatch') return { kind: 'denied', reason: 'access denied: wrong secret key (SignatureDoesNotMatch)' };
-  if (name === 'AccessDenied' || status === 403) return { kind: 'denied', reason: `access denied (${name || 'HTTP 403'})` };
+  if (name === 'InvalidAccessKeyId')
+    return { kind: 'denied', reason: 'access denied: the access key is not known here (InvalidAccessKeyId)' };
+  if (name === 'SignatureDoesNotMatch')
+    return { kind: 'denied', reason: 'access denied: wrong secret key (SignatureDoesNotMatch)' };
+  if (name === 'AccessDenied' || status === 403)
+    return { kind: 'denied', reason: `access denied (${name || 'HTTP 403'})` };
   if (name === 'NoSuchBucket') return { kind: 'no-bucket', reason: 'no such bucket' };
   if (name === 'NoSuchKey' || status === 404) return { kind: 'missing', reason: 'no such object' };
-  if (UNREACHABLE.test(`${name} ${code} ${message}`)) return { kind: 'unreachable', reason: `endpoint unreachable (${oneLine(code || name || message)})${attempts}` };
+  if (UNREACHABLE.test(`${name} ${code} ${message}`))
+    return { kind: 'unreachable', reason: `endpoint unreachable (${oneLine(code || name || message)})${attempts}` };
   if (['SlowDown', 'Throttling', 'ThrottlingException'].includes(name) || status === 503) {
     return { kind: 'throttled', reason: `throttled${attempts || ' (HTTP 503)'}` };
   }
-  if (status && status >= 500) return { kind: 'server', reason: `server error (HTTP ${status}${name ? ` ${name}` : ''})${attempts}` };
+  if (status && status >= 500)
+    return { kind: 'server', reason: `server error (HTTP ${status}${name ? ` ${name}` : ''})${attempts}` };
   return { kind: 'other', reason: oneLine(name && name !== 'Error' ? `${name}: ${message}` : message) };
 }
 

@@ -78,7 +78,13 @@ export async function sweepSpools(): Promise<number> {
   for (const name of names) {
     const match = SPOOL_PATTERN.exec(name);
     if (!match || isProcessAlive(Number(match[1]))) continue;
-    if (await rm(path.join(tmpdir(), name), { recursive: true, force: true }).then(() => true, () => false)) removed++;
+    if (
+      await rm(path.join(tmpdir(), name), { recursive: true, force: true }).then(
+        () => true,
+        () => false,
+      )
+    )
+      removed++;
   }
   return removed;
 }

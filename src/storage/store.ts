@@ -73,7 +73,11 @@ export interface MediaStore {
 
 /** True for a path below a store's root: not empty, not absolute, no empty, `.` or `..` segment, no NUL. */
 export function isKey(key: string): boolean {
-  return key !== '' && !key.includes('\0') && key.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+  return (
+    key !== '' &&
+    !key.includes('\0') &&
+    key.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..')
+  );
 }
 
 /** `key`, or a `StorageError` when it is not a path below the store (`isKey`). */
@@ -87,5 +91,8 @@ export function sameStamp(a: Stamp | undefined, b: Stamp | undefined): boolean {
   if (a === undefined || b === undefined) return false;
   const keys = Object.keys(a).sort();
   const other = b as Record<string, unknown>;
-  return keys.join() === Object.keys(b).sort().join() && keys.every((key) => (a as Record<string, unknown>)[key] === other[key]);
+  return (
+    keys.join() === Object.keys(b).sort().join() &&
+    keys.every((key) => (a as Record<string, unknown>)[key] === other[key])
+  );
 }

@@ -1,0 +1,239 @@
+/**
+ * One original of a batch (render.ts): decide whether it is up to date, render it, write its
+ * files through the store so they appear whole, record it, remove what it no longer writes.
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { oneLine, SourceError } from '../errors.js';
+import { isS3Url } from '../storage/location.js';
+import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
+import { sameStamp, type MediaStore, type Staged } from '../storage/store.js';
+import type { Claims } from './claims.js';
+import type { Original } from './discover.js';
+import type { OutputFormat } from './formats.js';
+import { buildImageObject, type RenditionFile } from './image-object.js';
+import { isIntact, type Manifest, type ManifestEntry } from './manifest.js';
+import { encodeRenditions, readSourceInfo, type EncodeSettings, type SourceInfo } from './pipeline.js';
+import type { Plan } from './plan.js';
+import type { RenderOptions, RenderResult, RenderStatus } from './render.js';
+import type { RenditionKey } from './rules.js';
+import { settingsKey, type Settings } from './settings.js';
+import { changed, readAndHash, stampOf, type SourceBytes } from './source-bytes.js';
+
+/** An original rendered whose manifest record could not be written. */
+export const unrecorded = (source: string, error: unknown) =>
+  new SourceError(
+    'CONTENT_API_RENDER_FAILED',
+    source,
+    `rendered, but not recorded in the manifest (${oneLine(error)}); the next run renders it again`,
+    { cause: error },
+  );
+
+/** What rendering one original needs from its batch. */
+export interface Context {
+  options: RenderOptions;
+  settings: Settings;
+  /** Where the renditions go. */
+  store: MediaStore;
+  /** The manifest's entries for this run's images, as the run began. */
+  entries: Record<string, ManifestEntry>;
+  manifest: Manifest;
+  /** Claims on images' keys (a local folder only); released once the manifest is written. */
+  claims: Claims | null;
+  releases: Array<() => Promise<void>>;
+}
+
+/**
+ * Renders one planned original: skipped when its hash, settings and files say it is up to
+ * date; else its five renditions are encoded, staged, made to appear together, and then
+ * recorded in the manifest; files of an earlier rendering it no longer writes are removed.
+ */
+export async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
+  const { settings, options, store, manifest } = context;
+  const { original, info, format, files } = plan;
+  const source = original.data || original.object ? original.source : path.resolve(original.source);
+  const result = (status: RenderStatus): RenderResult => ({
+    source: original.source,
+    status,
+    original: info.size,
+    format,
+    files,
+    removed: status === 'skipped' ? [] : staleFiles(context.entries, source, files),
+    image: buildImageObject(info.size, files, { mediaUrl: settings.mediaUrl, altText: options.altText?.(original) }),
+  });
+  const previous = context.entries[plan.key];
+  const { stamp, settled } = await stampOf(original);
+  // While an original's stamp is the one recorded when it was hashed, so is its hash: an
+  // unchanged original is not read at all.
+  let bytes: SourceBytes | undefined;
+  let sha256 = previous?.source === source && sameStamp(previous.stamp, stamp) ? previous.sha256 : undefined;
+  try {
+    if (sha256 === undefined) {
+      bytes = await readAndHash(original, stamp);
+      sha256 = bytes.sha256;
+    }
+    const key = settingsKey(settings, format);
+    if (
+      previous &&
+      previous.source !== source &&
+      previous.sha256 !== sha256 &&
+      !options.force &&
+      (await stillThere(previous.source))
+    ) {
+      // Bytes in memory are a rendition downloaded by `render --page`: the original itself is the better source.
+      const way = original.data ? 'render from that original (--originals)' : 'rename one';
+      const reason = `would overwrite the renditions of ${previous.source}, rendered into this folder earlier (both are '${plan.key}'); ${way}, or use --force to replace them`;
+      throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
+    }
+    const upToDate = previous?.sha256 === sha256 && previous.settings === key && (await isIntact(store, previous));
+    if (upToDate && !options.force) {
+      // Hashed again (touched, moved, copied, or a manifest from before stamps): the same
+      // content, so remember where it is now and its stamp, for the next run's fast path.
+      if (
+        stamp &&
+        (!sameStamp(previous.stamp, stamp) || previous.source !== source || !previous.info) &&
+        !options.dryRun
+      ) {
+        // Only spares the next run a hash (or a header read): not having it recorded is no failure.
+        const { size, ...header } = info;
+        await manifest
+          .set(plan.key, { ...previous, source, stamp: settled, original: size, info: header })
+          .catch(() => undefined);
+      }
+      return result('skipped');
+    }
+    if (options.dryRun) return result('planned');
+    bytes ??= await readAndHash(original, stamp);
+    if (context.claims && !options.force) {
+      const claim = await context.claims
+        .claim(plan.key, source, bytes.sha256, stillThere)
+        .catch((error: NodeJS.ErrnoException) => {
+          throw new SourceError(
+            'CONTENT_API_RENDER_FAILED',
+            original.source,
+            `cannot write renditions (${error.code ?? oneLine(error)})`,
+            { cause: error },
+          );
+        });
+      if (!claim.ok) {
+        const reason = `would overwrite the renditions of ${claim.holder}, rendered into this folder by another run (both are '${plan.key}'); rename one, or use --force to replace them`;
+        throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
+      }
+      context.releases.push(claim.release);
+    }
+
+    const now = await readSourceInfo(original.source, bytes.input, settings.pixelLimit);
+    if (now.format !== info.format || now.size.width !== info.size.width || now.size.height !== info.size.height)
+      throw changed(original);
+    // A local file is read by libvips as it renders: it must still be the file that was hashed.
+    const unchanged = async () => {
+      if (!original.data && !original.object && !sameStamp((await stampOf(original)).stamp, stamp))
+        throw changed(original);
+    };
+    const written = await writeRenditions(context, original, bytes.input, info, format, files, unchanged);
+    const { size, ...header } = info;
+    const entry: ManifestEntry = {
+      source,
+      sha256: bytes.sha256,
+      stamp: settled,
+      settings: key,
+      original: size,
+      info: header,
+      renditions: written,
+    };
+    await manifest.set(plan.key, entry).catch((error: unknown) => {
+      throw unrecorded(original.source, error);
+    });
+    // Earlier renderings of the same original (another naming, or another format and so
+    // another key) leave files this one no longer writes: remove them.
+    const rendered = result('rendered');
+    try {
+      for (const old of rendered.removed) await store.remove(old);
+      for (const [oldKey, entry] of Object.entries(context.entries)) {
+        if (entry.source === source && oldKey !== plan.key) await manifest.delete(oldKey);
+      }
+    } catch (error) {
+      throw new SourceError(
+        'CONTENT_API_RENDER_FAILED',
+        original.source,
+        `rendered, but an earlier rendering's files could not be removed (${oneLine(error)})`,
+        { cause: error },
+      );
+    }
+    return rendered;
+  } finally {
+    await bytes?.release();
+  }
+}
+
+/** The files the manifest's renderings of `source` wrote that `files` does not include. */
+function staleFiles(
+  entries: Record<string, ManifestEntry>,
+  source: string,
+  files: Record<RenditionKey, RenditionFile>,
+): string[] {
+  const kept = new Set(Object.values(files).map((file) => file.path));
+  const earlier = Object.values(entries)
+    .filter((entry) => entry.source === source)
+    .flatMap((entry) => Object.values(entry.renditions).map((file) => file.path));
+  return [...new Set(earlier)].filter((file) => !kept.has(file)).sort();
+}
+
+/** Whether an original recorded earlier is still there: a file that exists, or any object in a bucket (not looked up). */
+const stillThere = (source: string) =>
+  isS3Url(source)
+    ? Promise.resolve(true)
+    : stat(source).then(
+        (info) => info.isFile(),
+        () => false,
+      );
+
+/**
+ * Encodes each rendition and stages it unseen; once all five are there and `verify` passes,
+ * makes them appear together. On failure none appears.
+ */
+async function writeRenditions(
+  context: Context,
+  original: Original,
+  input: string | Buffer,
+  info: SourceInfo,
+  format: OutputFormat,
+  files: Record<RenditionKey, RenditionFile>,
+  verify: () => Promise<void>,
+): Promise<ManifestEntry['renditions']> {
+  const encode: EncodeSettings = {
+    format,
+    quality: context.settings.quality,
+    keepMetadata: context.settings.keepMetadata,
+    pixelLimit: context.settings.pixelLimit,
+  };
+  const staged: Staged[] = [];
+  const written = {} as ManifestEntry['renditions'];
+  try {
+    for await (const rendition of encodeRenditions(original.source, input, info, encode)) {
+      for (const key of rendition.keys) {
+        const file = files[key];
+        if (file.width !== rendition.size.width || file.height !== rendition.size.height) {
+          throw new SourceError(
+            'CONTENT_API_RENDER_FAILED',
+            original.source,
+            `${key} came out ${rendition.size.width}x${rendition.size.height}, planned ${file.width}x${file.height}`,
+          );
+        }
+        const headers = { contentType: MEDIA_TYPES[path.posix.extname(file.path)], cacheControl: MEDIA_CACHE_CONTROL };
+        staged.push(await context.store.stage(file.path, rendition.data, headers));
+        written[key] = { ...file, bytes: rendition.data.length };
+      }
+    }
+    await verify();
+    await Promise.all(staged.map((object) => object.commit()));
+    return written;
+  } catch (error) {
+    await Promise.all(staged.map((object) => object.discard()));
+    if (error instanceof SourceError) throw error;
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, `cannot write renditions (${reason})`, {
+      cause: error,
+    });
+  }
+}
