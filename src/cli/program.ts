@@ -26,7 +26,11 @@ const S3_GROUP = 'S3 (s3:// locations; credentials, region and endpoint as every
 const S3_PATH_STYLE = 'address buckets as https://host/bucket/ (S3-compatible services; always on for IP addresses and localhost)';
 const s3EndpointOption = () =>
   new Option('--s3-endpoint <url>', 'an S3-compatible service (default: AWS, or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)').argParser(httpUrl('--s3-endpoint'));
-const s3Options = (flags: Record<string, unknown>) => ({ endpoint: flags.s3Endpoint as string | undefined, pathStyle: Boolean(flags.s3PathStyle) });
+const s3Options = (flags: Record<string, unknown>) => ({
+  endpoint: flags.s3Endpoint as string | undefined,
+  pathStyle: Boolean(flags.s3PathStyle),
+  timeoutMs: flags.timeout as number,
+});
 
 /** `writePage` -> `--write-page`; `download` -> `--no-download`. */
 const flagName = (name: string) => (name === 'download' ? '--no-download' : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
@@ -84,7 +88,7 @@ ${EXIT_CODES}`,
     .option('--no-download', 'never download an image\'s largest rendition when no original matches it; such images fail')
     .option('--download-from <origin>', 'also download renditions from this origin (repeatable; default: only the --base-url origin)', originsFor('--download-from'))
     .option('--write-page <file>', 'write the page with each Image\'s sizes and srcset replaced (- for standard output)')
-    .option('--timeout <ms>', 'HTTP timeout for the page and downloads', integerIn('--timeout', 1), 10_000)
+    .option('--timeout <ms>', 'network timeout for the page, downloads and S3 requests: connecting, waiting, silence', integerIn('--timeout', 1), 10_000)
     .option('--retries <n>', 'HTTP retries for connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
     .option('--deadline <ms>', 'whole-exchange deadline for the page and each download, connecting to last byte', integerIn('--deadline', 1), 60_000)
     .option('--max-bytes <n>', 'largest page (file, stdin or HTTP) and largest download accepted', integerIn('--max-bytes', 1), 64 * 1024 * 1024)
@@ -211,7 +215,7 @@ Exit codes:
     .option('--update-baseline <file>', 'write every finding of this run to a baseline file (exit 0 unless the check could not run)')
     .option('--max-warnings <n>', 'warnings allowed before the check fails', integerIn('--max-warnings', 0), 0)
     .option('-j, --concurrency <n>', 'media files read at once', integerIn('--concurrency', 1), 16)
-    .option('--timeout <ms>', 'HTTP timeout for pages and files', integerIn('--timeout', 1), 10_000)
+    .option('--timeout <ms>', 'network timeout for pages and files (HTTP and S3)', integerIn('--timeout', 1), 10_000)
     .option('--retries <n>', 'HTTP retries for page ids: connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
     .option('--deadline <ms>', 'HTTP deadline for each page fetched, connecting to last byte', integerIn('--deadline', 1), 60_000)
     .option('--max-bytes <n>', 'largest page accepted (file, stdin or HTTP)', integerIn('--max-bytes', 1), 16 * 1024 * 1024)

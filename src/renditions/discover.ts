@@ -90,9 +90,20 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
         found++;
         add(store.describe(object.key), stemFor(...parts), { store, key: object.key, stamp: object.stamp });
       }
-      if (found === 0)
+      if (found === 0 && skipped.length === 0 && !input.endsWith('/')) {
+        // Not a prefix with objects below it: maybe one object, named as a file is.
+        const single = await singleObject(input, s3);
+        if (single) {
+          discovery.stores.push(single.store);
+          add(single.store.describe(single.object.key), stemFor(single.object.key), { ...single.object, store: single.store });
+          continue;
+        }
+      }
+      if (found === 0 && skipped.length === 0) {
+        discovery.failures.push(new SourceError('CONTENT_API_UNREADABLE', input, 'no such object, and no objects below this prefix'));
+      } else if (found === 0) {
         discovery.warnings.push(`${input}: no images found (objects ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
-      else if (unsaid(skipped).length > 0) discovery.warnings.push(notRendered(input, unsaid(skipped)));
+      } else if (unsaid(skipped).length > 0) discovery.warnings.push(notRendered(input, unsaid(skipped)));
       continue;
     }
     const info = await stat(input).catch((error: NodeJS.ErrnoException) => error);
@@ -137,6 +148,16 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
     else if (unsaid(skipped).length > 0) discovery.warnings.push(notRendered(input, unsaid(skipped)));
   }
   return discovery;
+}
+
+/** `s3://bucket/folder/photo.jpg` as one object, when it is there (its store is returned, to close). */
+async function singleObject(url: string, s3: S3Options): Promise<{ store: MediaStore; object: { key: string; stamp: Stamp } } | null> {
+  const slash = url.lastIndexOf('/');
+  const store = await openStore(url.slice(0, slash + 1), s3);
+  const found = await store.stat(url.slice(slash + 1)).catch(() => null);
+  if (found) return { store, object: { key: found.key, stamp: found.stamp } };
+  await store.close();
+  return null;
 }
 
 /** Notes and sidecars that live beside originals; any other file left out is named in a warning. */

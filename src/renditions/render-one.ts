@@ -16,7 +16,7 @@ import { isIntact, type Manifest, type ManifestEntry } from './manifest.js';
 import { encodeRenditions, readSourceInfo, type EncodeSettings, type SourceInfo } from './pipeline.js';
 import type { Plan } from './plan.js';
 import type { RenderOptions, RenderResult, RenderStatus } from './render.js';
-import type { RenditionKey } from './rules.js';
+import { RENDITION_KEYS, type RenditionKey } from './rules.js';
 import { settingsKey, type Settings } from './settings.js';
 import { changed, readAndHash, stampOf, type SourceBytes } from './source-bytes.js';
 
@@ -227,7 +227,8 @@ async function writeRenditions(
     }
     await verify();
     await Promise.all(staged.map((object) => object.commit()));
-    return written;
+    // In xs..xl order, whatever order the encodes finished in: the manifest is the same every run.
+    return Object.fromEntries(RENDITION_KEYS.map((key) => [key, written[key]])) as ManifestEntry['renditions'];
   } catch (error) {
     await Promise.all(staged.map((object) => object.discard()));
     if (error instanceof SourceError) throw error;

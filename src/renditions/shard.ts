@@ -30,6 +30,7 @@ export function parseShard(value: string, env: NodeJS.ProcessEnv = process.env):
     throw new InvalidArgumentError(`Expected i/n (0 <= i < n) or auto/n for --shard but got '${value}'`);
   }
   let text = match[1]!;
+  let from = '';
   if (text === 'auto') {
     const variable = SHARD_INDEX_VARIABLES.find((name) => env[name] !== undefined && env[name] !== '');
     if (!variable)
@@ -37,10 +38,11 @@ export function parseShard(value: string, env: NodeJS.ProcessEnv = process.env):
         `--shard ${value}: no shard index in the environment (${SHARD_INDEX_VARIABLES.join(' or ')})`,
       );
     text = env[variable]!;
+    from = ` (${variable}=${text})`;
     if (!/^\d+$/.test(text)) throw new InvalidArgumentError(`--shard ${value}: ${variable} is '${text}', not an index`);
   }
   const index = Number(text);
   if (index >= count)
-    throw new InvalidArgumentError(`--shard ${value}: the index must be below ${count} (shards are numbered from 0)`);
+    throw new InvalidArgumentError(`--shard ${value}: the index${from} must be below ${count} (shards are numbered from 0)`);
   return { index, count };
 }

@@ -25,7 +25,8 @@ export interface S3Options {
   maxAttempts?: number | undefined;
 }
 
-export const isS3Url = (value: string): boolean => /^s3:\/\//i.test(value);
+/** `s3:` anything: `s3:/bucket` (a slash short) is refused by `parseS3Url`, never taken for a local folder. */
+export const isS3Url = (value: string): boolean => /^s3:/i.test(value);
 
 /** `s3://bucket/a/b` -> `{ bucket: 'bucket', prefix: 'a/b/' }`: a location is always a folder. */
 export function parseS3Url(value: string): S3Location {

@@ -16,7 +16,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { StorageError, type StorageErrorKind } from '../errors.js';
+import { InvalidArgumentError, StorageError, type StorageErrorKind } from '../errors.js';
 import { s3Url, type S3Location, type S3Options } from './location.js';
 import { assertKey, type MediaStore, type Staged, type Stamp, type StoredObject, type WriteOptions } from './store.js';
 
@@ -197,6 +197,13 @@ export class S3Store implements MediaStore {
 }
 
 function clientConfig(options: S3Options): S3ClientConfig {
+  const timeout = options.timeoutMs ?? 10_000;
+  for (const variable of ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'] as const) {
+    const value = process.env[variable];
+    if (value && !/^https?:\/\/[^/]/i.test(value)) {
+      throw new InvalidArgumentError(`Expected an http(s) URL such as http://127.0.0.1:9000 in ${variable} but got '${value}'`);
+    }
+  }
   const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
   // Virtual-hosted addressing (bucket.host) cannot work on an IP address or localhost.
   const local =
@@ -215,7 +222,9 @@ function clientConfig(options: S3Options): S3ClientConfig {
       !process.env.AWS_DEFAULT_REGION &&
       !process.env.AWS_PROFILE && { region: 'us-east-1' }),
     maxAttempts: options.maxAttempts ?? 4,
-    requestHandler: { connectionTimeout: options.timeoutMs ?? 10_000, requestTimeout: options.timeoutMs ?? 10_000 },
+    // Connecting, waiting for the response's headers, and any silence after: each bounded, and
+    // an error when exceeded (the SDK only warns by default, and a stalled server hangs the run).
+    requestHandler: { connectionTimeout: timeout, requestTimeout: timeout, throwOnRequestTimeout: true, socketTimeout: timeout },
   };
 }
 

@@ -31,7 +31,7 @@ export interface Spooled {
  */
 export async function spool(store: MediaStore, key: string, expected?: Stamp): Promise<Spooled> {
   const dir = path.join(tmpdir(), `content-api-spool-${process.pid}-${randomBytes(4).toString('hex')}`);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 }); // a copy of someone's original: theirs alone
   const release = () => rm(dir, { recursive: true, force: true });
   try {
     const { body, stamp } = await store.read(key);
@@ -47,7 +47,7 @@ export async function spool(store: MediaStore, key: string, expected?: Stamp): P
         done(null, chunk);
       },
     });
-    await pipeline(body, hashing, createWriteStream(file, { flags: 'wx' }));
+    await pipeline(body, hashing, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
     return { file, sha256: hash.digest('hex'), release };
   } catch (error) {
     await release();

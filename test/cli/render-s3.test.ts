@@ -3,8 +3,9 @@
  * the same rules as on disk, nothing re-uploaded when nothing changed, nothing half-written
  * trusted after a kill, and one line with exit 2 when the bucket cannot be used at all.
  */
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -237,6 +238,44 @@ describe('content-api render to and from a bucket', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('an endpoint that accepts connections and never answers is cut at --timeout, retried, then exit 2', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    const server = createNetServer((socket) => sockets.add(socket)); // reads nothing, answers nothing
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const started = Date.now();
+      const result = await cli(['render', 'samples/originals', '--out', 's3://media/stalled/', '--timeout', '300'], {
+        AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^error: s3:\/\/media\/stalled\/: endpoint unreachable \(ETIMEDOUT\) after 4 attempts\n$/);
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    }
+  });
+
+  it('a single object is an original, as a single file is; a prefix with nothing below it fails, named', async () => {
+    await s3.put('originals', `one-${bucketRun}/photo.jpg`, await photo(640, 480).jpeg().toBuffer());
+    const one = await cli(['render', `s3://originals/one-${bucketRun}/photo.jpg`, '--out', out, '--json']);
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout).results[0]).toMatchObject({ source: `s3://originals/one-${bucketRun}/photo.jpg`, status: 'rendered' });
+    expect(await s3.head('media', `${prefix}photo.max-300x300.jpg`)).toMatchObject({ contentType: 'image/jpeg' });
+    const none = await cli(['render', `s3://originals/nothing-${bucketRun}/`, '--out', out]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(new RegExp(`failed: s3://originals/nothing-${bucketRun}/: no such object, and no objects below this prefix`));
+  });
+
+  it('s3:/ with one slash is refused, never taken for a local folder', async () => {
+    const dir = await tempDir();
+    const result = await runCli(['render', 'samples/originals/dandelion.jpg', '--out', 's3:/media/x/'], { cwd: dir, env: s3.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Expected s3:\/\/bucket\/prefix\/ with a valid bucket name but got 's3:\/media\/x\/'/);
+    expect(await readdir(dir)).toEqual([]);
   });
 
   describe('a bucket that cannot be used is exit 2 with one line naming it', () => {
