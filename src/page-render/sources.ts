@@ -230,7 +230,7 @@ async function indexOriginals(
     const info = await stat(folder).catch(() => null);
     if (!info?.isDirectory()) throw new InvalidArgumentError(`--originals ${folder}: ${info ? 'is a file, not a folder' : 'no such folder'}`);
   }
-  const discovered = await discoverOriginals([folder], isS3Url(options.outDir) ? options.outDir : path.resolve(options.outDir), options.s3);
+  const discovered = await discoverOriginals([folder], options.outDir, options.s3);
   stores.push(...discovered.stores);
   const byStem = new Map<string, string[]>();
   const byName = new Map<string, string[]>();

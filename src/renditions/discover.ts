@@ -11,7 +11,6 @@ import { isBelow, isS3Url, openStore, type S3Options } from '../storage/location
 import type { MediaStore, Stamp } from '../storage/store.js';
 import { safeName } from './rules.js';
 
-export { isInside };
 
 /** Extensions picked up when a folder is recursed; a file named explicitly is always tried. */
 export const IMAGE_EXTENSIONS = new Set([
@@ -59,6 +58,15 @@ export interface Discovery {
  */
 export async function discoverOriginals(inputs: string[], outDir: string, s3: S3Options = {}): Promise<Discovery> {
   const discovery: Discovery = { originals: [], failures: [], warnings: [], stores: [] };
+  try {
+    return await discover(discovery, inputs, outDir, s3);
+  } catch (error) {
+    await Promise.all(discovery.stores.map((store) => store.close())); // the caller closes them only on success
+    throw error;
+  }
+}
+
+async function discover(discovery: Discovery, inputs: string[], outDir: string, s3: S3Options): Promise<Discovery> {
   const outAbsolute = isS3Url(outDir) ? null : path.resolve(outDir);
   const seen = new Set<string>();
   const add = (source: string, stem: string, object?: Original['object']) => {
@@ -73,7 +81,7 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
       discovery.stores.push(store);
       if (isS3Url(outDir) && isBelow(input, outDir)) {
         throw new InvalidArgumentError(
-          `${input}: is inside the output folder ${outDir}, whose files are never taken as originals; keep originals elsewhere`,
+          `${input}: is inside the output folder ${outAbsolute ?? outDir}, whose files are never taken as originals; keep originals elsewhere`,
         );
       }
       await store.open({ write: false, create: false });
@@ -118,7 +126,7 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
     }
     if (outAbsolute && isInside(path.resolve(input), outAbsolute)) {
       throw new InvalidArgumentError(
-        `${input}: is inside the output folder ${outDir}, whose files are never taken as originals; keep originals elsewhere`,
+        `${input}: is inside the output folder ${outAbsolute ?? outDir}, whose files are never taken as originals; keep originals elsewhere`,
       );
     }
     let found = 0;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import pLimit from 'p-limit';
 import { ContentApiError, SourceError } from '../errors.js';
 import { LocalStore } from '../storage/local.js';
-import { isS3Url, openStore, type S3Options } from '../storage/location.js';
+import { openStore, type S3Options } from '../storage/location.js';
 import { sweepSpools } from '../storage/spool.js';
 import { sameStamp, type MediaStore } from '../storage/store.js';
 import { Claims } from './claims.js';
@@ -106,7 +106,7 @@ export interface RenderReport {
  */
 export async function renderOriginals(inputs: string[], options: RenderOptions): Promise<RenderReport> {
   const settings = resolveSettings(options);
-  const discovered = await discoverOriginals(inputs, outLocation(options), options.s3);
+  const discovered = await discoverOriginals(inputs, options.outDir, options.s3);
   const { shard } = options;
   const originals = shard
     ? discovered.originals.filter((original) => shardOf(original.stem, shard.count) === shard.index)
@@ -119,9 +119,6 @@ export async function renderOriginals(inputs: string[], options: RenderOptions):
   }
 }
 
-const outLocation = (options: RenderOptions) =>
-  isS3Url(options.outDir) ? options.outDir : path.resolve(options.outDir);
-
 /**
  * Renders originals already named with their place under the output folder (`stem`),
  * files or bytes in memory: what `render --page` does once it has found each image's source.
@@ -133,7 +130,7 @@ export async function renderSources(originals: Original[], options: RenderOption
 /** Renders one original file; throws its `SourceError` if it fails. */
 export async function renderOriginal(source: string, options: RenderOptions): Promise<RenderResult> {
   const settings = resolveSettings({ ...options, concurrency: 1 });
-  const discovered = await discoverOriginals([source], outLocation(options), options.s3);
+  const discovered = await discoverOriginals([source], options.outDir, options.s3);
   try {
     const { results, errors } = await runBatch(discovered.originals, discovered.failures, settings, options);
     if (errors[0]) throw errors[0];

@@ -36,6 +36,22 @@ describe('render in hostile surroundings', () => {
     expect(warnings).toEqual([`warning: ${path.join(dir, 'in')}: 3 file(s) not rendered, not an image type render takes (IMG_0001.CR2, catalogue.pdf, logo.svg)`]);
   });
 
+  it('an original whose name is legal but too long for its renditions fails alone; the rest is rendered and recorded', async () => {
+    const dir = await tempDir();
+    const long = `${'a'.repeat(240)}.jpg`; // legal here; its renditions' temporary names are not
+    await writeImage(dir, `in/${long}`, photo(400, 300).jpeg());
+    await writeImage(dir, 'in/short.jpg', photo(400, 300).jpeg());
+    const out = path.join(dir, 'out');
+    const result = await runCli(['render', path.join(dir, 'in'), '--out', out, '--json']);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.results.map((r: { source: string }) => path.basename(r.source))).toEqual(['short.jpg']);
+    expect(report.failures).toHaveLength(1);
+    expect(report.failures[0].error).toMatch(/aaaa\.jpg: cannot write renditions \(ENAMETOOLONG\)$/);
+    expect(Object.keys(JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries)).toEqual(['short.jpg']);
+    expect((await readdir(out)).filter((name) => name.includes('.tmp-') || name.startsWith('.content-api-claims'))).toEqual([]);
+  });
+
   it('an output folder that cannot be made, even where the system loops (/proc): one line, exit 2, at once', async () => {
     const started = Date.now();
     const result = await runCli(['render', 'samples/originals/dandelion.jpg', '--out', '/proc/content-api-nope']);
