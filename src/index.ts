@@ -1,7 +1,17 @@
 /**
  * content-api as a library. Everything the CLI does is available here.
  */
-export { ContentApiError, InvalidArgumentError, ManifestError, OutputNotWritableError, SourceError, escapeText, type SourceErrorCode } from './errors.js';
+export {
+  ContentApiError,
+  InvalidArgumentError,
+  ManifestError,
+  OutputNotWritableError,
+  SourceError,
+  StorageError,
+  escapeText,
+  type SourceErrorCode,
+  type StorageErrorKind,
+} from './errors.js';
 export {
   RENDITION_KEYS,
   RENDITION_BOXES,
@@ -39,6 +49,12 @@ export {
   type RenderProgress,
   type RenderStatus,
 } from './renditions/render.js';
+export { parseShard, shardOf, type Shard } from './renditions/shard.js';
+
+// Where media is: a local folder or an S3-compatible bucket, behind one interface.
+export { openStore, parseS3Url, isS3Url, type S3Options, type S3Location } from './storage/location.js';
+export { LocalStore } from './storage/local.js';
+export type { MediaStore, StoredObject, Stamp, Staged, WriteOptions } from './storage/store.js';
 
 // The page model (zod) and its validation.
 export { pageSchema, presentationStageSchema, pageEnvelopeSchema } from './page/page.js';
