@@ -19,7 +19,7 @@ export interface S3Options {
   endpoint?: string | undefined;
   /** `--s3-path-style`: `https://host/bucket/key` instead of `https://bucket.host/key` (always on for IP addresses and localhost). */
   pathStyle?: boolean | undefined;
-  /** Connection and request timeout, in ms (default 10,000). */
+  /** Timeout for connecting, for the answer to start, and for any silence after, in ms (default 10,000). */
   timeoutMs?: number | undefined;
   /** Attempts per request, retries with backoff on throttling, 5xx and connection errors included (default 4). */
   maxAttempts?: number | undefined;
