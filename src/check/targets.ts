@@ -3,10 +3,11 @@
  * endpoint URLs fetched from the API, or standard input. Pages come one at a time, so a run
  * over 100,000 files holds one folder listing and a few pages, never all of them.
  */
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
 import { createDispatcher } from '../client/http.js';
+import { walkFiles } from '../fs/walk.js';
 import { loadPage, type LoadedPage, type LoadPageOptions } from '../client/pages.js';
 
 export type { LoadedPage };
@@ -62,42 +63,16 @@ async function* jsonFiles(target: string): AsyncGenerator<string> {
     return;
   }
   let found = 0;
-  for await (const file of walk(target, new Set())) {
+  const walk = walkFiles(target, {
+    include: (name, isFolder) => !name.startsWith('.') && (isFolder || name.endsWith('.json')),
+    onUnreadable: (folder, error) => {
+      throw new InvalidArgumentError(`${folder}: cannot read the folder (${error.code ?? error.message})`);
+    },
+  });
+  for await (const file of walk) {
     found++;
-    yield file;
+    yield path.join(target, file);
   }
   // A CI job pointed at the wrong folder must not pass on nothing.
   if (found === 0) throw new InvalidArgumentError(`${target}: no .json files in this folder`);
-}
-
-/**
- * Depth first, names sorted (a folder as `name/`, so the order is that of the full paths).
- * Symlinks are followed, but a folder already walked under another name (a link back up the
- * tree, or two links to one place) is skipped, so a loop ends.
- */
-async function* walk(folder: string, seen: Set<string>): AsyncGenerator<string> {
-  const real = await realpath(folder).catch(() => null);
-  if (real === null || seen.has(real)) return;
-  seen.add(real);
-  const entries = await readdir(folder, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-    throw new InvalidArgumentError(`${folder}: cannot read the folder (${error.code ?? error.message})`);
-  });
-  const items: Array<{ name: string; file: string; isFolder: boolean }> = [];
-  for (const entry of entries) {
-    if (entry.name.startsWith('.')) continue;
-    const file = path.join(folder, entry.name);
-    let isFolder = entry.isDirectory();
-    let isFile = entry.isFile();
-    if (entry.isSymbolicLink()) {
-      const target = await stat(file).catch(() => null); // a dangling link is skipped
-      isFolder = Boolean(target?.isDirectory());
-      isFile = Boolean(target?.isFile());
-    }
-    if (isFolder || (isFile && entry.name.endsWith('.json'))) items.push({ name: isFolder ? `${entry.name}/` : entry.name, file, isFolder });
-  }
-  items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const item of items) {
-    if (item.isFolder) yield* walk(item.file, seen);
-    else yield item.file;
-  }
 }

@@ -1,59 +1,55 @@
 /**
- * Lists the files below a folder, recursing into folders and into symlinks to folders, but
- * into each real folder once: a symlink that loops (`a/up -> ..`) or a folder reached twice
- * is walked once, so a walk is bounded by the tree's real size. Breadth first, each folder's
- * entries in name order: a folder reached by two paths is always listed under the shorter
- * (then the first in name order), the same on every machine.
+ * The files below a folder, for every command that takes folders (render's originals,
+ * check's and inspect's pages, claims). Symlinks to folders are followed, but each real
+ * folder is walked once: a link back up the tree (`a/up -> ..`) or two links to one place
+ * end there, so a walk is bounded by the tree's real size. Depth first, in the order of the
+ * full paths (the same on every machine, so a folder reached twice is always listed under
+ * the same name), one folder listing in memory at a time.
  */
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface WalkOptions {
-  /** Leave out entries (and whole folders) whose name this rejects. */
-  include?: (name: string) => boolean;
+  /** Leave out entries (a whole folder, when `isFolder`) this rejects. */
+  include?: (name: string, isFolder: boolean) => boolean;
+  /** A folder that cannot be listed (the root included): throw to stop, or return to go on without it. */
+  onUnreadable?: (folder: string, error: NodeJS.ErrnoException) => void;
 }
 
-export interface Walk {
-  /** Relative paths (with the platform's separator) of the regular files below the root, sorted. */
-  files: string[];
-  /** Folders below the root that could not be read, with the reason (the root itself: none if missing). */
-  unreadable: Array<{ folder: string; reason: string }>;
+/** Yields the path of each regular file below `root`, relative to it (with the platform's separator). */
+export async function* walkFiles(root: string, options: WalkOptions = {}): AsyncGenerator<string> {
+  yield* walk(root, '', new Set(), options);
 }
 
-export async function walkFiles(root: string, options: WalkOptions = {}): Promise<Walk> {
-  const walk: Walk = { files: [], unreadable: [] };
-  const seen = new Set<string>();
-  const queue: string[] = [''];
-  for (let next = 0; next < queue.length; next++) {
-    const relative = queue[next]!;
-    const dir = path.join(root, relative);
-    const real = await realpath(dir).catch(() => null);
-    if (real === null || seen.has(real)) continue;
-    seen.add(real);
-    let entries;
-    try {
-      entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
-        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-      );
-    } catch (error) {
-      if (relative !== '')
-        walk.unreadable.push({ folder: dir, reason: (error as NodeJS.ErrnoException).code ?? String(error) });
-      continue;
-    }
-    for (const entry of entries) {
-      if (options.include && !options.include(entry.name)) continue;
-      const child = path.join(relative, entry.name);
-      let isDir = entry.isDirectory();
-      let isFile = entry.isFile();
-      if (entry.isSymbolicLink()) {
-        const target = await stat(path.join(root, child)).catch(() => null);
-        isDir = target?.isDirectory() ?? false;
-        isFile = target?.isFile() ?? false;
-      }
-      if (isDir) queue.push(child);
-      else if (isFile) walk.files.push(child);
-    }
+async function* walk(root: string, relative: string, seen: Set<string>, options: WalkOptions): AsyncGenerator<string> {
+  const folder = path.join(root, relative);
+  const real = await realpath(folder).catch(() => null);
+  if (real === null || seen.has(real)) return;
+  seen.add(real);
+  let entries;
+  try {
+    entries = await readdir(folder, { withFileTypes: true });
+  } catch (error) {
+    options.onUnreadable?.(folder, error as NodeJS.ErrnoException);
+    return;
   }
-  walk.files.sort();
-  return walk;
+  const items: Array<{ key: string; child: string; isFolder: boolean }> = [];
+  for (const entry of entries) {
+    const child = path.join(relative, entry.name);
+    let isFolder = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      const target = await stat(path.join(root, child)).catch(() => null); // a dangling link is skipped
+      isFolder = Boolean(target?.isDirectory());
+      isFile = Boolean(target?.isFile());
+    }
+    if (!(isFolder || isFile) || (options.include && !options.include(entry.name, isFolder))) continue;
+    // A folder sorts as `name/`, so the order is that of the full paths.
+    items.push({ key: isFolder ? `${entry.name}/` : entry.name, child, isFolder });
+  }
+  items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const item of items) {
+    if (item.isFolder) yield* walk(root, item.child, seen, options);
+    else yield item.child;
+  }
 }

@@ -82,7 +82,7 @@ export class Claims {
   /** Removes the claims of runs that were killed (on this host); returns how many. */
   async sweep(): Promise<number> {
     let removed = 0;
-    for (const name of await walkFiles(this.#root).then((walk) => walk.files)) {
+    for await (const name of walkFiles(this.#root)) {
       const file = path.join(this.#root, name);
       const owner = await readOwned<Claim>(file);
       if (owner !== 'gone' && owner !== 'being written' && isDead(owner) && (await this.#takeOver(file))) removed++;

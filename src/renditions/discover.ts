@@ -131,17 +131,14 @@ async function discover(discovery: Discovery, inputs: string[], outDir: string, 
     }
     let found = 0;
     const skipped: string[] = [];
-    const walk = await walkFiles(input, { include: (entry) => !entry.startsWith('.') });
-    for (const { folder, reason } of walk.unreadable) {
-      discovery.failures.push(
-        new SourceError(
-          'CONTENT_API_UNREADABLE',
-          folder,
-          `cannot read this folder (${reason}); its originals are left out`,
-        ),
-      );
-    }
-    for (const name of walk.files) {
+    const walk = walkFiles(input, {
+      include: (name) => !name.startsWith('.'),
+      onUnreadable: (folder, error) => {
+        const reason = `cannot read this folder (${error.code ?? error.message}); its originals are left out`;
+        discovery.failures.push(new SourceError('CONTENT_API_UNREADABLE', folder, reason));
+      },
+    });
+    for await (const name of walk) {
       const source = path.join(input, name);
       if (outAbsolute && isInside(path.resolve(source), outAbsolute)) continue;
       if (!IMAGE_EXTENSIONS.has(path.extname(name).toLowerCase())) {
