@@ -7,13 +7,13 @@
  * manifest records the entry; a claim whose process is gone (killed) is taken over, under the
  * manifest's lock so that two runs never both take over one claim.
  */
-import { mkdir, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withLock } from '../fs/lock.js';
 import { createOwned, isDead, readOwned, self, type Owner } from '../fs/owned-file.js';
 import { walkFiles } from '../fs/walk.js';
-import { MANIFEST_FILE, readManifest, type ManifestEntry } from './manifest.js';
+import { MANIFEST_FILE, recordedEntry } from './manifest.js';
 
 export const CLAIMS_FOLDER = '.content-api-claims';
 
@@ -27,8 +27,6 @@ export type ClaimOutcome = { ok: true; release: () => Promise<void> } | { ok: fa
 export class Claims {
   readonly #outDir: string;
   readonly #root: string;
-  /** The manifest as last read, and the stamp of the file it was read from. */
-  #manifest: { stamp: string; entries: Record<string, ManifestEntry> } | null = null;
 
   constructor(outDir: string) {
     this.#outDir = outDir;
@@ -69,7 +67,7 @@ export class Claims {
         if (samePicture(other, mine)) return { ok: true, release: async () => {} };
         return { ok: false, holder: `${other.source} (being rendered by process ${other.pid})` };
       }
-      const recorded = (await this.#entries())[key];
+      const recorded = await recordedEntry(this.#outDir, key);
       if (recorded && !samePicture(recorded, mine) && (await stillThere(recorded.source))) {
         await this.#release(file);
         return { ok: false, holder: recorded.source };
@@ -112,15 +110,6 @@ export class Claims {
       )
         break;
     }
-  }
-
-  /** The manifest's entries as the file is now, read again only when it changed. */
-  async #entries(): Promise<Record<string, ManifestEntry>> {
-    const info = await stat(path.join(this.#outDir, MANIFEST_FILE)).catch(() => null);
-    const stamp = info ? `${info.size} ${info.mtimeMs} ${info.ino}` : 'none';
-    if (this.#manifest?.stamp !== stamp)
-      this.#manifest = { stamp, entries: (await readManifest(this.#outDir)).entries };
-    return this.#manifest.entries;
   }
 }
 

@@ -8,7 +8,7 @@
  * is no lock, it is one small object per original (`.content-api-manifest/<key>.json`), so
  * machines rendering into one prefix at once never overwrite each other's records.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { z } from 'zod';
@@ -76,9 +76,36 @@ const manifestSchema = z.object({
 export type ManifestEntry = z.infer<typeof entrySchema>;
 type Entries = Record<string, ManifestEntry>;
 
+/**
+ * The manifest file's entries as last read or written by this process, by file, with the
+ * stamp of the file they came from: while the file keeps that stamp (size, mtime, inode; an
+ * atomic replace always changes the inode) it is not parsed again. Manifests of 100,000
+ * entries are tens of MB, and the writer and every claim would otherwise parse one a second.
+ */
+const known = new Map<string, { stamp: string; entries: Entries }>();
+
+const stampOfFile = (file: string) =>
+  stat(file).then(
+    (info) => `${info.size} ${info.mtimeMs} ${info.ino}`,
+    () => null,
+  );
+
 /** Reads the manifest; a missing one is empty, an unreadable one is reported and ignored. */
 export async function readManifest(outDir: string): Promise<{ entries: Entries; warning?: string }> {
   const file = path.join(path.resolve(outDir), MANIFEST_FILE);
+  const { entries, warning } = await current(file);
+  return { entries: { ...entries }, ...(warning && { warning }) };
+}
+
+/** The entry recorded under `key` in the manifest as it is now (read again only if it changed). */
+export async function recordedEntry(outDir: string, key: string): Promise<ManifestEntry | undefined> {
+  return (await current(path.join(path.resolve(outDir), MANIFEST_FILE))).entries[key];
+}
+
+async function current(file: string): Promise<{ entries: Entries; warning?: string }> {
+  const stamp = await stampOfFile(file);
+  const cached = known.get(file);
+  if (stamp !== null && cached?.stamp === stamp) return cached;
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -89,6 +116,8 @@ export async function readManifest(outDir: string): Promise<{ entries: Entries; 
   try {
     const { entries } = manifestSchema.parse(JSON.parse(text));
     for (const entry of Object.values(entries)) entry.source = fromStored(path.dirname(file), entry.source);
+    // Stamped as before the read: if the file changed meanwhile, the next read parses it again.
+    if (stamp !== null) known.set(file, { stamp, entries });
     return { entries };
   } catch {
     return { entries: {}, warning: `${file}: not a valid manifest; every original will be rendered again` };
@@ -305,6 +334,9 @@ export class ManifestWriter {
           this.#file,
           `${JSON.stringify({ version: MANIFEST_VERSION, entries: sorted }, null, 2)}\n`,
         );
+        // Still under the lock: nobody else has written since, so these are the file's entries.
+        const stamp = await stampOfFile(this.#file);
+        if (stamp !== null) known.set(this.#file, { stamp, entries });
       });
     } catch (error) {
       keep();

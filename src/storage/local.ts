@@ -4,11 +4,12 @@
  * (a symlink out is refused).
  */
 import { createReadStream } from 'node:fs';
-import { access, constants, mkdir, open, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, constants, mkdir, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { OutputNotWritableError } from '../errors.js';
 import { sweepStaleTemps, tempPathFor } from '../fs/atomic.js';
+import { walkFiles } from '../fs/walk.js';
 import { isInside } from '../fs/paths.js';
 import { assertKey, type MediaStore, type Staged, type Stamp, type StoredObject } from './store.js';
 
@@ -63,8 +64,8 @@ export class LocalStore implements MediaStore {
   }
 
   async *list(prefix = '', { shallow = false } = {}): AsyncIterable<StoredObject> {
-    const names = await readdir(this.#root, { recursive: true }).catch(() => [] as string[]);
-    for (const name of names.map((n) => n.split(path.sep).join('/')).sort()) {
+    for await (const file of walkFiles(this.#root)) {
+      const name = file.split(path.sep).join('/');
       if (!name.startsWith(prefix) || (shallow && name.slice(prefix.length).includes('/'))) continue;
       const found = await this.stat(name);
       if (found) yield found;
