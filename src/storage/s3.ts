@@ -16,7 +16,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { InvalidArgumentError, StorageError, type StorageErrorKind } from '../errors.js';
+import { escapeText, InvalidArgumentError, StorageError, type StorageErrorKind } from '../errors.js';
 import { s3Url, type S3Location, type S3Options } from './location.js';
 import { assertKey, type MediaStore, type Staged, type Stamp, type StoredObject, type WriteOptions } from './store.js';
 
@@ -276,13 +276,12 @@ export function s3Failure(error: unknown): { kind: StorageErrorKind; reason: str
   if (name === 'NoSuchBucket') return { kind: 'no-bucket', reason: 'no such bucket' };
   if (name === 'NoSuchKey' || status === 404) return { kind: 'missing', reason: 'no such object' };
   if (UNREACHABLE.test(`${name} ${code} ${message}`))
-    return { kind: 'unreachable', reason: `endpoint unreachable (${oneLine(code || name || message)})${attempts}` };
+    return { kind: 'unreachable', reason: `endpoint unreachable (${escapeText(code || name || message)})${attempts}` };
   if (['SlowDown', 'Throttling', 'ThrottlingException'].includes(name) || status === 503) {
     return { kind: 'throttled', reason: `throttled${attempts || ' (HTTP 503)'}` };
   }
   if (status && status >= 500)
     return { kind: 'server', reason: `server error (HTTP ${status}${name ? ` ${name}` : ''})${attempts}` };
-  return { kind: 'other', reason: oneLine(name && name !== 'Error' ? `${name}: ${message}` : message) };
+  return { kind: 'other', reason: escapeText(name && name !== 'Error' ? `${name}: ${message}` : message) };
 }
 
-const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
