@@ -256,7 +256,7 @@ const UNREACHABLE =
   /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|TimeoutError|socket hang up/;
 
 /** Why an S3 request failed, in a few words a person can act on, and of what kind. */
-export function s3Failure(error: unknown): { kind: StorageErrorKind; reason: string } {
+function s3Failure(error: unknown): { kind: StorageErrorKind; reason: string } {
   const { name = '', code = '', message = String(error), $metadata } = (error ?? {}) as AwsError;
   const status = $metadata?.httpStatusCode;
   const attempts = $metadata?.attempts && $metadata.attempts > 1 ? ` after ${$metadata.attempts} attempts` : '';
