@@ -160,11 +160,12 @@ export interface Manifest {
 export async function openManifest(store: MediaStore): Promise<Manifest> {
   if (store instanceof LocalStore) {
     const outDir = path.resolve(store.location);
-    const { entries, warning } = await readManifest(outDir);
+    const { warning } = await readManifest(outDir);
     const writer = new ManifestWriter(outDir);
     return {
       warning,
-      entriesFor: async () => entries,
+      // As the file is now (parsed again only if it changed): a worker renders job after job in one session.
+      entriesFor: async () => (await readManifest(outDir)).entries,
       // Written in batches: a batch that cannot be written stays pending, for `flush` to report.
       set: (key, entry) => writer.set(key, entry).catch(() => undefined),
       delete: (key) => writer.delete(key).catch(() => undefined),

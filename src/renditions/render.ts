@@ -150,39 +150,87 @@ function report({ results, errors, warnings, notStarted }: Awaited<ReturnType<ty
 }
 
 async function runBatch(originals: Original[], failures: SourceError[], settings: Settings, options: RenderOptions) {
-  const store = await openStore(options.outDir, options.s3);
+  const session = await openRenderSession(options, settings);
   try {
-    await store.open({ write: !options.dryRun, create: true });
-    return await renderInto(store, originals, failures, settings, options);
+    return await session.render(originals, failures);
   } finally {
-    await store.close();
+    await session.close();
   }
 }
 
+/**
+ * An output location open for rendering: its store, manifest and claims, with the temporary
+ * files of interrupted runs swept once. A local run renders one batch in a session; a queue
+ * worker keeps one per output location and settings, and renders each job's originals in it.
+ */
+export interface RenderSession {
+  /** Renders these originals (with `failures` found before, reported with them) as one batch. */
+  render(originals: Original[], failures?: SourceError[]): Promise<Batch>;
+  close(): Promise<void>;
+}
+
+/** What `RenderSession.render` returns: `RenderReport` with the failures as errors, to be thrown or reported. */
+export interface Batch {
+  results: RenderResult[];
+  errors: SourceError[];
+  warnings: string[];
+  notStarted: string[];
+}
+
+/** Opens `options.outDir` for rendering with `settings` (see `resolveSettings`). */
+export async function openRenderSession(
+  options: RenderOptions,
+  settings: Settings = resolveSettings(options),
+): Promise<RenderSession> {
+  const store = await openStore(options.outDir, options.s3);
+  try {
+    await store.open({ write: !options.dryRun, create: true });
+    const manifest = await openManifest(store);
+    // Runs at once into one folder decide collisions on the files as they are now (claims.ts).
+    const claims = store instanceof LocalStore && !options.dryRun ? new Claims(path.resolve(store.location)) : null;
+    // Said once, in the first batch's report.
+    let pending: string[] = manifest.warning ? [manifest.warning] : [];
+    let swept = options.dryRun;
+    return {
+      async render(originals, failures = []) {
+        const warnings = pending;
+        pending = [];
+        if (!swept) {
+          swept = true;
+          warnings.push(...(await sweep(store, claims, originals)));
+        }
+        return renderInto({ options, settings, store, manifest, claims }, originals, failures, warnings);
+      },
+      close: () => store.close(),
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/** Removes what interrupted runs left: temporary files, copies of bucket objects (if any is read), dead claims. */
+async function sweep(store: MediaStore, claims: Claims | null, originals: Original[]): Promise<string[]> {
+  const warnings: string[] = [];
+  const swept = (await store.sweep()) + (originals.some((original) => original.object) ? await sweepSpools() : 0);
+  if (swept > 0) warnings.push(`removed ${swept} temporary file(s) left by an interrupted run`);
+  const released = (await claims?.sweep()) ?? 0;
+  if (released > 0) warnings.push(`released ${released} claim(s) left by an interrupted run`);
+  return warnings;
+}
+
 async function renderInto(
-  store: MediaStore,
+  open: Pick<Context, 'options' | 'settings' | 'store' | 'manifest' | 'claims'>,
   originals: Original[],
   failures: SourceError[],
-  settings: Settings,
-  options: RenderOptions,
-) {
-  const warnings: string[] = [];
-  const manifest = await openManifest(store);
-  const unreadable = manifest.warning;
-  if (unreadable) warnings.push(unreadable);
-  // Runs at once into one folder decide collisions on the files as they are now (claims.ts).
-  const claims = store instanceof LocalStore && !options.dryRun ? new Claims(path.resolve(store.location)) : null;
-  if (!options.dryRun) {
-    const swept = (await store.sweep()) + (originals.some((original) => original.object) ? await sweepSpools() : 0);
-    if (swept > 0) warnings.push(`removed ${swept} temporary file(s) left by an interrupted run`);
-    const released = (await claims?.sweep()) ?? 0;
-    if (released > 0) warnings.push(`released ${released} claim(s) left by an interrupted run`);
-  }
-
+  warnings: string[],
+): Promise<Batch> {
+  const { options, settings, manifest } = open;
   const errors: SourceError[] = [...failures];
   const limit = pLimit(settings.concurrency);
+  const before = manifest.warning;
   const entries = await manifest.entriesFor([...new Set(originals.map((original) => original.stem))]);
-  if (manifest.warning && manifest.warning !== unreadable) warnings.push(manifest.warning);
+  if (manifest.warning && manifest.warning !== before) warnings.push(manifest.warning);
   const recorded = new Map(Object.values(entries).map((entry) => [entry.source, entry]));
   const planned = await Promise.all(
     originals.map((original) =>
@@ -196,7 +244,7 @@ async function renderInto(
   const { plans, errors: collisions } = splitCollisions(planned.filter((plan) => plan !== undefined));
   errors.push(...collisions);
 
-  const context: Context = { options, settings, store, entries, manifest, claims, releases: [] };
+  const context: Context = { ...open, entries, releases: [] };
   const tally: Tally = { results: [], errors, notStarted: [], active: [], done: 0 };
   const total = plans.length + errors.length;
   const progress: Progress = (source, status) =>
