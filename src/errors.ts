@@ -106,3 +106,11 @@ export type StorageErrorKind = 'credentials' | 'denied' | 'no-bucket' | 'unreach
 
 /** Kinds that mean the whole store cannot be used, not one object. */
 export const STORE_WIDE: ReadonlySet<StorageErrorKind> = new Set(['credentials', 'denied', 'no-bucket', 'unreachable']);
+
+/** The queue (Redis) cannot be used: unreachable, refused, not content-api's, or not the batch asked for. Exit code 2. */
+export class QueueError extends ContentApiError {
+  override name = 'QueueError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CONTENT_API_QUEUE', message, options);
+  }
+}

@@ -4,6 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { FORCEABLE_FORMATS } from '../renditions/formats.js';
 import { DEFAULT_MEDIA_URL, NAMING_STYLES } from '../renditions/rules.js';
 import { parseShard } from '../renditions/shard.js';
@@ -30,6 +31,16 @@ const s3Options = (flags: Record<string, unknown>) => ({
   endpoint: flags.s3Endpoint as string | undefined,
   pathStyle: Boolean(flags.s3PathStyle),
   timeoutMs: flags.timeout as number,
+});
+
+const queueOption = (what: string) =>
+  new Option('--queue <redis-url>', `${what}: redis://[user:password@]host[:port][/db] or rediss://`).env('CONTENT_API_QUEUE');
+const queueNameOption = () =>
+  new Option('--queue-name <name>', 'the queue in that Redis').env('CONTENT_API_QUEUE_NAME').default('content-api');
+const queueTarget = (flags: Record<string, unknown>) => ({
+  url: flags.queue as string,
+  name: flags.queueName as string,
+  timeoutMs: flags.timeout as number | undefined,
 });
 
 /** `writePage` -> `--write-page`; `download` -> `--no-download`. */
@@ -95,6 +106,10 @@ ${EXIT_CODES}`,
     .optionsGroup(S3_GROUP)
     .addOption(s3EndpointOption())
     .option('--s3-path-style', S3_PATH_STYLE)
+    .optionsGroup('Rendering on workers (content-api worker), through a BullMQ queue on Redis:')
+    .addOption(queueOption('enqueue one job per original; workers render them; this command prints the same report as a local render'))
+    .addOption(queueNameOption())
+    .option('--detach', 'enqueue, print the batch id on stdout, and exit; read the report later with queue results')
     .addHelpText(
       'after',
       `
@@ -107,6 +122,7 @@ Examples:
   $ content-api render --page 101 --base-url https://gallery.example.org --download-from https://cdn.example.org --out media
   $ content-api render s3://gallery-originals/2026/ --out s3://gallery-media/media/ --media-url https://cdn.example.org/media/
   $ content-api render s3://gallery-originals/ --out s3://gallery-media/media/ --shard auto/16
+  $ content-api render s3://gallery-originals/ --out s3://gallery-media/media/ --queue redis://redis.internal:6379
 ${EXIT_CODES}`,
     )
     .action(async (inputs: string[], flags: Record<string, unknown>, command: Command) => {
@@ -126,6 +142,21 @@ ${EXIT_CODES}`,
         s3: s3Options(flags),
       };
       const { runRender, runRenderPage } = await import('./commands/render.js');
+      if (flags.detach && flags.queue === undefined) throw new InvalidArgumentError('--detach applies only with --queue');
+      if (flags.queue !== undefined) {
+        if (flags.page !== undefined) throw new InvalidArgumentError('--queue does not apply to --page: a page\'s images are rendered here, together');
+        if (flags.dryRun) throw new InvalidArgumentError('--dry-run plans here, reading only headers: drop --queue');
+        if (flags.concurrency !== undefined) throw new InvalidArgumentError('--concurrency is the workers\' (content-api worker --concurrency), not the queue\'s');
+        if (inputs.length === 0) throw new InvalidArgumentError('Expected originals to render (files, folders or s3:// prefixes)');
+        const { runQueueRender } = await import('./commands/queue.js');
+        process.exitCode = await runQueueRender(inputs, {
+          ...common,
+          altTextFile: flags.altText as string | undefined,
+          queue: queueTarget(flags),
+          detach: Boolean(flags.detach),
+        });
+        return;
+      }
       if (flags.page === undefined) {
         const pageOnly = ['originals', 'writePage', 'download', 'downloadFrom'].filter((name) => command.getOptionValueSource(name) === 'cli');
         if (pageOnly.length > 0) throw new InvalidArgumentError(`${pageOnly.map(flagName).join(', ')} ${pageOnly.length === 1 ? 'applies' : 'apply'} only with --page`);
@@ -148,6 +179,95 @@ ${EXIT_CODES}`,
         deadlineMs: flags.deadline as number,
         retries: flags.retries as number,
         maxBytes: flags.maxBytes as number,
+      });
+    });
+
+  program
+    .command('worker')
+    .summary('render the jobs of a queue (render --queue), on this machine, until stopped')
+    .description(
+      'Take render jobs from a BullMQ queue on Redis, one per original, and render them with the same pipeline ' +
+        'as a local render, --concurrency at a time, into the output location each job names (an s3:// bucket, or ' +
+        'a folder this machine shares). Run as many workers, on as many machines, as you like. SIGTERM finishes ' +
+        'the jobs under way and exits; a worker killed outright loses nothing: its jobs run again elsewhere within ' +
+        '15 s. Credentials for S3 come from this machine\'s environment.',
+    )
+    .addOption(queueOption('the queue to work for').makeOptionMandatory())
+    .addOption(queueNameOption())
+    .option('-j, --concurrency <n>', 'originals rendered at once (default: the number of cores)', integerIn('--concurrency', 1))
+    .option('--timeout <ms>', 'connecting to Redis at start, and S3 timeouts: connecting, waiting, silence', integerIn('--timeout', 1), 10_000)
+    .option('-q, --quiet', 'no line per job')
+    .optionsGroup(S3_GROUP)
+    .addOption(s3EndpointOption())
+    .option('--s3-path-style', S3_PATH_STYLE)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ content-api worker --queue redis://redis.internal:6379 --concurrency 2
+  $ CONTENT_API_QUEUE=redis://redis.internal:6379 content-api worker --quiet
+
+Exit codes:
+  0  stopped by SIGTERM or SIGINT, the jobs under way finished
+  2  could not start: Redis unreachable, a queue name of another application, bad flags`,
+    )
+    .action(async (flags: Record<string, unknown>) => {
+      const { runWorker } = await import('./commands/queue.js');
+      process.exitCode = await runWorker({
+        queue: queueTarget(flags),
+        concurrency: (flags.concurrency as number | undefined) ?? availableParallelism(),
+        s3: { ...s3Options(flags), pathStyle: flags.s3PathStyle ? true : undefined },
+        quiet: Boolean(flags.quiet),
+      });
+    });
+
+  const queue = program
+    .command('queue')
+    .summary('what a render queue holds; the report of a batch')
+    .description('Look at a render queue (render --queue, content-api worker): its jobs, workers and rate, or the report of one batch.');
+  queue
+    .command('status')
+    .description('Jobs waiting, active and retrying, workers connected, originals finished, the rate over the last minute and the time left, and the latest batches.')
+    .addOption(queueOption('the queue').makeOptionMandatory())
+    .addOption(queueNameOption())
+    .option('--json', 'print the status as one JSON document')
+    .addHelpText('after', `
+Examples:
+  $ content-api queue status --queue redis://redis.internal:6379
+  $ watch -n 5 content-api queue status --queue redis://redis.internal:6379
+
+Exit codes:
+  0  the status was printed
+  2  Redis unreachable, no content-api queue of that name, bad flags`)
+    .action(async (flags: Record<string, unknown>) => {
+      const { runQueueStatus } = await import('./commands/queue.js');
+      process.exitCode = await runQueueStatus({ queue: queueTarget(flags), json: Boolean(flags.json) });
+    });
+  queue
+    .command('results')
+    .description('The report of a batch (render --queue --detach printed its id), as render prints it: waits until every job has finished, unless --no-wait. Batches are kept 7 days.')
+    .argument('<batch>', 'the batch id')
+    .addOption(queueOption('the queue').makeOptionMandatory())
+    .addOption(queueNameOption())
+    .option('--no-wait', 'report what has finished now; the rest is listed as still queued')
+    .option('--alt-text <file>', 'JSON object mapping originals (path or file name) to alt text, for the Image objects')
+    .option('--json', 'print one JSON document with every result and failure on stdout')
+    .addHelpText('after', `
+Examples:
+  $ batch=$(content-api render s3://gallery-originals/ --out s3://gallery-media/media/ --queue redis://redis.internal:6379 --detach)
+  $ content-api queue results "$batch" --queue redis://redis.internal:6379 --json > images.json
+
+Exit codes:
+  0  every original rendered or up to date
+  1  some originals failed, or (--no-wait) are still queued
+  2  Redis unreachable, no such batch, bad flags`)
+    .action(async (batch: string, flags: Record<string, unknown>) => {
+      const { runQueueResults } = await import('./commands/queue.js');
+      process.exitCode = await runQueueResults(batch, {
+        queue: queueTarget(flags),
+        wait: flags.wait as boolean,
+        json: Boolean(flags.json),
+        altTextFile: flags.altText as string | undefined,
       });
     });
 

@@ -30,17 +30,29 @@ export async function runRender(inputs: string[], options: RenderCommandOptions)
   const { altTextFile, json, ...renderOptions } = options;
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
   const { report, seconds } = await withProgress(({ onDownload, ...hooks }) => renderOriginals(inputs, { ...renderOptions, altText: altText?.lookup, ...hooks }));
+  return printReport(report, seconds, options, altText);
+}
+
+/** Prints a batch's report (local, or gathered from the queue) as `render` does; returns the exit code. */
+export function printReport(
+  report: RenderReport & { pending?: string[] },
+  seconds: number,
+  options: Pick<RenderCommandOptions, 'altTextFile' | 'json' | 'outDir' | 'dryRun' | 'shard'>,
+  altText?: AltText,
+): number {
+  const { altTextFile, json } = options;
   // Failed originals had no Image object to ask for their alt text; their keys are not typos.
   for (const failure of report.failures) altText?.lookup(failure);
   if (altText) report.warnings.push(...altText.unused().map((key) => `--alt-text ${altTextFile}: '${key}' names no original of this run`));
+  const pending = report.pending && report.pending.length > 0 ? { pending: report.pending } : {};
   if (json) {
     const results = report.results.map((result) => resultJson(result, options));
-    printData(JSON.stringify({ results, failures: report.failures, notStarted: report.notStarted, warnings: report.warnings }, null, 2));
+    printData(JSON.stringify({ results, failures: report.failures, notStarted: report.notStarted, warnings: report.warnings, ...pending }, null, 2));
   }
   else if (options.dryRun) printDryRun(report.results, options);
   printMessages(report);
   if (!json) printMessage(`${options.shard ? `shard ${options.shard.index}/${options.shard.count}: ` : ''}${summary(report, seconds, options)}`);
-  return report.failures.length > 0 || report.notStarted.length > 0 ? 1 : 0;
+  return report.failures.length > 0 || report.notStarted.length > 0 || (report.pending?.length ?? 0) > 0 ? 1 : 0;
 }
 
 export async function runRenderPage(options: RenderPageCommandOptions): Promise<number> {
@@ -74,7 +86,7 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
 type Hooks = Pick<RenderPageOptions, 'onProgress' | 'onDownload' | 'signal'>;
 
 /** Runs a batch with a progress line on a terminal; the first Ctrl-C lets the originals under way finish. */
-async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promise<{ report: T; seconds: number }> {
+export async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promise<{ report: T; seconds: number }> {
   const progress = new ProgressLine();
   const controller = new AbortController();
   const onSignal = () => {
@@ -123,7 +135,7 @@ function printMessages(report: { warnings: string[]; failures: Array<{ error: st
   for (const failure of report.failures) printMessage(`${red('failed')}: ${failure.error}`);
 }
 
-function summary(report: Pick<RenderReport, 'results' | 'failures' | 'notStarted'>, seconds: number, options: { outDir: string; dryRun?: boolean | undefined }): string {
+function summary(report: Pick<RenderReport, 'results' | 'failures' | 'notStarted'> & { pending?: string[] }, seconds: number, options: { outDir: string; dryRun?: boolean | undefined }): string {
   const count = (status: string) => report.results.filter((r) => r.status === status).length;
   const { green, red } = stderrStyles();
   const parts = options.dryRun
@@ -131,7 +143,13 @@ function summary(report: Pick<RenderReport, 'results' | 'failures' | 'notStarted
     : [green(`${count('rendered')} rendered`), `${count('skipped')} up to date`];
   if (report.failures.length > 0) parts.push(red(`${report.failures.length} failed`));
   if (report.notStarted.length > 0) parts.push(`${report.notStarted.length} not started (interrupted)`);
+  if (report.pending && report.pending.length > 0) parts.push(`${report.pending.length} still queued`);
   return `${parts.join(', ')} in ${seconds.toFixed(1)} s${options.dryRun ? '' : ` (output: ${options.outDir})`}`;
+}
+
+export interface AltText {
+  lookup: (original: Pick<Original, 'source'>) => string | undefined;
+  unused: () => string[];
 }
 
 /**
@@ -139,7 +157,7 @@ function summary(report: Pick<RenderReport, 'results' | 'failures' | 'notStarted
  * or by file name (`a.jpg`), and whose values are their alt text. `unused` lists the keys
  * no original asked for (a typo, or a file that is not there).
  */
-async function loadAltText(file: string): Promise<{ lookup: (original: Pick<Original, 'source'>) => string | undefined; unused: () => string[] }> {
+export async function loadAltText(file: string): Promise<AltText> {
   let map: unknown;
   try {
     map = JSON.parse(await readFile(file, 'utf8'));

@@ -1,0 +1,129 @@
+/**
+ * `render --queue`, first half: finds the originals as a local render would, and enqueues one
+ * job per image under the output folder, with the settings that shape its files. The batch
+ * (its jobs, and what discovery found) is recorded for `queue results`.
+ */
+import path from 'node:path';
+import { Queue } from 'bullmq';
+import { InvalidArgumentError } from '../errors.js';
+import { discoverOriginals, type Original } from '../renditions/discover.js';
+import type { RenderOptions } from '../renditions/render.js';
+import { resolveSettings } from '../renditions/settings.js';
+import { shardOf } from '../renditions/shard.js';
+import { isS3Url } from '../storage/location.js';
+import type { QueueConnection } from './connection.js';
+import {
+  ATTEMPTS,
+  BACKOFF_MS,
+  batchId,
+  jobId,
+  PROTOCOL,
+  RESULT_TTL_SECONDS,
+  type BatchRecord,
+  type JobData,
+  type JobTemplate,
+} from './protocol.js';
+
+/** A local render's options; the queue renders neither dry runs nor with a concurrency of its own (workers have theirs). */
+export type EnqueueOptions = Omit<RenderOptions, 'concurrency' | 'dryRun' | 'altText' | 'onProgress' | 'signal'>;
+
+/** The job options every render job is added with. */
+export const JOB_OPTIONS = {
+  attempts: ATTEMPTS,
+  backoff: { type: 'exponential', delay: BACKOFF_MS },
+  removeOnComplete: true,
+  removeOnFail: true,
+} as const;
+
+const CHUNK = 1_000;
+
+/** Enqueues a batch; returns its record. Throws for bad options or inputs that cannot be listed at all. */
+export async function enqueueRender(
+  inputs: string[],
+  options: EnqueueOptions,
+  queue: QueueConnection,
+): Promise<BatchRecord> {
+  const settings = resolveSettings({ ...options, concurrency: 1 });
+  const local = !isS3Url(options.outDir);
+  const discovered = await discoverOriginals(inputs, options.outDir, options.s3);
+  await Promise.all(discovered.stores.map((store) => store.close()));
+  const { shard } = options;
+  const originals = shard
+    ? discovered.originals.filter((original) => shardOf(original.stem, shard.count) === shard.index)
+    : discovered.originals;
+  if (originals.some((original) => original.data)) throw new InvalidArgumentError('originals in memory cannot be queued');
+
+  // Workers may run anywhere: local paths are made absolute (the folder must be theirs too).
+  const template: JobTemplate = {
+    protocol: PROTOCOL,
+    outDir: local ? path.resolve(options.outDir) : options.outDir,
+    s3: {
+      ...(options.s3?.endpoint !== undefined && { endpoint: options.s3.endpoint }),
+      ...(options.s3?.pathStyle && { pathStyle: true }),
+    },
+    settings: {
+      mediaUrl: settings.mediaUrl,
+      naming: settings.naming,
+      ...(settings.format && { format: settings.format }),
+      quality: settings.quality,
+      keepMetadata: settings.keepMetadata,
+      pixelLimit: settings.pixelLimit,
+    },
+    force: options.force ?? false,
+  };
+  const groups = byStem(originals);
+  const jobs = groups.map((group): JobData => ({
+    ...template,
+    originals: group.map(({ source, stem }) => ({ source: isS3Url(source) ? source : path.resolve(source), stem })),
+  }));
+
+  const [seconds, micros] = await queue.redis.time();
+  const record: BatchRecord = {
+    protocol: PROTOCOL,
+    id: batchId(),
+    created: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000),
+    template,
+    jobs: jobs.length,
+    originals: originals.length,
+    failures: discovered.failures.map((error) => ({ source: error.source, code: error.code, error: error.message })),
+    warnings: discovered.warnings,
+    ...(shard && { shard }),
+  };
+  const { keys } = queue;
+  // The batch first: a result is this batch's only if it was written after `created`.
+  await queue.redis
+    .multi()
+    .set(keys.batch(record.id), JSON.stringify(record), 'EX', RESULT_TTL_SECONDS)
+    .zadd(keys.batches, record.created, record.id)
+    .exec();
+  for (let start = 0; start < jobs.length; start += CHUNK) {
+    const chunk = jobs
+      .slice(start, start + CHUNK)
+      .map((data, i) => JSON.stringify([jobId(data), data.originals, groups[start + i]!.map((original) => original.source)]));
+    await queue.redis.multi().rpush(keys.batchJobs(record.id), ...chunk).expire(keys.batchJobs(record.id), RESULT_TTL_SECONDS).exec();
+  }
+  await addJobs(queue, jobs);
+  return record;
+}
+
+/** Adds jobs (a job whose id is queued already is left as it is: BullMQ adds nothing). */
+export async function addJobs(queue: QueueConnection, jobs: JobData[]): Promise<void> {
+  const bull = new Queue(queue.name, { connection: queue.redis });
+  bull.on('error', () => undefined); // the connection retries on its own
+  try {
+    for (let start = 0; start < jobs.length; start += CHUNK) {
+      await bull.addBulk(
+        jobs.slice(start, start + CHUNK).map((data) => ({ name: 'render', data, opts: { ...JOB_OPTIONS, jobId: jobId(data) } })),
+      );
+    }
+  } finally {
+    await bull.close();
+  }
+}
+
+/** Originals grouped by stem, in the order found: one job each (names that fold together are rendered together). */
+function byStem(originals: Original[]): Original[][] {
+  const groups = new Map<string, Original[]>();
+  for (const original of originals) groups.set(original.stem, [...(groups.get(original.stem) ?? []), original]);
+  return [...groups.values()];
+}

@@ -1,0 +1,83 @@
+/**
+ * `queue status`: what the queue holds and how fast it drains. Counts come from BullMQ; the
+ * originals finished, the rate and the recent batches from the keys workers and submitters
+ * keep beside it.
+ */
+import { Queue } from 'bullmq';
+import type { QueueConnection } from './connection.js';
+import { batchRecordSchema, RESULT_TTL_SECONDS, TICK_MS } from './protocol.js';
+
+export interface QueueStatus {
+  queue: string;
+  redis: string;
+  /** Jobs (one per image) by state; finished jobs are removed, so none is counted as completed. */
+  jobs: { waiting: number; active: number; delayed: number };
+  /** Worker processes connected now (null when Redis does not allow CLIENT LIST). */
+  workers: number | null;
+  /** Originals finished since the queue was made. */
+  finished: { rendered: number; skipped: number; failed: number; retried: number };
+  /** Originals finished per second over the last minute. */
+  rate: number;
+  /** Seconds until the queue is empty at that rate (null when nothing moves). */
+  eta: number | null;
+  /** The latest batches (at most 5), each with its jobs still queued. */
+  batches: Array<{ id: string; created: string; originals: number; jobs: number; queued: number }>;
+}
+
+export async function queueStatus(queue: QueueConnection): Promise<QueueStatus> {
+  const bull = new Queue(queue.name, { connection: queue.redis });
+  bull.on('error', () => undefined);
+  try {
+    const counts = await bull.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+    const workers = await bull.getWorkersCount().catch(() => null);
+    const stats = await queue.redis.hgetall(queue.keys.stats);
+    const window = Math.floor(Date.now() / TICK_MS);
+    const ticks = await queue.redis.mget(...Array.from({ length: 6 }, (_, i) => queue.keys.tick(window - i)));
+    const rate = ticks.reduce((sum, tick) => sum + Number(tick ?? 0), 0) / 60;
+    const jobs = {
+      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts['waiting-children'] ?? 0),
+      active: counts.active ?? 0,
+      delayed: counts.delayed ?? 0,
+    };
+    const left = jobs.waiting + jobs.active + jobs.delayed;
+    return {
+      queue: queue.name,
+      redis: queue.where,
+      jobs,
+      workers,
+      finished: {
+        rendered: Number(stats.rendered ?? 0),
+        skipped: Number(stats.skipped ?? 0),
+        failed: Number(stats.failed ?? 0),
+        retried: Number(stats.retried ?? 0),
+      },
+      rate,
+      eta: left === 0 ? 0 : rate > 0 ? Math.round(left / rate) : null,
+      batches: await recentBatches(queue),
+    };
+  } finally {
+    await bull.close();
+  }
+}
+
+async function recentBatches(queue: QueueConnection): Promise<QueueStatus['batches']> {
+  const { keys, redis } = queue;
+  await redis.zremrangebyscore(keys.batches, '-inf', Date.now() - RESULT_TTL_SECONDS * 1000);
+  const ids = (await redis.zrange(keys.batches, 0, -1)).slice(-5).reverse();
+  const batches: QueueStatus['batches'] = [];
+  for (const id of ids) {
+    const text = await redis.get(keys.batch(id));
+    const parsed = text === null ? null : batchRecordSchema.safeParse(JSON.parse(text));
+    if (!parsed?.success) continue;
+    const record = parsed.data;
+    let queued = 0;
+    const listed = await redis.lrange(keys.batchJobs(id), 0, -1);
+    for (let start = 0; start < listed.length; start += 1_000) {
+      const pipeline = redis.pipeline();
+      for (const line of listed.slice(start, start + 1_000)) pipeline.exists(`${keys.bullPrefix}${JSON.parse(line)[0]}`);
+      queued += ((await pipeline.exec()) ?? []).filter(([, exists]) => exists === 1).length;
+    }
+    batches.push({ id, created: new Date(record.created).toISOString(), originals: record.originals, jobs: record.jobs, queued });
+  }
+  return batches;
+}
