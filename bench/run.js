@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: the render benchmark (bench/render.js), the storage benchmark
  * (bench/storage.js: streamed originals before and after, a bucket vs a folder), the check and
- * serve benchmarks, figures printed side by side. `npm run bench -- render`, `-- storage`,
- * `-- check` or `-- serve` runs one of them.
+ * serve benchmarks, the queue benchmark (bench/queue.js: a queue's overhead per job, throughput
+ * with worker processes, recovery after a worker is killed), figures printed side by side.
+ * `npm run bench -- render`, `-- storage`, `-- check`, `-- serve` or `-- queue` runs one of them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { checkBench } from './check.js';
+import { queueBench } from './queue.js';
 import { renderBench } from './render.js';
 import { serveBench } from './serve.js';
 import { storageBench } from './storage.js';
@@ -24,6 +26,7 @@ console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), node 
 
 if (!only || only === 'render') await renderBench(root, scratch, { concurrency, runs });
 if (!only || only === 'storage') await storageBench(root, scratch, { concurrency, runs });
+if (!only || only === 'queue') await queueBench(root, scratch, { concurrency, runs });
 
 if (!only || only === 'check') {
   console.error('bench: check');

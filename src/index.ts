@@ -113,3 +113,11 @@ export { createPolicy, globToRegExp, jsonPathPattern, type Policy } from './conf
 export { renderPage, type RenderPageOptions, type PageRenderReport, type PageRenderResult, type PageRenderFailure } from './page-render/render-page.js';
 export { groupPageImages, type ImageGroup, type PageImages } from './page-render/images.js';
 export { replaceValues, type ValueEdit } from './page-render/rewrite.js';
+
+// Rendering on many machines: a BullMQ queue on Redis (render --queue, worker, queue status/results).
+export { connectQueue, type QueueConnection, type QueueOptions } from './queue/connection.js';
+export { enqueueRender, type EnqueueOptions } from './queue/enqueue.js';
+export { collectBatch, type CollectOptions, type QueueReport } from './queue/collect.js';
+export { startWorker, type WorkerOptions, type RenderWorker, type WorkerJobEvent } from './queue/worker.js';
+export { queueStatus, type QueueStatus } from './queue/status.js';
+export type { BatchRecord, JobData } from './queue/protocol.js';

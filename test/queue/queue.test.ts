@@ -1,0 +1,276 @@
+/**
+ * Rendering through the queue, with real servers on loopback: redis-server (started here) and
+ * s3rver; workers and `render --queue` are the built binary in processes of their own, killed
+ * the way machines die (SIGKILL to the whole process group).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import sharp from 'sharp';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { photo, writeImage } from '../fixtures/images.js';
+import { haveRedis, startRedis, type RedisServer } from '../fixtures/redis.js';
+import { startS3, type TestS3 } from '../fixtures/s3.js';
+import { tempDir } from '../fixtures/tmp.js';
+import { BIN, runCli, startCli } from '../cli/run-cli.js';
+
+/** A worker process, in a process group of its own; its stderr (one line per job) as it comes. */
+interface WorkerProcess {
+  child: ChildProcess;
+  log: () => string;
+  /** Resolves once the log has `count` lines naming a finished job (rendered, skipped or failed). */
+  finished(count: number): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+const workers: WorkerProcess[] = [];
+
+function startWorker(args: string[], env: Record<string, string | undefined> = {}): WorkerProcess {
+  const child = spawn(process.execPath, [BIN, 'worker', ...args], {
+    env: { ...process.env, NO_COLOR: '1', CI: '1', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  let log = '';
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const jobLines = () => log.split('\n').filter((line) => /^(rendered|skipped|failed)\t/.test(line)).length;
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    log += chunk;
+    for (const waiter of [...waiters]) {
+      if (jobLines() >= waiter.count) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  });
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const worker: WorkerProcess = {
+    child,
+    log: () => log,
+    finished: (count) =>
+      jobLines() >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+    exited,
+  };
+  workers.push(worker);
+  return worker;
+}
+
+/** SIGTERM and wait: the worker finishes what it has under way. */
+async function stopWorker(worker: WorkerProcess): Promise<number | null> {
+  if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGTERM');
+  return worker.exited;
+}
+
+afterEach(async () => {
+  for (const worker of workers.splice(0)) {
+    try {
+      process.kill(-worker.child.pid!, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+});
+
+async function originals(count: number, size = 1200, corrupt: string[] = []): Promise<string> {
+  const dir = await tempDir();
+  for (let i = 0; i < count; i++) await writeImage(dir, `photo-${i}.jpg`, photo(size + i * 10, Math.round(size * 0.7)).jpeg());
+  for (const name of corrupt) await writeFile(path.join(dir, name), Buffer.from('not a picture at all, just bytes'));
+  // Files changed in the last 2 s have no settled stamp yet (see render's RACY_MS): let them settle.
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  return dir;
+}
+
+describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
+  let redis: RedisServer;
+  let s3: TestS3;
+  let queueRun = 0;
+  let name: string;
+  beforeAll(async () => {
+    [redis, s3] = await Promise.all([startRedis(), startS3(['media', 'originals'])]);
+  });
+  afterAll(async () => {
+    await Promise.all([redis?.stop(), s3?.close()]);
+  });
+  const nextQueue = () => (name = `test-${++queueRun}`);
+  const queueArgs = () => ['--queue', redis.url, '--queue-name', name];
+
+  it('three workers, one killed with SIGKILL mid-job: every original rendered once, whole, the report a local run gives', async () => {
+    nextQueue();
+    const count = 8;
+    for (let i = 0; i < count; i++) {
+      const image = await photo(2400 + i * 16, 1700).jpeg().toBuffer();
+      await s3.put('originals', `q1/photo-${i}.jpg`, image);
+    }
+    const events = new QueueEvents(name, { connection: { host: '127.0.0.1', port: redis.port } });
+    const stalled: string[] = [];
+    events.on('stalled', ({ jobId }) => stalled.push(jobId));
+    await events.waitUntilReady();
+    try {
+      const pool = [0, 1, 2].map(() => startWorker([...queueArgs(), '-j', '1'], s3.env));
+      const run = startCli(['render', 's3://originals/q1/', '--out', 's3://media/queued/', ...queueArgs(), '--json'], { env: s3.env });
+      // Killed once it has finished one job and taken the next: mid-job.
+      await pool[0]!.finished(1);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      process.kill(-pool[0]!.child.pid!, 'SIGKILL');
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(0);
+      expect(stalled.length, 'the killed worker had a job under way').toBeGreaterThan(0);
+
+      const queued = JSON.parse(result.stdout);
+      const sources = queued.results.map((entry: { source: string }) => entry.source);
+      expect(sources).toEqual([...Array(count).keys()].map((i) => `s3://originals/q1/photo-${i}.jpg`));
+      expect(queued.results.every((entry: { status: string }) => entry.status === 'rendered')).toBe(true);
+      expect(queued.failures).toEqual([]);
+
+      // A single machine's run over the same originals, into another prefix, reports the same.
+      const local = await runCli(['render', 's3://originals/q1/', '--out', 's3://media/local/', '--json'], { env: s3.env });
+      expect(local.code, local.stderr).toBe(0);
+      // But for one warning: whichever run next opens a bucket's originals on this machine (a
+      // worker after the kill, or the local run) finds the killed worker's temporary copy of an
+      // original, removes it, and says so.
+      const swept = 'removed 1 temporary file(s) left by an interrupted run';
+      const withoutSweep = (report: { warnings: string[] }) => {
+        expect(report.warnings.filter((warning) => warning !== swept)).toEqual([]);
+        return { ...report, warnings: [] };
+      };
+      const single = JSON.parse(local.stdout.replaceAll('s3://media/local/', 's3://media/queued/'));
+      expect(withoutSweep(single)).toEqual(withoutSweep(queued));
+
+      // Every object whole, one record per original, identical to the local run's objects.
+      const objects = await s3.objects('media', 'queued/');
+      const records = [...objects.keys()].filter((key) => key.includes('.content-api-manifest/'));
+      expect(records).toHaveLength(count);
+      for (const key of records) {
+        const { entry } = JSON.parse((await s3.get('media', key)).toString('utf8'));
+        for (const rendition of Object.values(entry.renditions) as Array<{ path: string; width: number; bytes: number }>) {
+          const bytes = await s3.get('media', `queued/${rendition.path}`);
+          expect(bytes.length).toBe(rendition.bytes);
+          expect((await sharp(bytes).metadata()).width).toBe(rendition.width);
+          expect(bytes.equals(await s3.get('media', `local/${rendition.path}`))).toBe(true);
+        }
+      }
+      for (const worker of pool.slice(1)) expect(await stopWorker(worker)).toBe(0);
+    } finally {
+      await events.close();
+    }
+  }, 120_000);
+
+  it('the same batch enqueued twice adds nothing; a corrupt original fails once, not retried', async () => {
+    nextQueue();
+    const dir = await originals(3, 600, ['broken.jpg']);
+    const out = await tempDir();
+    const first = await runCli(['render', dir, '--out', out, ...queueArgs(), '--detach']);
+    const second = await runCli(['render', dir, '--out', out, ...queueArgs(), '--detach']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(second.code, second.stderr).toBe(0);
+    const status = await runCli(['queue', 'status', ...queueArgs(), '--json']);
+    expect(JSON.parse(status.stdout).jobs.waiting).toBe(4);
+
+    const worker = startWorker([...queueArgs(), '-j', '2']);
+    for (const batch of [first.stdout.trim(), second.stdout.trim()]) {
+      const results = await runCli(['queue', 'results', batch, ...queueArgs(), '--json']);
+      expect(results.code, results.stderr).toBe(1);
+      const report = JSON.parse(results.stdout);
+      expect(report.results.map((entry: { status: string }) => entry.status)).toEqual(['rendered', 'rendered', 'rendered']);
+      expect(report.failures).toHaveLength(1);
+      expect(report.failures[0].source).toBe(path.join(dir, 'broken.jpg'));
+      expect(report.failures[0].code).toBe('CONTENT_API_UNSUPPORTED_FORMAT');
+    }
+    expect(await stopWorker(worker)).toBe(0);
+    // Each original ran once: one line each in the worker's log, none retried.
+    const lines = worker.log().split('\n').filter((line) => /^(rendered|skipped|failed|retrying)\t/.test(line));
+    expect(lines.filter((line) => line.startsWith('rendered'))).toHaveLength(3);
+    expect(lines.filter((line) => line.startsWith('failed'))).toHaveLength(1);
+    expect(lines).toHaveLength(4);
+    const after = JSON.parse((await runCli(['queue', 'status', ...queueArgs(), '--json'])).stdout);
+    expect(after.finished).toEqual({ rendered: 3, skipped: 0, failed: 1, retried: 0 });
+    expect(after.jobs).toEqual({ waiting: 0, active: 0, delayed: 0 });
+  }, 60_000);
+
+  it('Redis restarted mid-run: the run completes, every original rendered', async () => {
+    nextQueue();
+    const dir = await originals(6, 1600);
+    const out = await tempDir();
+    const worker = startWorker([...queueArgs(), '-j', '1']);
+    const run = startCli(['render', dir, '--out', out, ...queueArgs(), '--json']);
+    await worker.finished(1);
+    await redis.restart(1_000);
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.results).toHaveLength(6);
+    expect(report.results.every((entry: { status: string }) => entry.status === 'rendered')).toBe(true);
+    expect(await stopWorker(worker)).toBe(0);
+  }, 90_000);
+
+  it('SIGTERM lets a worker finish the job under way, then it exits 0', async () => {
+    nextQueue();
+    const dir = await originals(2, 3000);
+    const out = await tempDir();
+    const worker = startWorker([...queueArgs(), '-j', '1']);
+    const run = startCli(['render', dir, '--out', out, ...queueArgs(), '--detach']);
+    expect((await run.done).code).toBe(0);
+    const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const bull = new Queue(name, { connection });
+    try {
+      while ((await bull.getActiveCount()) === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toBe(0);
+      expect(worker.log()).toMatch(/stopping: finishing the jobs under way[\s\S]*\nrendered\t/);
+      // The other job stays queued for the next worker.
+      expect(await bull.getWaitingCount()).toBe(1);
+    } finally {
+      await bull.close();
+      connection.disconnect();
+    }
+  }, 60_000);
+
+  it('Redis unreachable, a URL that is not Redis, a queue name of another application: exit 2, one line', async () => {
+    nextQueue();
+    const dir = await originals(1, 300);
+    const closed = 'redis://127.0.0.1:1';
+    for (const args of [
+      ['render', dir, '--out', dir + '-out', '--queue', closed],
+      ['worker', '--queue', closed],
+      ['queue', 'status', '--queue', closed],
+    ]) {
+      const result = await runCli(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([`error: ${closed}: cannot use Redis (ECONNREFUSED)`]);
+    }
+    const wrong = await runCli(['worker', '--queue', 'http://127.0.0.1:6379']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('expected redis:// or rediss://');
+
+    const other = new Redis(redis.url);
+    await other.hset(`bull:${name}:meta`, 'version', 'bullmq:5.0.0');
+    other.disconnect();
+    const clash = await runCli(['render', dir, '--out', dir + '-out', ...queueArgs(), '--detach']);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr.trim().split('\n')).toHaveLength(1);
+    expect(clash.stderr).toContain(`queue '${name}' belongs to another application`);
+
+    const missing = await runCli(['queue', 'results', '20260101-000000-abcdef', '--queue', redis.url, '--queue-name', 'never-used']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("no content-api queue named 'never-used'");
+  }, 60_000);
+
+  it('a Redis that may evict keys is named in one clear warning', async () => {
+    nextQueue();
+    const evicting = await startRedis({ persist: false, maxmemoryPolicy: 'allkeys-lru' });
+    try {
+      const dir = await originals(1, 300);
+      const result = await runCli(['render', dir, '--out', dir + '-out', '--queue', evicting.url, '--queue-name', name, '--detach']);
+      expect(result.code, result.stderr).toBe(0);
+      const warnings = result.stderr.split('\n').filter((line) => /evict|noeviction/i.test(line));
+      expect(warnings).toEqual([
+        `warning: ${evicting.url}: maxmemory-policy is allkeys-lru: Redis may drop jobs when memory runs short; set it to noeviction (BullMQ requires it)`,
+      ]);
+    } finally {
+      await evicting.stop();
+    }
+  }, 30_000);
+});
