@@ -16,6 +16,7 @@ import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, wr
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import sharp from 'sharp';
 import { collectBatch, connectQueue, enqueueRender, startWorker } from '../dist/index.js';
 import { buildCorpus } from './corpus.js';
@@ -49,6 +50,7 @@ export async function queueBench(root, scratch, { runs }) {
       let best;
       for (let i = 0; i < runs; i++) {
         const result = await queueOverhead(redis.url, freshQueue(`overhead-c${concurrency}`), tiny, freshOut('tiny'), concurrency);
+        console.error(`bench: queue overhead, concurrency ${concurrency}: ${fmt((1000 * result.seconds) / JOBS)} ms per job (enqueue ${fmt(result.enqueueSeconds)} s)`);
         if (!best || result.seconds < best.seconds) best = result;
       }
       overhead.push({ concurrency, ...best });
@@ -68,6 +70,7 @@ export async function queueBench(root, scratch, { runs }) {
         const seconds = contender.workers.length === 0
           ? (await render(cli, batch, freshOut('local'), ['-j', '2'], originals)).seconds
           : await queued(cli, redis.url, freshQueue('throughput'), contender.workers, batch, freshOut('queue'), originals, workers);
+        console.error(`bench: ${fmt(seconds)} s`);
         contender.seconds = Math.min(contender.seconds ?? Infinity, seconds);
       }
     }
@@ -78,7 +81,9 @@ export async function queueBench(root, scratch, { runs }) {
     console.error(`bench: queue recovery, ${slowCount} originals, 2 workers -j 1, no kill`);
     const calm = await queued(cli, redis.url, freshQueue('calm'), [1, 1], slow, freshOut('calm'), slowCount, workers);
     console.error(`bench: queue recovery, ${slowCount} originals, worker A SIGKILLed ${KILL_AFTER_MS / 1000} s into its first job`);
+    console.error(`bench: ${fmt(calm)} s`);
     const recovery = await killedWorker(cli, redis, freshQueue('kill'), slow, freshOut('kill'), slowCount, workers);
+    console.error(`bench: ${fmt(recovery.seconds)} s, exit code ${recovery.code}; killed job back in the queue after ${fmt(recovery.waitingAfter, 1)} s, on a worker after ${fmt(recovery.backAfter, 1)} s`);
 
     const local = contenders[0].seconds;
     const perSecond = (seconds) => originals / seconds;
@@ -239,10 +244,14 @@ async function queued(cli, url, name, concurrencies, input, outDir, originals, a
 async function killedWorker(cli, redis, name, input, outDir, originals, all) {
   const a = workerProcess(cli, redis.url, name, 1, all, { quiet: false });
   let b;
-  const bull = new Queue(name, { connection: { host: '127.0.0.1', port: redis.port } });
-  bull.on('error', () => undefined);
+  let bull;
+  const client = new Redis(redis.url, { maxRetriesPerRequest: null });
   try {
     await a.ready;
+    // Only now: a BullMQ Queue writes its keys at once, and a name with BullMQ keys but no mark
+    // of content-api's is another application's (workers refuse it).
+    bull = new Queue(name, { connection: client });
+    bull.on('error', () => undefined);
     const rendering = render(cli, input, outDir, ['--queue', redis.url, '--queue-name', name], originals, { check: false });
     let job;
     while (!job) {
@@ -274,7 +283,7 @@ async function killedWorker(cli, redis, name, input, outDir, originals, all) {
       await sleep(100);
     }
     const outcome = await rendering;
-    const result = await bull.client.then((client) => client.get(`content-api:${name}:result:${job.id}`));
+    const result = await client.get(`content-api:${name}:result:${job.id}`);
     const record = result && JSON.parse(result.slice(result.indexOf(' ') + 1));
     const pid = record ? Number(record.worker.split(':').at(-1)) : NaN;
     const writer = pid === b.pid ? 'worker B' : pid === a.pid ? 'worker A (killed!)' : `another process (${record?.worker ?? 'no result'})`;
@@ -286,7 +295,8 @@ async function killedWorker(cli, redis, name, input, outDir, originals, all) {
       ...outcome,
     };
   } finally {
-    await bull.close();
+    await bull?.close();
+    client.disconnect();
     a.kill();
     await b?.stop();
   }

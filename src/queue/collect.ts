@@ -64,13 +64,15 @@ export async function collectBatch(queue: QueueConnection, id: string, options: 
     jobs.set(jobId, { id: jobId, originals, given });
   }
   const tally = new Tally(record, jobs, options);
-  const outstanding = () => [...jobs.values()].filter((job) => !job.result);
+  const pending = () => [...jobs.values()].filter((job) => !job.result);
   // Its own connection (it blocks reading events), closed here: BullMQ leaves a connection it was given open.
   const listening = options.wait === false ? null : queue.redis.duplicate();
   const events = listening && new QueueEvents(queue.name, { connection: listening });
   const bull = new Queue(queue.name, { connection: queue.redis });
   bull.on('error', () => undefined);
   try {
+    /** Jobs the events say have finished, to look up; and the wait for more. */
+    const signalled = new Set<JobEntry>();
     let wake: () => void = () => undefined;
     if (events) {
       events.on('error', () => undefined); // reconnects on its own
@@ -79,35 +81,42 @@ export async function collectBatch(queue: QueueConnection, id: string, options: 
         if (job && !job.result) tally.started(job);
       });
       const finished = ({ jobId }: { jobId: string }) => {
-        if (jobs.get(jobId)?.result === undefined && jobs.has(jobId)) wake();
+        const job = jobs.get(jobId);
+        if (!job || job.result) return;
+        signalled.add(job);
+        wake();
       };
       events.on('completed', finished);
       events.on('failed', finished);
       await events.waitUntilReady();
     }
-    await fetchResults(queue, record, outstanding(), tally);
-    if (options.wait === false) return tally.report(outstanding());
+    await fetchResults(queue, record, [...jobs.values()], tally);
+    if (options.wait === false) return tally.report(pending());
 
     const every = options.reconcileMs ?? 5_000 + Math.floor(jobs.size / 10);
     let lastPass = Date.now();
     let interrupted = false;
     options.signal?.addEventListener('abort', () => wake(), { once: true });
-    while (outstanding().length > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, every - (Date.now() - lastPass)));
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+    while (tally.remaining > 0) {
+      if (signalled.size === 0 && !(options.signal?.aborted && !interrupted)) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.max(0, every - (Date.now() - lastPass)));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
       if (options.signal?.aborted && !interrupted) {
         interrupted = true;
-        await unqueue(bull, outstanding(), tally);
+        await unqueue(bull, pending(), tally);
       }
-      await fetchResults(queue, record, outstanding(), tally);
+      const looked = [...signalled];
+      signalled.clear();
+      await fetchResults(queue, record, looked, tally);
       if (Date.now() - lastPass >= every) {
+        await reconcile(queue, bull, record, pending(), tally);
         lastPass = Date.now();
-        await reconcile(queue, bull, record, outstanding(), tally);
       }
     }
     return tally.report([]);
@@ -121,6 +130,7 @@ export async function collectBatch(queue: QueueConnection, id: string, options: 
 /** Reads the results of `jobs` written since the batch began (older ones are an earlier run's). */
 async function fetchResults(queue: QueueConnection, record: BatchRecord, jobs: JobEntry[], tally: Tally): Promise<JobEntry[]> {
   const missing: JobEntry[] = [];
+  jobs = jobs.filter((job) => !job.result);
   for (let start = 0; start < jobs.length; start += 1_000) {
     const chunk = jobs.slice(start, start + 1_000);
     const values = await queue.redis.mget(...chunk.map((job) => queue.keys.result(job.id)));
@@ -168,7 +178,7 @@ async function reconcile(queue: QueueConnection, bull: Queue, record: BatchRecor
     tally.lost(job, why);
   }
   for (const job of again) job.readded = true;
-  await addJobs(queue, again.map((job) => ({ ...record.template, originals: job.originals })));
+  await addJobs(queue, again.map((job) => ({ ...record.template, originals: job.originals, batch: record.id })));
 }
 
 /** After Ctrl-C: jobs still waiting are taken out of the queue (not started); those under way finish. */
@@ -190,6 +200,8 @@ class Tally {
   readonly #active: string[] = [];
   readonly #total: number;
   #done: number;
+  /** Jobs without a result yet. */
+  remaining: number;
 
   constructor(record: BatchRecord, jobs: Map<string, JobEntry>, options: CollectOptions) {
     this.#record = record;
@@ -198,6 +210,7 @@ class Tally {
     this.#warnings = new Set(record.warnings);
     this.#done = record.failures.length;
     this.#total = record.failures.length + [...jobs.values()].reduce((sum, job) => sum + job.originals.length, 0);
+    this.remaining = jobs.size;
   }
 
   started(job: JobEntry): void {
@@ -209,7 +222,9 @@ class Tally {
   }
 
   finished(job: JobEntry, record: ResultRecord): void {
+    if (job.result) return;
     job.result = record;
+    this.remaining--;
     const result = asGiven(job, record);
     const { mediaUrl } = this.#record.template.settings;
     for (const warning of result.warnings) this.#warnings.add(warning);
@@ -231,7 +246,9 @@ class Tally {
   }
 
   notStarted(job: JobEntry): void {
+    if (job.result) return;
     job.result = { results: [], failures: [], warnings: [], worker: '', attempt: 0 };
+    this.remaining--;
     for (const source of job.given) {
       this.#notStarted.push(source);
       this.#end(source, 'failed', false);

@@ -71,16 +71,18 @@ export async function enqueueRender(
     },
     force: options.force ?? false,
   };
+  const id = batchId();
   const groups = byStem(originals);
   const jobs = groups.map((group): JobData => ({
     ...template,
     originals: group.map(({ source, stem }) => ({ source: isS3Url(source) ? source : path.resolve(source), stem })),
+    batch: id,
   }));
 
   const [seconds, micros] = await queue.redis.time();
   const record: BatchRecord = {
     protocol: PROTOCOL,
-    id: batchId(),
+    id,
     created: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000),
     template,
     jobs: jobs.length,

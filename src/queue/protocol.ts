@@ -53,14 +53,16 @@ export const jobDataSchema = z.object({
   }),
   force: z.boolean(),
   originals: z.array(originalSchema).min(1),
+  /** The batch that added the job, whose count of finished originals its worker updates (not part of its id). */
+  batch: z.string(),
 });
 export type JobData = z.infer<typeof jobDataSchema>;
-/** A job's data but for its originals: the same for every job of a batch. */
-export type JobTemplate = Omit<JobData, 'originals'>;
+/** A job's data but for its originals and batch: the same for every job of a batch, and what a worker's session is opened with. */
+export type JobTemplate = Omit<JobData, 'originals' | 'batch'>;
 
 /** `r<hex>`: never an integer, never a `:` (BullMQ refuses both as custom ids). */
 export function jobId(data: JobData): string {
-  const { originals, ...template } = data;
+  const { originals, batch: _batch, ...template } = data;
   const sources = originals.map((original) => original.source).sort();
   const identity = JSON.stringify([template, originals[0]!.stem, sources]);
   return `r${createHash('sha256').update(identity).digest('hex').slice(0, 40)}`;
@@ -84,6 +86,8 @@ export function keysFor(name: string) {
     batch: (id: string) => `${base}:batch:${id}`,
     /** A batch's jobs, each `[jobId, originals, sources as given]` JSON. */
     batchJobs: (id: string) => `${base}:batch:${id}:jobs`,
+    /** A batch's originals finished by the jobs it added (a job it shared with an earlier batch counts there). */
+    batchDone: (id: string) => `${base}:batch:${id}:done`,
     /** Batch ids by creation time (ZSET). */
     batches: `${base}:batches`,
     /** Counters: rendered, skipped, failed, retried (HASH). */
@@ -124,7 +128,7 @@ export const batchRecordSchema = z.object({
   id: z.string(),
   /** Redis clock, ms: results older than this are an earlier run's. */
   created: z.number(),
-  template: jobDataSchema.omit({ originals: true }),
+  template: jobDataSchema.omit({ originals: true, batch: true }),
   jobs: z.number(),
   originals: z.number(),
   /** What discovery found before enqueueing: failures and warnings of the report. */

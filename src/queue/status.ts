@@ -20,8 +20,11 @@ export interface QueueStatus {
   rate: number;
   /** Seconds until the queue is empty at that rate (null when nothing moves). */
   eta: number | null;
-  /** The latest batches (at most 5), each with its jobs still queued. */
-  batches: Array<{ id: string; created: string; originals: number; jobs: number; queued: number }>;
+  /**
+   * The latest batches (at most 5), each with its originals finished: by the jobs it added (a
+   * job it shared with an earlier batch, enqueued while that one was queued, counts there).
+   */
+  batches: Array<{ id: string; created: string; originals: number; finished: number }>;
 }
 
 export async function queueStatus(queue: QueueConnection): Promise<QueueStatus> {
@@ -63,21 +66,15 @@ export async function queueStatus(queue: QueueConnection): Promise<QueueStatus> 
 async function recentBatches(queue: QueueConnection): Promise<QueueStatus['batches']> {
   const { keys, redis } = queue;
   await redis.zremrangebyscore(keys.batches, '-inf', Date.now() - RESULT_TTL_SECONDS * 1000);
-  const ids = (await redis.zrange(keys.batches, 0, -1)).slice(-5).reverse();
+  const ids = (await redis.zrange(keys.batches, -5, -1)).reverse();
   const batches: QueueStatus['batches'] = [];
   for (const id of ids) {
     const text = await redis.get(keys.batch(id));
     const parsed = text === null ? null : batchRecordSchema.safeParse(JSON.parse(text));
     if (!parsed?.success) continue;
     const record = parsed.data;
-    let queued = 0;
-    const listed = await redis.lrange(keys.batchJobs(id), 0, -1);
-    for (let start = 0; start < listed.length; start += 1_000) {
-      const pipeline = redis.pipeline();
-      for (const line of listed.slice(start, start + 1_000)) pipeline.exists(`${keys.bullPrefix}${JSON.parse(line)[0]}`);
-      queued += ((await pipeline.exec()) ?? []).filter(([, exists]) => exists === 1).length;
-    }
-    batches.push({ id, created: new Date(record.created).toISOString(), originals: record.originals, jobs: record.jobs, queued });
+    const finished = Number((await redis.get(keys.batchDone(id))) ?? 0);
+    batches.push({ id, created: new Date(record.created).toISOString(), originals: record.originals, finished });
   }
   return batches;
 }

@@ -95,7 +95,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
       }
       const code = error instanceof ContentApiError ? error.code : 'CONTENT_API_RENDER_FAILED';
       const failures = data.originals.map(({ source }) => ({ source, code, error: `${source}: ${oneLine(error)}` }));
-      await results.write(job.id!, { results: [], failures, warnings: [], worker: name, attempt });
+      await results.write(job, { results: [], failures, warnings: [], worker: name, attempt });
       event('failed', oneLine(error));
       throw new UnrecoverableError(oneLine(error));
     }
@@ -113,7 +113,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
       worker: name,
       attempt,
     };
-    await results.write(job.id!, record);
+    await results.write(job, record);
     if (failures.length > 0) {
       event('failed', failures.map((failure) => failure.error).join('; '));
       // Failed for the original itself: said once, never retried.
@@ -150,7 +150,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
 /** Writes a job's result, the counters and the rate window in one step, stamped with Redis's clock. */
 function resultWriter(queue: QueueConnection) {
   queue.redis.defineCommand('contentApiResult', {
-    numberOfKeys: 3,
+    numberOfKeys: 4,
     lua: `
       local t = redis.call('TIME')
       local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -160,16 +160,19 @@ function resultWriter(queue: QueueConnection) {
       redis.call('HINCRBY', KEYS[2], 'failed', ARGV[5])
       redis.call('INCRBY', KEYS[3], ARGV[6])
       redis.call('EXPIRE', KEYS[3], 900)
+      redis.call('INCRBY', KEYS[4], ARGV[6])
+      redis.call('EXPIRE', KEYS[4], ARGV[2])
       return ms`,
   });
   const run = (queue.redis as unknown as Record<string, (...args: Array<string | number>) => Promise<number>>)
     .contentApiResult!.bind(queue.redis);
   return {
-    write(id: string, record: ResultRecord): Promise<number> {
+    write(job: Job, record: ResultRecord): Promise<number> {
       const count = (status: string) => record.results.filter((result) => result.status === status).length;
       const finished = record.results.length + record.failures.length;
       const tick = queue.keys.tick(Math.floor(Date.now() / TICK_MS));
-      return run(queue.keys.result(id), queue.keys.stats, tick, JSON.stringify(record), RESULT_TTL_SECONDS,
+      const { result, stats, batchDone } = queue.keys;
+      return run(result(job.id!), stats, tick, batchDone((job.data as JobData).batch), JSON.stringify(record), RESULT_TTL_SECONDS,
         count('rendered'), count('skipped'), record.failures.length, finished);
     },
     retried: () => queue.redis.hincrby(queue.keys.stats, 'retried', 1).then(() => undefined),
@@ -236,7 +239,7 @@ class Sessions {
   }
 
   #session(data: JobData, s3: S3Options): Promise<RenderSession> {
-    const { originals: _originals, ...template } = data;
+    const { originals: _originals, batch: _batch, ...template } = data;
     const id = JSON.stringify([template, s3.endpoint, s3.pathStyle]);
     return this.#cached(this.#sessions, id, () =>
       openRenderSession({ ...data.settings, outDir: data.outDir, s3, force: data.force, concurrency: 1 }),

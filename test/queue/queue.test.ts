@@ -169,6 +169,14 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     const status = await runCli(['queue', 'status', ...queueArgs(), '--json']);
     expect(JSON.parse(status.stdout).jobs.waiting).toBe(4);
 
+    // Nothing has run yet: without waiting, every original is still queued.
+    const early = await runCli(['queue', 'results', first.stdout.trim(), ...queueArgs(), '--no-wait', '--json']);
+    expect(early.code).toBe(1);
+    expect(JSON.parse(early.stdout)).toMatchObject({ results: [], failures: [], pending: expect.any(Array) });
+    expect(JSON.parse(early.stdout).pending).toHaveLength(4);
+    const said = await runCli(['queue', 'results', first.stdout.trim(), ...queueArgs(), '--no-wait']);
+    expect(said.stderr).toContain('0 rendered, 0 up to date, 4 still queued');
+
     const worker = startWorker([...queueArgs(), '-j', '2']);
     for (const batch of [first.stdout.trim(), second.stdout.trim()]) {
       const results = await runCli(['queue', 'results', batch, ...queueArgs(), '--json']);
@@ -188,6 +196,11 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     const after = JSON.parse((await runCli(['queue', 'status', ...queueArgs(), '--json'])).stdout);
     expect(after.finished).toEqual({ rendered: 3, skipped: 0, failed: 1, retried: 0 });
     expect(after.jobs).toEqual({ waiting: 0, active: 0, delayed: 0 });
+    // The first batch added the jobs and counts them; the second shared them.
+    expect(after.batches.map((batch: { id: string; finished: number }) => [batch.id, batch.finished])).toEqual([
+      [second.stdout.trim(), 0],
+      [first.stdout.trim(), 4],
+    ]);
   }, 60_000);
 
   it('Redis restarted mid-run: the run completes, every original rendered', async () => {

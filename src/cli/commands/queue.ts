@@ -128,8 +128,7 @@ function statusText(status: QueueStatus): string {
   ];
   if (status.batches.length > 0) lines.push('batches:');
   for (const batch of status.batches) {
-    const left = batch.queued === 0 ? 'done' : `${n(batch.queued)} of ${n(batch.jobs)} job(s) queued`;
-    lines.push(`  ${batch.id}  ${batch.created}  ${n(batch.originals)} original(s), ${left}`);
+    lines.push(`  ${batch.id}  ${batch.created}  ${n(batch.finished)} of ${n(batch.originals)} original(s) finished`);
   }
   return lines.join('\n');
 }
