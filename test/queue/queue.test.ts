@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import net from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
@@ -217,6 +218,65 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     expect(report.results).toHaveLength(6);
     expect(report.results.every((entry: { status: string }) => entry.status === 'rendered')).toBe(true);
     expect(await stopWorker(worker)).toBe(0);
+  }, 90_000);
+
+  it('a Redis that restarts empty (no persistence): jobs gone without a result are put back, and the run completes', async () => {
+    nextQueue();
+    const forgetful = await startRedis({ persist: false });
+    try {
+      const dir = await originals(4, 1600);
+      const out = await tempDir();
+      const args = ['--queue', forgetful.url, '--queue-name', name];
+      const worker = startWorker([...args, '-j', '1']);
+      const run = startCli(['render', dir, '--out', out, ...args, '--json']);
+      await worker.finished(1);
+      await forgetful.restart(200);
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout);
+      expect(report.results.map((entry: { source: string }) => entry.source)).toEqual(
+        [0, 1, 2, 3].map((i) => path.join(dir, `photo-${i}.jpg`)),
+      );
+      expect(report.failures).toEqual([]);
+      expect(await stopWorker(worker)).toBe(0);
+    } finally {
+      await forgetful.stop();
+    }
+  }, 90_000);
+
+  it('S3 unreachable for a while: the job is retried with backoff, then renders; not reported as failed', async () => {
+    nextQueue();
+    for (let i = 0; i < 2; i++) await s3.put('originals', `q7/photo-${i}.jpg`, await photo(800, 600).jpeg().toBuffer());
+    // The worker reaches S3 through a proxy that refuses connections until it is opened.
+    const target = new URL(s3.endpoint);
+    const proxy = net.createServer((socket) => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      socket.pipe(upstream).pipe(socket);
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    });
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    try {
+      const worker = startWorker([...queueArgs(), '-j', '1', '--s3-endpoint', `http://127.0.0.1:${port}`], s3.env);
+      const run = startCli(['render', 's3://originals/q7/', '--out', 's3://media/q7/', ...queueArgs(), '--json'], { env: s3.env });
+      while (!worker.log().includes('retrying\t')) await new Promise((resolve) => setTimeout(resolve, 50));
+      proxy.listen(port, '127.0.0.1');
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).results.map((entry: { status: string }) => entry.status)).toEqual(['rendered', 'rendered']);
+      expect(worker.log()).toMatch(/^retrying\ts3:\/\/originals\/q7\/photo-\d\.jpg\t.*endpoint unreachable/m);
+      expect(await stopWorker(worker)).toBe(0);
+      const status = JSON.parse((await runCli(['queue', 'status', ...queueArgs(), '--json'])).stdout);
+      expect(status.finished).toMatchObject({ rendered: 2, failed: 0 });
+      expect(status.finished.retried).toBeGreaterThan(0);
+    } finally {
+      proxy.close();
+    }
   }, 90_000);
 
   it('SIGTERM lets a worker finish the job under way, then it exits 0', async () => {

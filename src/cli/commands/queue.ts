@@ -90,7 +90,7 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
           const tries = attempt > 1 ? ` (attempt ${attempt})` : '';
           const took = `${(ms / 1000).toFixed(1)} s`;
           if (status === 'done') printMessage(`${detail}\t${sources.join(' ')}\t${took}${tries}`);
-          else printMessage(`${status === 'failed' ? red('failed') : status}\t${detail}\t${took}${tries}`);
+          else printMessage(`${status === 'failed' ? red('failed') : status}\t${sources.join(' ')}\t${detail}\t${took}${tries}`);
         },
   });
   for (const warning of worker.warnings) printMessage(`warning: ${warning}`);
