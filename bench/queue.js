@@ -26,8 +26,9 @@ const fmt = (n, digits = 2) => n.toFixed(digits);
 const JOBS = 2_000;
 const OVERHEAD_TARGET_MS = 5;
 const THROUGHPUT_TARGET = 0.95;
-/** protocol.ts: LOCK_MS + STALLED_INTERVAL_MS. */
-const RECOVERY_BOUND_S = 15;
+/** protocol.ts: LOCK_MS and STALLED_INTERVAL_MS; a killed worker's job runs again within their sum. */
+const [LOCK_S, STALLED_S] = [10, 5];
+const RECOVERY_BOUND_S = LOCK_S + STALLED_S;
 /** How long worker A has been on its job when it is killed. */
 const KILL_AFTER_MS = 1_500;
 const noop = async () => ({ results: [], errors: [], warnings: [], notStarted: [] });
@@ -35,22 +36,35 @@ const noop = async () => ({ results: [], errors: [], warnings: [], notStarted: [
 export async function queueBench(root, scratch, { runs }) {
   const cli = path.join(root, 'bin', 'content-api.js');
   const corpus = await buildCorpus(path.join(root, '.bench'));
+  const slow = await slowOriginals(path.join(root, '.bench'), corpus.mp24);
   const work = mkdtempSync(path.join(scratch, 'queue-'));
   const redis = await startRedis(work);
+  const cpu = cpuMeter(redis.pid);
   const workers = new Set();
   let queues = 0;
   const freshQueue = (what) => `bench-${what}-${++queues}`;
   const freshOut = (what) => mkdtempSync(path.join(work, `out-${what}-`));
+  const measured = [];
+  /** `run()` with the CPU seconds of this process, its children and Redis, and of the rest of the machine. */
+  const metered = async (label, run) => {
+    const meter = cpu.start();
+    const result = await run();
+    const outcome = { ...(typeof result === 'number' ? { seconds: result } : result), ...meter.stop() };
+    measured.push({ label, ...outcome });
+    const others = outcome.others > 0.5 ? `; other processes used ${fmt(outcome.others, 1)} CPU s meanwhile (noisy?)` : '';
+    console.error(`bench: ${fmt(outcome.seconds)} s, ${fmt(outcome.cpu, 1)} CPU s${others}`);
+    return outcome;
+  };
   try {
     // 1. Overhead per job.
-    console.error(`bench: queue overhead, ${JOBS} jobs with a no-op render`);
     const tiny = await tinyOriginals(path.join(work, 'tiny'), JOBS);
     const overhead = [];
     for (const concurrency of [1, 8]) {
       let best;
       for (let i = 0; i < runs; i++) {
-        const result = await queueOverhead(redis.url, freshQueue(`overhead-c${concurrency}`), tiny, freshOut('tiny'), concurrency);
-        console.error(`bench: queue overhead, concurrency ${concurrency}: ${fmt((1000 * result.seconds) / JOBS)} ms per job (enqueue ${fmt(result.enqueueSeconds)} s)`);
+        console.error(`bench: queue overhead, ${JOBS} jobs with a no-op render, worker concurrency ${concurrency}, run ${i + 1} of ${runs}`);
+        const result = await metered(`overhead, concurrency ${concurrency}`, () =>
+          queueOverhead(redis.url, freshQueue(`overhead-c${concurrency}`), tiny, freshOut('tiny'), concurrency));
         if (!best || result.seconds < best.seconds) best = result;
       }
       overhead.push({ concurrency, ...best });
@@ -66,54 +80,117 @@ export async function queueBench(root, scratch, { runs }) {
     ];
     for (let i = 0; i < runs; i++) {
       for (const contender of contenders) {
-        console.error(`bench: queue throughput, ${contender.label}, run ${i + 1} of ${runs}`);
-        const seconds = contender.workers.length === 0
-          ? (await render(cli, batch, freshOut('local'), ['-j', '2'], originals)).seconds
-          : await queued(cli, redis.url, freshQueue('throughput'), contender.workers, batch, freshOut('queue'), originals, workers);
-        console.error(`bench: ${fmt(seconds)} s`);
-        contender.seconds = Math.min(contender.seconds ?? Infinity, seconds);
+        console.error(`bench: queue throughput, ${originals} originals, ${contender.label}, run ${i + 1} of ${runs}`);
+        const result = await metered(contender.label, async () =>
+          contender.workers.length === 0
+            ? (await render(cli, batch, freshOut('local'), ['-j', '2'], originals)).seconds
+            : queued(cli, redis.url, freshQueue('throughput'), contender.workers, batch, freshOut('queue'), originals, workers));
+        if (!contender.best || result.seconds < contender.best.seconds) contender.best = result;
       }
     }
 
     // 3. Recovery after SIGKILL, and the same batch without a kill.
-    const slow = twice(corpus.mp24, path.join(work, 'slow'));
     const slowCount = countFiles(slow);
-    console.error(`bench: queue recovery, ${slowCount} originals, 2 workers -j 1, no kill`);
-    const calm = await queued(cli, redis.url, freshQueue('calm'), [1, 1], slow, freshOut('calm'), slowCount, workers);
-    console.error(`bench: queue recovery, ${slowCount} originals, worker A SIGKILLed ${KILL_AFTER_MS / 1000} s into its first job`);
-    console.error(`bench: ${fmt(calm)} s`);
-    const recovery = await killedWorker(cli, redis, freshQueue('kill'), slow, freshOut('kill'), slowCount, workers);
-    console.error(`bench: ${fmt(recovery.seconds)} s, exit code ${recovery.code}; killed job back in the queue after ${fmt(recovery.waitingAfter, 1)} s, on a worker after ${fmt(recovery.backAfter, 1)} s`);
+    console.error(`bench: queue recovery, ${slowCount} slow originals, 2 workers -j 1, no kill`);
+    const calm = await metered('recovery: no kill', () => queued(cli, redis.url, freshQueue('calm'), [1, 1], slow, freshOut('calm'), slowCount, workers));
+    console.error(`bench: queue recovery, ${slowCount} slow originals, worker A SIGKILLed ${fmt(KILL_AFTER_MS / 1000, 1)} s into its first job`);
+    const recovery = await metered('recovery: SIGKILL', () => killedWorker(cli, redis, freshQueue('kill'), slow, freshOut('kill'), slowCount, workers));
+    console.error(`bench: killed job back in the queue after ${fmt(recovery.waitingAfter, 1)} s, on a worker after ${fmt(recovery.backAfter, 1)} s; exit code ${recovery.code}`);
 
-    const local = contenders[0].seconds;
-    const perSecond = (seconds) => originals / seconds;
-    console.log(`\n## Queue: BullMQ on redis-server ${redisVersion()} (loopback, no persistence)\n`);
+    const local = contenders[0].best;
+    const perJob = (r) => (1000 * r.seconds) / JOBS;
+    console.log(`\n## Queue: BullMQ ${bullmqVersion(root)} on redis-server ${redisVersion()} (loopback, no persistence)\n`);
     console.log(`### Overhead per job: ${JOBS} jobs (one 1 KB JPEG each), a no-op render, the worker in this process\n`);
-    console.log(`Timed from enqueueRender's start (discovery included) to collectBatch's end. Target: under ${OVERHEAD_TARGET_MS} ms per job.\n`);
-    console.log('| worker concurrency | enqueue s | enqueue to last result s | ms per job | jobs done |');
-    console.log('|---:|---:|---:|---:|---:|');
-    for (const r of overhead) console.log(`| ${r.concurrency} | ${fmt(r.enqueueSeconds)} | ${fmt(r.seconds)} | ${fmt((1000 * r.seconds) / JOBS)} | ${r.done} |`);
-    console.log(`\n### Throughput: ${originals} originals (the mixed batch, twice), each run into a fresh folder and queue\n`);
-    console.log(`Workers started before the render command and stopped after. Target: 2 workers \`-j 1\` at least ${THROUGHPUT_TARGET}x local.\n`);
-    console.log('| run | seconds | originals/s | vs local |');
-    console.log('|---|---:|---:|---:|');
-    for (const c of contenders) console.log(`| ${c.label} | ${fmt(c.seconds)} | ${fmt(perSecond(c.seconds))} | ${fmt(local / c.seconds)}x |`);
-    console.log(`\n### Recovery: worker A SIGKILLed ${fmt(KILL_AFTER_MS / 1000, 1)} s into a job; ${slowCount} originals at 6000x4000, 2 workers \`-j 1\`\n`);
-    console.log(`killed job ${recovery.job}: back in the queue after ${fmt(recovery.waitingAfter, 1)} s, on a worker after ${fmt(recovery.backAfter, 1)} s (lock ${RECOVERY_BOUND_S - 5} s + stalled check every 5 s: at most ${RECOVERY_BOUND_S} s); its result written by ${recovery.writtenBy}`);
-    console.log(`batch: ${fmt(recovery.seconds)} s with the kill, ${fmt(calm)} s without (+${fmt(recovery.seconds - calm)} s); report: ${recovery.rendered} of ${slowCount} rendered, ${recovery.failures} failed, exit code ${recovery.code}`);
+    console.log(`Timed from enqueueRender's start (discovery included) to collectBatch's end; CPU: this process and Redis. Target: under ${OVERHEAD_TARGET_MS} ms per job.\n`);
+    console.log('| worker concurrency | enqueue s | enqueue to last result s | ms per job | CPU s | jobs done |');
+    console.log('|---:|---:|---:|---:|---:|---:|');
+    for (const r of overhead) console.log(`| ${r.concurrency} | ${fmt(r.enqueueSeconds)} | ${fmt(r.seconds)} | ${fmt(perJob(r))} | ${fmt(r.cpu, 1)} | ${r.done} |`);
+    console.log(`\n### Throughput: ${originals} originals (the mixed batch twice: JPEG, PNG, WebP at 5120x2880 and 6000x4000), each run into a fresh folder and queue\n`);
+    console.log(`Worker processes started before the render command and stopped after; seconds are the render command's, start-up included; CPU: every process of the run (render command, workers, Redis). Target: 2 workers \`-j 1\` at least ${THROUGHPUT_TARGET}x local.\n`);
+    console.log('| run | seconds | originals/s | CPU s | vs local |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const { label, best } of contenders) {
+      console.log(`| ${label} | ${fmt(best.seconds)} | ${fmt(originals / best.seconds)} | ${fmt(best.cpu, 1)} | ${fmt(local.seconds / best.seconds)}x |`);
+    }
+    console.log(`\n### Recovery: worker A SIGKILLed ${fmt(KILL_AFTER_MS / 1000, 1)} s into a job; ${slowCount} slow originals (24 MP PNG), 2 workers \`-j 1\`\n`);
+    console.log(`Worker A alone takes the first job; ${fmt(KILL_AFTER_MS / 1000, 1)} s into it, worker B starts and A's process group gets SIGKILL. The job is watched in BullMQ every 100 ms from the kill.\n`);
+    console.log(`killed job ${recovery.job}: back in the queue after ${fmt(recovery.waitingAfter, 1)} s, on a worker after ${fmt(recovery.backAfter, 1)} s (lock ${fmt(LOCK_S, 0)} s + stalled check every ${fmt(STALLED_S, 0)} s: at most ${RECOVERY_BOUND_S} s); its result written by ${recovery.writtenBy}`);
+    console.log(`batch: ${fmt(recovery.seconds)} s with the kill, ${fmt(calm.seconds)} s without (+${fmt(recovery.seconds - calm.seconds)} s); report: ${recovery.rendered} of ${slowCount} rendered, ${recovery.failures} failed, exit code ${recovery.code}`);
 
     const verdict = (ok) => (ok ? 'met' : 'NOT MET');
-    const worst = Math.max(...overhead.map((r) => (1000 * r.seconds) / JOBS));
-    const two = local / contenders[2].seconds;
+    const two = local.seconds / contenders[2].best.seconds;
+    const noisiest = measured.reduce((a, b) => (b.others > a.others ? b : a));
     console.log('');
-    console.log(`queue overhead: ${overhead.map((r) => `${fmt((1000 * r.seconds) / JOBS)} ms/job at concurrency ${r.concurrency}`).join(', ')} (target under ${OVERHEAD_TARGET_MS} ms): ${verdict(worst < OVERHEAD_TARGET_MS)}`);
-    console.log(`queue throughput: 1 worker -j 2 at ${fmt(local / contenders[1].seconds)}x local, 2 workers -j 1 at ${fmt(two)}x local (target at least ${THROUGHPUT_TARGET}x): ${verdict(two >= THROUGHPUT_TARGET)}`);
-    console.log(`queue recovery: the killed job on a worker again ${fmt(recovery.backAfter, 1)} s after SIGKILL (at most ${RECOVERY_BOUND_S} s): ${verdict(recovery.backAfter <= RECOVERY_BOUND_S)}; every original rendered, exit 0: ${verdict(recovery.code === 0 && recovery.rendered === slowCount && recovery.failures === 0)}`);
+    console.log(`queue overhead: ${overhead.map((r) => `${fmt(perJob(r))} ms/job at concurrency ${r.concurrency}`).join(', ')} (target under ${OVERHEAD_TARGET_MS} ms): ${verdict(Math.max(...overhead.map(perJob)) < OVERHEAD_TARGET_MS)}`);
+    console.log(`queue throughput: 1 worker -j 2 at ${fmt(local.seconds / contenders[1].best.seconds)}x local, 2 workers -j 1 at ${fmt(two)}x local (target at least ${THROUGHPUT_TARGET}x): ${verdict(two >= THROUGHPUT_TARGET)}`);
+    console.log(`queue recovery: the killed job on a worker again ${fmt(recovery.backAfter, 1)} s after SIGKILL (at most ${RECOVERY_BOUND_S} s): ${verdict(recovery.backAfter <= RECOVERY_BOUND_S)}; every original rendered, exit code 0: ${verdict(recovery.code === 0 && recovery.rendered === slowCount && recovery.failures === 0)}`);
+    console.log(`other processes on the machine during the runs: at most ${fmt(Math.max(0, noisiest.others), 1)} CPU s (${noisiest.label})${noisiest.others > 1 ? ': noisy, rerun on a quiet machine' : ''}`);
   } finally {
     for (const worker of workers) worker.kill();
     await redis.stop();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * CPU seconds of this process, its children that have exited (Linux counts them once reaped)
+ * and the Redis server (running: read from /proc), against the whole machine's busy time:
+ * what the rest of the machine did meanwhile is noise. NaN where /proc is missing.
+ */
+function cpuMeter(redisPid) {
+  const TICKS = 100; // USER_HZ
+  const fields = (file) => {
+    const text = readFileSync(file, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number); // from field 3 (state)
+  };
+  const read = () => {
+    try {
+      const self = fields('/proc/self/stat');
+      const redis = fields(`/proc/${redisPid}/stat`);
+      // utime, stime, cutime, cstime are fields 14-17.
+      const ours = (self[11] + self[12] + self[13] + self[14] + redis[11] + redis[12]) / TICKS;
+      const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+      return { ours, busy: (user + nice + system + irq + softirq) / TICKS };
+    } catch {
+      return { ours: NaN, busy: NaN };
+    }
+  };
+  return {
+    start() {
+      const before = read();
+      return {
+        stop() {
+          const after = read();
+          const cpu = after.ours - before.ours;
+          return { cpu, others: after.busy - before.busy - cpu };
+        },
+      };
+    },
+  };
+}
+
+const bullmqVersion = (root) => JSON.parse(readFileSync(path.join(root, 'node_modules', 'bullmq', 'package.json'), 'utf8')).version;
+
+/**
+ * Slow originals for the recovery: the corpus' six 24 MP JPEGs as PNG (no shrink-on-load, so
+ * a few seconds each), made once and cached in `.bench/queue-v1/`.
+ */
+async function slowOriginals(root, mp24) {
+  const base = path.join(root, 'queue-v1');
+  const dir = path.join(base, 'slow');
+  const done = path.join(base, 'SOURCES.txt');
+  if (existsSync(done)) return dir;
+  rmSync(base, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const sources = [];
+  for (const file of readdirSync(mp24).filter((f) => f.endsWith('.jpg')).sort()) {
+    const name = file.replace(/\.jpg$/, '.png');
+    await sharp(path.join(mp24, file)).png().toFile(path.join(dir, name));
+    sources.push(`slow/${name}: corpus-v4/24mp/${file} (6000x4000) as PNG, pixels unchanged`);
+    console.error(`corpus: ${sources.at(-1)}`);
+  }
+  writeFileSync(done, `${sources.join('\n')}\n`);
+  return dir;
 }
 
 /** `count` copies of one 1 KB JPEG, `tiny-0000.jpg`...: discovery lists them, the no-op render never opens them. */
@@ -264,12 +341,15 @@ async function killedWorker(cli, redis, name, input, outDir, originals, all) {
     const killed = performance.now();
     let waitingAfter = NaN;
     let backAfter = NaN;
-    for (;;) {
+    for (let look = 0; ; look++) {
       const now = await bull.getJob(job.id);
       const at = (performance.now() - killed) / 1000;
       if (!now) {
-        // Finished (and removed) between two looks.
-        if (Number.isNaN(backAfter)) backAfter = at;
+        // Finished and removed: A finished it before the kill (originals too fast for this
+        // test), or it ran again on B between two looks.
+        if (look === 0) throw new Error(`queue recovery: job ${job.id} was finished before worker A was killed; slower originals are needed`);
+        if (Number.isNaN(waitingAfter)) waitingAfter = at;
+        backAfter = at;
         break;
       }
       const state = await now.getState();

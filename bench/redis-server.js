@@ -48,7 +48,7 @@ export function redisVersion() {
   return execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).match(/v=(\S+)/)?.[1] ?? 'unknown';
 }
 
-/** Starts redis-server in a folder under `scratch`; returns { url, port, stop() }. */
+/** Starts redis-server in a folder under `scratch`; returns { url, port, pid, stop() }. */
 export async function startRedis(scratch) {
   const dir = mkdtempSync(path.join(scratch, 'redis-'));
   for (let attempt = 1; ; attempt++) {
@@ -85,6 +85,7 @@ export async function startRedis(scratch) {
       return {
         url: `redis://127.0.0.1:${port}`,
         port,
+        pid: child.pid,
         async stop() {
           if (!dead) {
             const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);

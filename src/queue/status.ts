@@ -32,7 +32,7 @@ export async function queueStatus(queue: QueueConnection): Promise<QueueStatus> 
   bull.on('error', () => undefined);
   try {
     const counts = await bull.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
-    const workers = await bull.getWorkersCount().catch(() => null);
+    const workers = await workerCount(bull);
     const stats = await queue.redis.hgetall(queue.keys.stats);
     const window = Math.floor(Date.now() / TICK_MS);
     const ticks = await queue.redis.mget(...Array.from({ length: 6 }, (_, i) => queue.keys.tick(window - i)));
@@ -62,6 +62,19 @@ export async function queueStatus(queue: QueueConnection): Promise<QueueStatus> 
     await bull.close();
   }
 }
+
+/** Worker processes connected to the queue now; null when Redis does not allow CLIENT LIST. */
+export async function workersConnected(queue: QueueConnection): Promise<number | null> {
+  const bull = new Queue(queue.name, { connection: queue.redis });
+  bull.on('error', () => undefined);
+  try {
+    return await workerCount(bull);
+  } finally {
+    await bull.close();
+  }
+}
+
+const workerCount = (bull: Queue) => bull.getWorkersCount().catch(() => null);
 
 async function recentBatches(queue: QueueConnection): Promise<QueueStatus['batches']> {
   const { keys, redis } = queue;

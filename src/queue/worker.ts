@@ -53,6 +53,8 @@ export interface WorkerJobEvent {
 export interface RenderWorker {
   /** Said once at start: an eviction policy that may drop jobs. */
   readonly warnings: string[];
+  /** `queue '<name>' on redis://host:port` (no password), for messages. */
+  readonly description: string;
   /** Finishes the jobs under way, takes no more, and disconnects. */
   close(): Promise<void>;
 }
@@ -139,6 +141,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
   await worker.waitUntilReady();
   return {
     warnings: queue.warnings,
+    description: `queue '${queue.name}' on ${queue.where}`,
     async close() {
       await worker.close();
       await sessions.close();

@@ -3,7 +3,7 @@
  * failures are the infrastructure's (retried) rather than the original's (failed once).
  */
 import { describe, expect, it } from 'vitest';
-import { SourceError, StorageError } from '../../src/errors.js';
+import { SourceError, StorageError, type SourceErrorCode } from '../../src/errors.js';
 import { jobId, PROTOCOL, type JobData } from '../../src/queue/protocol.js';
 import { isTransient } from '../../src/queue/worker.js';
 
@@ -43,7 +43,7 @@ describe('job ids', () => {
 });
 
 describe('isTransient', () => {
-  const failed = (cause: unknown, code: SourceError['code'] = 'CONTENT_API_RENDER_FAILED') =>
+  const failed = (cause: unknown, code: SourceErrorCode = 'CONTENT_API_RENDER_FAILED') =>
     new SourceError(code, 's3://originals/a.jpg', 'cannot write renditions', { cause });
 
   it('retries what the infrastructure failed: a store unreachable, throttled or 5xx, a full disk, a reset', () => {

@@ -84,6 +84,42 @@ async function originals(count: number, size = 1200, corrupt: string[] = []): Pr
   return dir;
 }
 
+describe('the queue commands without Redis', () => {
+  it('worker, queue status and queue results have --help with examples and exit codes', async () => {
+    for (const [command, flag] of [
+      [['worker'], '--concurrency'],
+      [['queue', 'status'], '--json'],
+      [['queue', 'results'], '--no-wait'],
+    ] as const) {
+      const result = await runCli([...command, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`Usage: content-api ${command.join(' ')}`);
+      for (const option of ['--queue <redis-url>', '--queue-name', flag]) expect(result.stdout).toContain(option);
+      expect(result.stdout.split('Examples:\n')[1]).toContain(`  $ content-api ${command.join(' ')} `);
+      expect(result.stdout).toMatch(/Exit codes:\n {2}0 /);
+    }
+    const render = await runCli(['render', '--help']);
+    expect(render.stdout).toContain('--queue <redis-url>');
+    expect(render.stdout).toContain('--detach');
+  });
+
+  it('flags that do not go with --queue are refused before anything is enqueued', async () => {
+    const cases: Array<[string[], string]> = [
+      [['render', 'samples/originals', '--queue', 'redis://127.0.0.1:1', '--dry-run'], '--dry-run plans here'],
+      [['render', 'samples/originals', '--queue', 'redis://127.0.0.1:1', '-j', '2'], "--concurrency is the workers'"],
+      [['render', '--page', '101', '--queue', 'redis://127.0.0.1:1'], '--queue does not apply to --page'],
+      [['render', 'samples/originals', '--detach'], '--detach applies only with --queue'],
+      [['worker', '--queue', 'redis://127.0.0.1:1', '--queue-name', 'a:b'], "--queue-name a:b: use letters"],
+      [['worker'], "required option '--queue <redis-url>' not specified"],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toContain(message);
+    }
+  });
+});
+
 describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
   let redis: RedisServer;
   let s3: TestS3;

@@ -5,7 +5,8 @@
 import { collectBatch, readBatch } from '../../queue/collect.js';
 import { connectQueue, type QueueConnection, type QueueOptions } from '../../queue/connection.js';
 import { enqueueRender } from '../../queue/enqueue.js';
-import { queueStatus, type QueueStatus } from '../../queue/status.js';
+import { DEFAULT_QUEUE_NAME } from '../../queue/protocol.js';
+import { queueStatus, workersConnected, type QueueStatus } from '../../queue/status.js';
 import { startWorker } from '../../queue/worker.js';
 import type { S3Options } from '../../storage/location.js';
 import { printData, printMessage, stderrStyles } from '../output.js';
@@ -27,10 +28,13 @@ export async function runQueueRender(inputs: string[], options: QueueRenderOptio
     const what = `batch ${batch.id}: ${batch.originals} original(s) in ${batch.jobs} job(s) on ${queue.where} (queue '${queue.name}')`;
     if (detach) {
       printData(batch.id);
-      printMessage(`${what}; read the report with: content-api queue results ${batch.id} --queue ${queue.where}${queue.name === 'content-api' ? '' : ` --queue-name ${queue.name}`}`);
+      printMessage(`${what}; read the report with: content-api queue results ${batch.id}${queueFlags(queue)}`);
       return 0;
     }
     printMessage(`${what}; waiting for workers`);
+    if ((await workersConnected(queue)) === 0) {
+      printMessage(`no worker is connected yet; start one: content-api worker${queueFlags(queue)}`);
+    }
     const { report } = await withProgress(({ onDownload, ...hooks }) => collectBatch(queue, batch.id, { ...hooks, altText: altText?.lookup }));
     return printReport(report, (performance.now() - started) / 1000, options, altText);
   } finally {
@@ -94,7 +98,7 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
         },
   });
   for (const warning of worker.warnings) printMessage(`warning: ${warning}`);
-  printMessage(`worker ${process.pid}: ${options.concurrency} job(s) at once from ${redactedName(options.queue)}; SIGTERM or Ctrl-C to stop`);
+  printMessage(`worker ${process.pid}: ${options.concurrency} job(s) at once from ${worker.description}; SIGTERM or Ctrl-C to stop`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143));
@@ -114,7 +118,9 @@ async function connect(target: QueueOptions, claim: boolean): Promise<QueueConne
   return queue;
 }
 
-const redactedName = (queue: QueueOptions) => `queue '${queue.name ?? 'content-api'}'`;
+/** ` --queue <url> [--queue-name <name>]`, for a command to copy. */
+const queueFlags = (queue: QueueConnection) =>
+  ` --queue ${queue.where}${queue.name === DEFAULT_QUEUE_NAME ? '' : ` --queue-name ${queue.name}`}`;
 
 function statusText(status: QueueStatus): string {
   const n = (value: number) => value.toLocaleString('en-US');
