@@ -16,7 +16,7 @@ import { photo, writeImage } from '../fixtures/images.js';
 import { haveRedis, startRedis, type RedisServer } from '../fixtures/redis.js';
 import { startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
-import { BIN, runCli, startCli } from '../cli/run-cli.js';
+import { BIN, runCli, runInTerminal, startCli } from '../cli/run-cli.js';
 
 /** A worker process, in a process group of its own; its stderr (one line per job) as it comes. */
 interface WorkerProcess {
@@ -233,11 +233,28 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     const after = JSON.parse((await runCli(['queue', 'status', ...queueArgs(), '--json'])).stdout);
     expect(after.finished).toEqual({ rendered: 3, skipped: 0, failed: 1, retried: 0 });
     expect(after.jobs).toEqual({ waiting: 0, active: 0, delayed: 0 });
+    // Finished jobs are removed from Redis, not kept as completed or failed.
+    const client = new Redis(redis.url);
+    expect(await client.keys(`bull:${name}:r*`)).toEqual([]);
+    expect(await client.zcard(`bull:${name}:completed`)).toBe(0);
+    expect(await client.zcard(`bull:${name}:failed`)).toBe(0);
+    client.disconnect();
     // The first batch added the jobs and counts them; the second shared them.
     expect(after.batches.map((batch: { id: string; finished: number }) => [batch.id, batch.finished])).toEqual([
       [second.stdout.trim(), 0],
       [first.stdout.trim(), 4],
     ]);
+  }, 60_000);
+
+  it('on a terminal, render --queue draws the progress line a local render draws', async () => {
+    nextQueue();
+    const dir = await originals(2, 600);
+    const worker = startWorker([...queueArgs(), '-j', '1']);
+    const tty = await runInTerminal(['render', dir, '--out', `${dir}-out`, ...queueArgs()]);
+    expect(tty.code, tty.stdout).toBe(0);
+    expect(tty.stdout).toMatch(/\r\x1b\[2K\[#{24}\] 2\/2 \S+/);
+    expect(tty.stdout).toMatch(/\r\x1b\[2K2 rendered, 0 up to date in \d+\.\d s/);
+    expect(await stopWorker(worker)).toBe(0);
   }, 60_000);
 
   it('Redis restarted mid-run: the run completes, every original rendered', async () => {
