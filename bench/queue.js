@@ -112,7 +112,7 @@ export async function queueBench(root, scratch, { runs }) {
     for (const { label, best } of contenders) {
       console.log(`| ${label} | ${fmt(best.seconds)} | ${fmt(originals / best.seconds)} | ${fmt(best.cpu, 1)} | ${fmt(local.seconds / best.seconds)}x |`);
     }
-    console.log(`\n### Recovery: worker A SIGKILLed ${fmt(KILL_AFTER_MS / 1000, 1)} s into a job; ${slowCount} slow originals (24 MP PNG), 2 workers \`-j 1\`\n`);
+    console.log(`\n### Recovery: worker A SIGKILLed ${fmt(KILL_AFTER_MS / 1000, 1)} s into a job; ${slowCount} slow originals (48 MP PNG), 2 workers \`-j 1\`\n`);
     console.log(`Worker A alone takes the first job; ${fmt(KILL_AFTER_MS / 1000, 1)} s into it, worker B starts and A's process group gets SIGKILL. The job is watched in BullMQ every 100 ms from the kill.\n`);
     console.log(`killed job ${recovery.job}: back in the queue after ${fmt(recovery.waitingAfter, 1)} s, on a worker after ${fmt(recovery.backAfter, 1)} s (lock ${fmt(LOCK_S, 0)} s + stalled check every ${fmt(STALLED_S, 0)} s: at most ${RECOVERY_BOUND_S} s); its result written by ${recovery.writtenBy}`);
     console.log(`batch: ${fmt(recovery.seconds)} s with the kill, ${fmt(calm.seconds)} s without (+${fmt(recovery.seconds - calm.seconds)} s); report: ${recovery.rendered} of ${slowCount} rendered, ${recovery.failures} failed, exit code ${recovery.code}`);
@@ -172,21 +172,28 @@ function cpuMeter(redisPid) {
 const bullmqVersion = (root) => JSON.parse(readFileSync(path.join(root, 'node_modules', 'bullmq', 'package.json'), 'utf8')).version;
 
 /**
- * Slow originals for the recovery: the corpus' six 24 MP JPEGs as PNG (no shrink-on-load, so
- * a few seconds each), made once and cached in `.bench/queue-v1/`.
+ * Slow originals for the recovery: four PNGs of 12000x4000 (48 MP), each two of the corpus'
+ * 24 MP photographs side by side at native resolution. No shrink-on-load for PNG, so a job
+ * takes seconds, long enough to be killed in the middle. Made once, cached in `.bench/queue-v2/`.
  */
 async function slowOriginals(root, mp24) {
-  const base = path.join(root, 'queue-v1');
+  const base = path.join(root, 'queue-v2');
   const dir = path.join(base, 'slow');
   const done = path.join(base, 'SOURCES.txt');
   if (existsSync(done)) return dir;
   rmSync(base, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const sources = [];
-  for (const file of readdirSync(mp24).filter((f) => f.endsWith('.jpg')).sort()) {
-    const name = file.replace(/\.jpg$/, '.png');
-    await sharp(path.join(mp24, file)).png().toFile(path.join(dir, name));
-    sources.push(`slow/${name}: corpus-v4/24mp/${file} (6000x4000) as PNG, pixels unchanged`);
+  for (const pair of [['a', 'b'], ['c', 'd'], ['e', 'f'], ['b', 'e']]) {
+    const files = pair.map((letter) => `mosaic-24mp-${letter}.jpg`);
+    const halves = await Promise.all(files.map((file) => sharp(path.join(mp24, file)).raw().toBuffer({ resolveWithObject: true })));
+    const [{ info }] = halves;
+    const name = `pair-${pair.join('')}.png`;
+    await sharp({ create: { width: 2 * info.width, height: info.height, channels: 3, background: '#000' } })
+      .composite(halves.map(({ data }, i) => ({ input: data, raw: { width: info.width, height: info.height, channels: 3 }, left: i * info.width, top: 0 })))
+      .png()
+      .toFile(path.join(dir, name));
+    sources.push(`slow/${name}: ${2 * info.width}x${info.height}, corpus-v4/24mp/${files.join(' and ')} side by side, pixels unchanged`);
     console.error(`corpus: ${sources.at(-1)}`);
   }
   writeFileSync(done, `${sources.join('\n')}\n`);

@@ -17,13 +17,6 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 // the version this package pins runs on Node 20, so the warning is not the user's to act on.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-// BullMQ warns on each of its connections when Redis may evict keys; the queue commands say it once.
-const warn = console.warn.bind(console);
-console.warn = (...args: unknown[]) => {
-  if (typeof args[0] === 'string' && args[0].startsWith('IMPORTANT! Eviction policy')) return;
-  warn(...args);
-};
-
 const program = buildProgram();
 try {
   await program.parseAsync(process.argv);

@@ -4,13 +4,14 @@
  * a periodic pass over the batch's jobs catches what events missed (a Redis restart, a
  * trimmed event stream), and puts back once a job that is gone without a result.
  */
-import { Queue, QueueEvents } from 'bullmq';
-import { QueueError } from '../errors.js';
+import { QueueEvents, type Queue } from 'bullmq';
+import { escapeText, QueueError } from '../errors.js';
 import { buildImageObject } from '../renditions/image-object.js';
 import type { RenderFailure, RenderOptions, RenderReport, RenderResult } from '../renditions/render.js';
-import type { QueueConnection } from './connection.js';
+import { BULL_OPTIONS, withBull, type QueueConnection } from './connection.js';
 import { addJobs } from './enqueue.js';
 import {
+  BATCH_ID,
   batchJobSchema,
   batchRecordSchema,
   resultRecordSchema,
@@ -19,9 +20,16 @@ import {
   type ResultRecord,
 } from './protocol.js';
 
-export interface CollectOptions extends Pick<RenderOptions, 'altText' | 'onProgress' | 'signal'> {
+export interface CollectOptions extends Pick<RenderOptions, 'altText' | 'onProgress'> {
   /** Wait until every job has a result (default); else report what is there now, the rest as `pending`. */
   wait?: boolean;
+  /**
+   * Stops waiting. With `cancel`, the batch's jobs still waiting are first taken out of the
+   * queue (reported as not started) and those under way are waited for; without, the report
+   * is what has finished, the rest `pending`, and the queue is left as it is.
+   */
+  signal?: AbortSignal | undefined;
+  cancel?: boolean;
   /** How often jobs are looked at one by one (default: every 5 s, and 1 s per 10,000 jobs). */
   reconcileMs?: number;
 }
@@ -29,6 +37,9 @@ export interface CollectOptions extends Pick<RenderOptions, 'altText' | 'onProgr
 /** A batch's report: a local render's, and the originals whose jobs are still queued. */
 export interface QueueReport extends RenderReport {
   batch: string;
+  /** The output, as the command line that enqueued the batch gave it, and the shard it was limited to. */
+  out: string;
+  shard?: BatchRecord['shard'];
   /** Originals whose jobs have no result yet (only without `wait`). */
   pending: string[];
 }
@@ -45,31 +56,53 @@ interface JobEntry {
 
 /** Loads a batch record; throws `QueueError` for one that is not there. */
 export async function readBatch(queue: QueueConnection, id: string): Promise<BatchRecord> {
+  if (!BATCH_ID.test(id)) throw new QueueError(`${escapeText(id)}: not a batch id (they look like 20261123-174512-3f9a1c)`);
   const text = await queue.redis.get(queue.keys.batch(id));
   if (text === null) {
     throw new QueueError(`${queue.where}: no batch ${id} in queue '${queue.name}' (batches are kept 7 days)`);
   }
-  const parsed = batchRecordSchema.safeParse(JSON.parse(text));
+  const parsed = batchRecordSchema.safeParse(parseJson(text));
   if (!parsed.success) throw new QueueError(`${queue.where}: batch ${id} was written by another version of content-api`);
   return parsed.data;
+}
+
+/** A batch's jobs, read a page at a time (a batch of 500,000 is a list of 100 MB). */
+async function readJobs(queue: QueueConnection, record: BatchRecord): Promise<Map<string, JobEntry>> {
+  const jobs = new Map<string, JobEntry>();
+  const page = 10_000;
+  for (let start = 0; ; start += page) {
+    const lines = await queue.redis.lrange(queue.keys.batchJobs(record.id), start, start + page - 1);
+    for (const line of lines) {
+      const parsed = batchJobSchema.safeParse(parseJson(line));
+      if (!parsed.success) throw new QueueError(`${queue.where}: batch ${record.id} has a job this version cannot read`);
+      const [jobId, originals, given] = parsed.data;
+      jobs.set(jobId, { id: jobId, originals, given });
+    }
+    if (lines.length < page) break;
+  }
+  if (jobs.size !== record.jobs) {
+    throw new QueueError(`${queue.where}: batch ${record.id} lists ${jobs.size} of its ${record.jobs} jobs (Redis lost part of it)`);
+  }
+  return jobs;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Gathers the results of batch `id` into a report. */
 export async function collectBatch(queue: QueueConnection, id: string, options: CollectOptions = {}): Promise<QueueReport> {
   const record = await readBatch(queue, id);
-  const jobs = new Map<string, JobEntry>();
-  const listed = await queue.redis.lrange(queue.keys.batchJobs(id), 0, -1);
-  for (const line of listed) {
-    const [jobId, originals, given] = batchJobSchema.parse(JSON.parse(line));
-    jobs.set(jobId, { id: jobId, originals, given });
-  }
+  const jobs = await readJobs(queue, record);
   const tally = new Tally(record, jobs, options);
   const pending = () => [...jobs.values()].filter((job) => !job.result);
-  // Its own connection (it blocks reading events), closed here: BullMQ leaves a connection it was given open.
-  const listening = options.wait === false ? null : queue.redis.duplicate();
-  const events = listening && new QueueEvents(queue.name, { connection: listening });
-  const bull = new Queue(queue.name, { connection: queue.redis });
-  bull.on('error', () => undefined);
+  // BullMQ reads events on a connection of its own (a duplicate of this one), and closes it.
+  const events = options.wait === false ? null : new QueueEvents(queue.name, { connection: queue.redis, ...BULL_OPTIONS });
+  return withBull(queue, async (bull) => {
   try {
     /** Jobs the events say have finished, to look up; and the wait for more. */
     const signalled = new Set<JobEntry>();
@@ -95,10 +128,10 @@ export async function collectBatch(queue: QueueConnection, id: string, options: 
 
     const every = options.reconcileMs ?? 5_000 + Math.floor(jobs.size / 10);
     let lastPass = Date.now();
-    let interrupted = false;
+    let cancelled = false;
     options.signal?.addEventListener('abort', () => wake(), { once: true });
     while (tally.remaining > 0) {
-      if (signalled.size === 0 && !(options.signal?.aborted && !interrupted)) {
+      if (signalled.size === 0 && !(options.signal?.aborted && !cancelled)) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, Math.max(0, every - (Date.now() - lastPass)));
           wake = () => {
@@ -107,24 +140,24 @@ export async function collectBatch(queue: QueueConnection, id: string, options: 
           };
         });
       }
-      if (options.signal?.aborted && !interrupted) {
-        interrupted = true;
-        await unqueue(bull, pending(), tally);
+      if (options.signal?.aborted && !cancelled) {
+        if (!options.cancel) return tally.report(pending());
+        cancelled = true;
+        await unqueue(bull, record, pending(), tally);
       }
       const looked = [...signalled];
       signalled.clear();
       await fetchResults(queue, record, looked, tally);
       if (Date.now() - lastPass >= every) {
-        await reconcile(queue, bull, record, pending(), tally);
+        await reconcile(queue, record, pending(), tally, cancelled);
         lastPass = Date.now();
       }
     }
     return tally.report([]);
   } finally {
     await events?.close();
-    listening?.disconnect();
-    await bull.close();
   }
+  });
 }
 
 /** Reads the results of `jobs` written since the batch began (older ones are an earlier run's). */
@@ -148,7 +181,7 @@ function freshResult(value: string | null, created: number): ResultRecord | unde
   if (value === null) return undefined;
   const space = value.indexOf(' ');
   if (Number(value.slice(0, space)) < created) return undefined;
-  const parsed = resultRecordSchema.safeParse(JSON.parse(value.slice(space + 1)));
+  const parsed = resultRecordSchema.safeParse(parseJson(value.slice(space + 1)));
   return parsed.success ? parsed.data : undefined;
 }
 
@@ -157,7 +190,13 @@ function freshResult(value: string | null, created: number): ResultRecord | unde
  * (stalled too often), or enqueued again while an earlier run of it was finishing. Each is put
  * back once; gone again, it fails, saying so.
  */
-async function reconcile(queue: QueueConnection, bull: Queue, record: BatchRecord, jobs: JobEntry[], tally: Tally) {
+async function reconcile(
+  queue: QueueConnection,
+  record: BatchRecord,
+  jobs: JobEntry[],
+  tally: Tally,
+  cancelled: boolean,
+) {
   const gone: JobEntry[] = [];
   for (let start = 0; start < jobs.length; start += 1_000) {
     const chunk = jobs.slice(start, start + 1_000);
@@ -171,21 +210,26 @@ async function reconcile(queue: QueueConnection, bull: Queue, record: BatchRecor
   if (gone.length === 0) return;
   // A result may have landed between the two looks.
   const missing = await fetchResults(queue, record, gone, tally);
-  const again = missing.filter((job) => !job.readded);
-  for (const job of missing.filter((job) => job.readded)) {
-    const failedReason = (await bull.getJob(job.id).catch(() => undefined))?.failedReason;
-    const why = failedReason ?? 'its job left the queue twice without a result (workers killed while rendering it, or Redis lost it)';
-    tally.lost(job, why);
+  if (cancelled) {
+    for (const job of missing) tally.notStarted(job); // taken out by another command's Ctrl-C
+    return;
   }
+  const why = 'its job left the queue twice without a result (workers killed while rendering it, or Redis lost it)';
+  for (const job of missing.filter((job) => job.readded)) tally.lost(job, why);
+  const again = missing.filter((job) => !job.readded);
   for (const job of again) job.readded = true;
   await addJobs(queue, again.map((job) => ({ ...record.template, originals: job.originals, batch: record.id })));
 }
 
-/** After Ctrl-C: jobs still waiting are taken out of the queue (not started); those under way finish. */
-async function unqueue(bull: Queue, jobs: JobEntry[], tally: Tally): Promise<void> {
+/**
+ * After Ctrl-C: this batch's jobs still waiting are taken out of the queue (not started);
+ * those under way finish. A job another batch added (and this one shared) is left to it.
+ */
+async function unqueue(bull: Queue, record: BatchRecord, jobs: JobEntry[], tally: Tally): Promise<void> {
   for (const job of jobs) {
-    const removed = await bull.remove(job.id).catch(() => 0);
-    if (removed === 1) tally.notStarted(job);
+    const queued = await bull.getJob(job.id).catch(() => undefined);
+    if ((queued?.data as JobData | undefined)?.batch !== record.id) continue;
+    if ((await queued!.remove().then(() => true, () => false))) tally.notStarted(job);
   }
 }
 
@@ -225,7 +269,7 @@ class Tally {
     if (job.result) return;
     job.result = record;
     this.remaining--;
-    const result = asGiven(job, record);
+    const result = asGiven(job, record, this.#record);
     const { mediaUrl } = this.#record.template.settings;
     for (const warning of result.warnings) this.#warnings.add(warning);
     for (const done of result.results) {
@@ -259,6 +303,8 @@ class Tally {
     const bySource = (a: { source: string }, b: { source: string }) => a.source.localeCompare(b.source);
     return {
       batch: this.#record.id,
+      out: this.#record.out,
+      ...(this.#record.shard && { shard: this.#record.shard }),
       results: this.#results.sort(bySource),
       failures: this.#failures.sort(bySource),
       warnings: [...this.#warnings],
@@ -279,19 +325,21 @@ class Tally {
   }
 }
 
-/** A worker's result with each source named as the command line gave it, in messages too. */
-function asGiven(job: JobEntry, record: ResultRecord): ResultRecord {
+/**
+ * A worker's result with each original named as the command line gave it (workers get
+ * absolute paths), and the output folder too, in messages as well: what a local run says.
+ */
+function asGiven(job: JobEntry, record: ResultRecord, batch: BatchRecord): ResultRecord {
   const names = new Map(job.originals.map((original, i) => [original.source, job.given[i] ?? original.source]));
+  if (batch.template.outDir !== batch.out) names.set(batch.template.outDir, batch.out);
   const name = (source: string) => names.get(source) ?? source;
+  // Longest first: a path that begins another is replaced after it.
+  const known = [...names.keys()].sort((a, b) => b.length - a.length);
+  const text = (message: string) => known.reduce((said, from) => said.replaceAll(from, names.get(from)!), message);
   return {
     ...record,
     results: record.results.map((result) => ({ ...result, source: name(result.source) })),
-    failures: record.failures.map((failure) => ({
-      ...failure,
-      source: name(failure.source),
-      error: failure.error.startsWith(`${failure.source}: `)
-        ? `${name(failure.source)}${failure.error.slice(failure.source.length)}`
-        : failure.error,
-    })),
+    failures: record.failures.map((failure) => ({ ...failure, source: name(failure.source), error: text(failure.error) })),
+    warnings: record.warnings.map(text),
   };
 }

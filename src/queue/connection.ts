@@ -4,9 +4,10 @@
  * answers, that it keeps jobs (`maxmemory-policy noeviction`, as BullMQ requires) and that the
  * queue name is content-api's; then the long-lived connection rides out Redis restarts.
  */
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { InvalidArgumentError, QueueError, escapeText, oneLine } from '../errors.js';
-import { DEFAULT_QUEUE_NAME, keysFor, PROTOCOL, type QueueKeys } from './protocol.js';
+import { DEFAULT_QUEUE_NAME, JOB_ID, keysFor, PROTOCOL, type QueueKeys } from './protocol.js';
 
 export interface QueueOptions {
   /** `redis://host:6379`, `rediss://...` with TLS. */
@@ -35,15 +36,18 @@ export function parseQueueUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidArgumentError(`--queue ${escapeText(value)}: expected a Redis URL, redis://host:6379`);
+    throw new InvalidArgumentError('--queue: expected a Redis URL, redis://[user:password@]host[:port][/db]');
   }
+  const shown = `--queue ${escapeText(redact(value))}`;
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new InvalidArgumentError(`--queue ${escapeText(value)}: expected redis:// or rediss://, not ${url.protocol}//`);
+    throw new InvalidArgumentError(`${shown}: expected redis:// or rediss://, not ${escapeText(url.protocol)}//`);
   }
-  if (url.hostname === '') throw new InvalidArgumentError(`--queue ${escapeText(value)}: no host`);
+  if (url.hostname === '') throw new InvalidArgumentError(`${shown}: no host`);
   if (url.pathname.length > 1 && !/^\/\d+$/.test(url.pathname)) {
-    throw new InvalidArgumentError(`--queue ${escapeText(value)}: the path can only be a database number (/0)`);
+    throw new InvalidArgumentError(`${shown}: the path can only be a database number (/0)`);
   }
+  // ioredis would take each parameter for an option (a key prefix BullMQ refuses, a password in clear).
+  if (url.search !== '') throw new InvalidArgumentError(`${shown}: no ?parameters; user and password go before the host`);
   return value;
 }
 
@@ -80,7 +84,7 @@ export async function connectQueue(options: QueueOptions, claim: boolean): Promi
   try {
     await probe.connect();
     await probe.ping();
-    warnings.push(...(await evictionWarning(probe, where)));
+    warnings.push(...(await versionWarning(probe, where)), ...(await evictionWarning(probe, where)));
     await checkName(probe, keys, name, where, claim);
   } catch (error) {
     if (error instanceof QueueError) throw error;
@@ -88,13 +92,43 @@ export async function connectQueue(options: QueueOptions, claim: boolean): Promi
   } finally {
     probe.disconnect();
   }
-  // From here on, Redis going away is waited out: commands queue up and resume on reconnect.
+  // From here on, Redis going away is waited out: commands queue up and resume on reconnect
+  // (BullMQ reports the trouble on its objects; this connection's own errors say nothing more).
   const redis = new Redis(url, {
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: null,
+    keepAlive: 30_000,
     retryStrategy: (times) => Math.min(250 * times, 2_000),
   });
+  redis.on('error', () => undefined);
   return { redis, name, keys, where, warnings, close: async () => void (await redis.quit().catch(() => redis.disconnect())) };
+}
+
+/**
+ * A BullMQ queue object on `queue`'s connection, for `use`, then closed (the connection stays
+ * open: BullMQ leaves a connection it was given to its owner). Redis was checked by `connectQueue`.
+ */
+export async function withBull<T>(queue: QueueConnection, use: (bull: Queue) => Promise<T>): Promise<T> {
+  const bull = new Queue(queue.name, { connection: queue.redis, ...BULL_OPTIONS });
+  bull.on('error', () => undefined); // the connection retries on its own
+  try {
+    return await use(bull);
+  } finally {
+    await bull.close();
+  }
+}
+
+/** For every BullMQ object: `connectQueue` has checked Redis's version and eviction policy, once, in one line each. */
+export const BULL_OPTIONS = { skipVersionCheck: true } as const;
+
+/** BullMQ needs Redis 5 and recommends 6.2. */
+async function versionWarning(redis: Redis, where: string): Promise<string[]> {
+  const info = await redis.info('server');
+  const version = /^redis_version:([\d.]+)/m.exec(info)?.[1];
+  if (version === undefined) return [];
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  if (major < 5) throw new QueueError(`${where}: Redis ${version} is too old for BullMQ (5.0 or later; 6.2 or later recommended)`);
+  return major < 6 || (major === 6 && minor < 2) ? [`${where}: Redis ${version}: BullMQ recommends 6.2 or later`] : [];
 }
 
 /** BullMQ needs Redis never to evict keys: a job evicted is lost without a trace. */
@@ -112,9 +146,8 @@ async function evictionWarning(redis: Redis, where: string): Promise<string[]> {
 async function checkName(redis: Redis, keys: QueueKeys, name: string, where: string, claim: boolean): Promise<void> {
   const marker = await redis.get(keys.marker);
   if (marker === null) {
-    const used = ['meta', 'id', 'events', 'wait', 'active', 'delayed', 'completed', 'failed'];
-    if ((await redis.exists(...used.map((key) => `${keys.bullPrefix}${key}`))) > 0) {
-      throw new QueueError(`${where}: queue '${name}' belongs to another application (BullMQ keys without content-api's mark); choose another --queue-name`);
+    if (await foreignJobs(redis, keys)) {
+      throw new QueueError(`${where}: queue '${name}' belongs to another application (it holds jobs content-api did not make); choose another --queue-name`);
     }
     if (!claim) throw new QueueError(`${where}: no content-api queue named '${name}' (nothing was ever enqueued there)`);
     await redis.set(keys.marker, JSON.stringify({ protocol: PROTOCOL }), 'NX');
@@ -131,10 +164,30 @@ async function checkName(redis: Redis, keys: QueueKeys, name: string, where: str
   }
 }
 
-/** The URL with its password hidden. */
+/**
+ * Whether a queue without content-api's mark holds another application's jobs. A queue that
+ * only has BullMQ's bookkeeping (a dashboard looked at it) or content-api's own jobs (Redis
+ * lost the mark) is not another application's.
+ */
+async function foreignJobs(redis: Redis, keys: QueueKeys): Promise<boolean> {
+  const ids: string[] = [];
+  try {
+    for (const list of ['wait', 'paused', 'active']) ids.push(...(await redis.lrange(`${keys.bullPrefix}${list}`, 0, 9)));
+    for (const set of ['delayed', 'prioritized', 'completed', 'failed']) {
+      ids.push(...(await redis.zrange(`${keys.bullPrefix}${set}`, 0, 9)));
+    }
+  } catch {
+    return true; // keys of another shape: not a BullMQ queue content-api knows
+  }
+  return ids.some((id) => !JOB_ID.test(id));
+}
+
+/** The URL with its password (and any parameters) hidden. */
 export function redact(url: string): string {
+  if (!URL.canParse(url)) return url;
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
+  if (parsed.search) parsed.search = '?...';
   return parsed.toString().replace(/\/$/, '');
 }
 

@@ -4,14 +4,13 @@
  * (its jobs, and what discovery found) is recorded for `queue results`.
  */
 import path from 'node:path';
-import { Queue } from 'bullmq';
 import { InvalidArgumentError } from '../errors.js';
 import { discoverOriginals, type Original } from '../renditions/discover.js';
 import type { RenderOptions } from '../renditions/render.js';
 import { resolveSettings } from '../renditions/settings.js';
-import { shardOf } from '../renditions/shard.js';
-import { isS3Url } from '../storage/location.js';
-import type { QueueConnection } from './connection.js';
+import { inShard } from '../renditions/shard.js';
+import { isS3Url, openStore } from '../storage/location.js';
+import { withBull, type QueueConnection } from './connection.js';
 import {
   ATTEMPTS,
   BACKOFF_MS,
@@ -48,19 +47,20 @@ export async function enqueueRender(
   const discovered = await discoverOriginals(inputs, options.outDir, options.s3);
   await Promise.all(discovered.stores.map((store) => store.close()));
   const { shard } = options;
-  const originals = shard
-    ? discovered.originals.filter((original) => shardOf(original.stem, shard.count) === shard.index)
-    : discovered.originals;
+  const originals = inShard(discovered.originals, shard);
   if (originals.some((original) => original.data)) throw new InvalidArgumentError('originals in memory cannot be queued');
+  // An output that cannot be written is exit 2 here, as in a local run, not a failure per original later.
+  const out = await openStore(options.outDir, options.s3);
+  try {
+    await out.open({ write: true, create: true });
+  } finally {
+    await out.close();
+  }
 
   // Workers may run anywhere: local paths are made absolute (the folder must be theirs too).
   const template: JobTemplate = {
     protocol: PROTOCOL,
     outDir: local ? path.resolve(options.outDir) : options.outDir,
-    s3: {
-      ...(options.s3?.endpoint !== undefined && { endpoint: options.s3.endpoint }),
-      ...(options.s3?.pathStyle && { pathStyle: true }),
-    },
     settings: {
       mediaUrl: settings.mediaUrl,
       naming: settings.naming,
@@ -85,6 +85,7 @@ export async function enqueueRender(
     id,
     created: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000),
     template,
+    out: options.outDir,
     jobs: jobs.length,
     originals: originals.length,
     failures: discovered.failures.map((error) => ({ source: error.source, code: error.code, error: error.message })),
@@ -110,17 +111,14 @@ export async function enqueueRender(
 
 /** Adds jobs (a job whose id is queued already is left as it is: BullMQ adds nothing). */
 export async function addJobs(queue: QueueConnection, jobs: JobData[]): Promise<void> {
-  const bull = new Queue(queue.name, { connection: queue.redis });
-  bull.on('error', () => undefined); // the connection retries on its own
-  try {
+  // Marked again, in case Redis lost the mark (restarted empty) since connectQueue looked.
+  await queue.redis.set(queue.keys.marker, JSON.stringify({ protocol: PROTOCOL }), 'NX');
+  await withBull(queue, async (bull) => {
     for (let start = 0; start < jobs.length; start += CHUNK) {
-      await bull.addBulk(
-        jobs.slice(start, start + CHUNK).map((data) => ({ name: 'render', data, opts: { ...JOB_OPTIONS, jobId: jobId(data) } })),
-      );
+      const chunk = jobs.slice(start, start + CHUNK);
+      await bull.addBulk(chunk.map((data) => ({ name: 'render', data, opts: { ...JOB_OPTIONS, jobId: jobId(data) } })));
     }
-  } finally {
-    await bull.close();
-  }
+  });
 }
 
 /** Originals grouped by stem, in the order found: one job each (names that fold together are rendered together). */

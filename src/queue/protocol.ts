@@ -8,9 +8,12 @@
  * once; what they produced is kept in a result key for `RESULT_TTL_SECONDS`.
  */
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import { z } from 'zod';
 import { FORCEABLE_FORMATS, OUTPUT_FORMATS } from '../renditions/formats.js';
 import { NAMING_STYLES, RENDITION_KEYS, type NamingStyle } from '../renditions/rules.js';
+import { isS3Url, splitS3Object } from '../storage/location.js';
+import { isKey } from '../storage/store.js';
 
 /** Bumped when job data or result keys change shape: workers and submitters of two versions refuse each other. */
 export const PROTOCOL = 1;
@@ -36,13 +39,33 @@ export const BACKOFF_MS = 2_000;
 /** How long results and batches are kept for `queue results` (7 days). */
 export const RESULT_TTL_SECONDS = 7 * 24 * 3600;
 
-const originalSchema = z.object({ source: z.string().min(1), stem: z.string().min(1) });
+/** Data read back from Redis is checked like any input: a stem stays below the output, a source is a path or an object. */
+const originalSchema = z.object({
+  source: z.string().refine((source) => (isS3Url(source) ? isObjectUrl(source) : path.isAbsolute(source)), {
+    message: 'an absolute path or s3://bucket/key',
+  }),
+  stem: z.string().refine(isKey, { message: 'a path below the output folder' }),
+});
 
-/** A job: the originals of one image, where they go, and every setting that shapes the files. */
+const isObjectUrl = (url: string) => {
+  try {
+    splitS3Object(url);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A job: the originals of one image, where they go, and every setting that shapes the files.
+ * How to reach S3 (endpoint, credentials) is each worker's own configuration, never the job's:
+ * whoever can enqueue cannot send a worker's credentials elsewhere.
+ */
 export const jobDataSchema = z.object({
   protocol: z.literal(PROTOCOL),
-  outDir: z.string().min(1),
-  s3: z.object({ endpoint: z.string().optional(), pathStyle: z.boolean().optional() }),
+  outDir: z.string().refine((out) => (isS3Url(out) ? URL.canParse(out) : path.isAbsolute(out)), {
+    message: 'an absolute path or s3://bucket/prefix/',
+  }),
   settings: z.object({
     mediaUrl: z.string(),
     naming: z.enum(NAMING_STYLES as [NamingStyle, ...NamingStyle[]]),
@@ -60,13 +83,23 @@ export type JobData = z.infer<typeof jobDataSchema>;
 /** A job's data but for its originals and batch: the same for every job of a batch, and what a worker's session is opened with. */
 export type JobTemplate = Omit<JobData, 'originals' | 'batch'>;
 
+/** What a job's data shares with every job of its batch. */
+export function templateOf({ originals: _originals, batch: _batch, ...template }: JobData): JobTemplate {
+  return template;
+}
+
+export const JOB_ID = /^r[0-9a-f]{40}$/;
+
 /** `r<hex>`: never an integer, never a `:` (BullMQ refuses both as custom ids). */
 export function jobId(data: JobData): string {
-  const { originals, batch: _batch, ...template } = data;
+  const { originals } = data;
+  const template = templateOf(data);
   const sources = originals.map((original) => original.source).sort();
   const identity = JSON.stringify([template, originals[0]!.stem, sources]);
   return `r${createHash('sha256').update(identity).digest('hex').slice(0, 40)}`;
 }
+
+export const BATCH_ID = /^\d{8}-\d{6}-[0-9a-f]{6}$/;
 
 /** A batch's id: sortable by time, with a random tail (`20261123-174512-3f9a1c`). */
 export function batchId(now = new Date()): string {
@@ -92,8 +125,8 @@ export function keysFor(name: string) {
     batches: `${base}:batches`,
     /** Counters: rendered, skipped, failed, retried (HASH). */
     stats: `${base}:stats`,
-    /** Originals finished in a 10 s window, for the rate (`tick:<window>`, expiring). */
-    tick: (window: number) => `${base}:tick:${window}`,
+    /** Originals finished in a TICK_MS window of Redis's clock, for the rate (`tick:<window>`, expiring). */
+    tick: (window: number | '') => `${base}:tick:${window}`,
     /** BullMQ's own keys of this queue, to tell a queue of another application. */
     bullPrefix: `bull:${name}:`,
   };
@@ -111,10 +144,12 @@ const resultSchema = z.object({
   removed: z.array(z.string()),
 });
 
+const failureSchema = z.object({ source: z.string(), code: z.string(), error: z.string() });
+
 /** What a job produced: the render results without their Image objects (rebuilt by the submitter, with its alt text). */
 export const resultRecordSchema = z.object({
   results: z.array(resultSchema),
-  failures: z.array(z.object({ source: z.string(), code: z.string(), error: z.string() })),
+  failures: z.array(failureSchema),
   warnings: z.array(z.string()),
   /** The worker that wrote it (`host:pid`) and the attempt (1 = first). */
   worker: z.string(),
@@ -131,8 +166,10 @@ export const batchRecordSchema = z.object({
   template: jobDataSchema.omit({ originals: true, batch: true }),
   jobs: z.number(),
   originals: z.number(),
+  /** The output as the command line gave it (`template.outDir` is absolute for a folder), for the report. */
+  out: z.string(),
   /** What discovery found before enqueueing: failures and warnings of the report. */
-  failures: z.array(z.object({ source: z.string(), code: z.string(), error: z.string() })),
+  failures: z.array(failureSchema),
   warnings: z.array(z.string()),
   shard: z.object({ index: z.number(), count: z.number() }).optional(),
 });

@@ -3,8 +3,8 @@
  * originals finished, the rate and the recent batches from the keys workers and submitters
  * keep beside it.
  */
-import { Queue } from 'bullmq';
-import type { QueueConnection } from './connection.js';
+import type { Queue } from 'bullmq';
+import { withBull, type QueueConnection } from './connection.js';
 import { batchRecordSchema, RESULT_TTL_SECONDS, TICK_MS } from './protocol.js';
 
 export interface QueueStatus {
@@ -28,13 +28,12 @@ export interface QueueStatus {
 }
 
 export async function queueStatus(queue: QueueConnection): Promise<QueueStatus> {
-  const bull = new Queue(queue.name, { connection: queue.redis });
-  bull.on('error', () => undefined);
-  try {
+  return withBull(queue, async (bull) => {
     const counts = await bull.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
     const workers = await workerCount(bull);
     const stats = await queue.redis.hgetall(queue.keys.stats);
-    const window = Math.floor(Date.now() / TICK_MS);
+    const now = await redisNow(queue);
+    const window = Math.floor(now / TICK_MS);
     const ticks = await queue.redis.mget(...Array.from({ length: 6 }, (_, i) => queue.keys.tick(window - i)));
     const rate = ticks.reduce((sum, tick) => sum + Number(tick ?? 0), 0) / 60;
     const jobs = {
@@ -56,29 +55,27 @@ export async function queueStatus(queue: QueueConnection): Promise<QueueStatus> 
       },
       rate,
       eta: left === 0 ? 0 : rate > 0 ? Math.round(left / rate) : null,
-      batches: await recentBatches(queue),
+      batches: await recentBatches(queue, now),
     };
-  } finally {
-    await bull.close();
-  }
+  });
+}
+
+/** Redis's clock, ms: what workers stamp results and rate windows with. */
+async function redisNow(queue: QueueConnection): Promise<number> {
+  const [seconds, micros] = await queue.redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 
 /** Worker processes connected to the queue now; null when Redis does not allow CLIENT LIST. */
-export async function workersConnected(queue: QueueConnection): Promise<number | null> {
-  const bull = new Queue(queue.name, { connection: queue.redis });
-  bull.on('error', () => undefined);
-  try {
-    return await workerCount(bull);
-  } finally {
-    await bull.close();
-  }
+export function workersConnected(queue: QueueConnection): Promise<number | null> {
+  return withBull(queue, workerCount);
 }
 
 const workerCount = (bull: Queue) => bull.getWorkersCount().catch(() => null);
 
-async function recentBatches(queue: QueueConnection): Promise<QueueStatus['batches']> {
+async function recentBatches(queue: QueueConnection, now: number): Promise<QueueStatus['batches']> {
   const { keys, redis } = queue;
-  await redis.zremrangebyscore(keys.batches, '-inf', Date.now() - RESULT_TTL_SECONDS * 1000);
+  await redis.zremrangebyscore(keys.batches, '-inf', now - RESULT_TTL_SECONDS * 1000);
   const ids = (await redis.zrange(keys.batches, -5, -1)).reverse();
   const batches: QueueStatus['batches'] = [];
   for (const id of ids) {

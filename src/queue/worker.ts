@@ -10,16 +10,27 @@
  * and another worker runs them again (writes are idempotent, the manifest record comes last).
  */
 import { hostname } from 'node:os';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { ContentApiError, InvalidArgumentError, oneLine, SourceError, StorageError } from '../errors.js';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import {
+  ContentApiError,
+  InvalidArgumentError,
+  oneLine,
+  OutputNotWritableError,
+  QueueError,
+  SourceError,
+  STORE_WIDE,
+  StorageError,
+} from '../errors.js';
 import type { Original } from '../renditions/discover.js';
 import { openRenderSession, type Batch, type RenderSession } from '../renditions/render.js';
-import { isS3Url, openStore, type S3Options } from '../storage/location.js';
+import { isS3Url, openStore, splitS3Object, type S3Options } from '../storage/location.js';
 import type { MediaStore } from '../storage/store.js';
-import { connectQueue, type QueueConnection, type QueueOptions } from './connection.js';
+import { BULL_OPTIONS, connectQueue, type QueueConnection, type QueueOptions } from './connection.js';
 import {
   jobDataSchema,
   LOCK_MS,
+  PROTOCOL,
+  templateOf,
   MAX_STALLED,
   RESULT_TTL_SECONDS,
   STALLED_INTERVAL_MS,
@@ -31,10 +42,12 @@ import {
 export interface WorkerOptions extends QueueOptions {
   /** Jobs (originals) rendered at once (default 1). */
   concurrency?: number | undefined;
-  /** This machine's way to S3: its endpoint and path style win over the submitter's; timeouts. */
+  /** This machine's way to S3 (endpoint, path style, timeouts); credentials come from its environment. */
   s3?: S3Options | undefined;
   /** Each job as it starts and ends, for a log. */
   onJob?: (event: WorkerJobEvent) => void;
+  /** Trouble outside any job (Redis unreachable, a lock that could not be renewed), for a log. */
+  onError?: (message: string) => void;
   /** Renders a job instead of the pipeline: the bench measures the queue alone with a no-op. */
   render?: (data: JobData) => Promise<Batch>;
 }
@@ -43,8 +56,13 @@ export interface WorkerJobEvent {
   id: string;
   /** The job's originals. */
   sources: string[];
-  status: 'started' | 'done' | 'failed' | 'retrying';
-  /** For `done`: the results' statuses; for `failed` and `retrying`: why. */
+  /**
+   * `paused`: a store could not be used at all (unreachable, throttled, no credentials): the job
+   * goes back to the queue without spending an attempt, and this worker takes none for a while.
+   * `retrying`: the job failed for the infrastructure, and spends one of its attempts.
+   */
+  status: 'started' | 'done' | 'failed' | 'retrying' | 'paused';
+  /** For `done`: the results' statuses; else why. */
   detail: string;
   attempt: number;
   ms: number;
@@ -59,38 +77,56 @@ export interface RenderWorker {
   close(): Promise<void>;
 }
 
+/** A store that cannot be used at all waits this long, doubling to PAUSE_MAX_MS while it stays so. */
+const PAUSE_MS = 2_000;
+const PAUSE_MAX_MS = 60_000;
+
 /** Starts a worker; throws `QueueError` when the queue cannot be reached or is not content-api's. */
 export async function startWorker(options: WorkerOptions): Promise<RenderWorker> {
   const queue = await connectQueue(options, true);
-  const sessions = new Sessions(options.s3 ?? {});
+  const sessions = new Sessions({ ...options.s3, lookups: 'head' });
   const render = options.render ?? ((data: JobData) => sessions.render(data));
   const name = `${hostname()}:${process.pid}`;
   const results = resultWriter(queue);
+  let worker: Worker | undefined;
+  let pauses = 0;
+  let paused: NodeJS.Timeout | undefined;
 
-  const processor = async (job: Job) => {
+  /** Puts the job back without spending an attempt, and stops this worker taking jobs for a while. */
+  const pause = async (job: Job, token: string | undefined, error: unknown, event: Event) => {
+    const ms = Math.min(PAUSE_MS * 2 ** pauses++, PAUSE_MAX_MS);
+    event('paused', `${oneLine(error)}; taking jobs again in ${ms / 1000} s`);
+    await results.retried();
+    await job.moveToDelayed(Date.now() + ms, token);
+    if (!paused) {
+      await worker?.pause(true);
+      paused = setTimeout(() => {
+        paused = undefined;
+        worker?.resume();
+      }, ms);
+    }
+    throw new DelayedError();
+  };
+
+  const processor = async (job: Job, token?: string) => {
     const started = performance.now();
     const parsed = jobDataSchema.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`job ${job.id}: not a content-api ${'render'} job of this protocol`);
+    if (!parsed.success) {
+      throw new UnrecoverableError(`job ${job.id}: not a render job of content-api protocol ${PROTOCOL} (${parsed.error.issues[0]?.message})`);
+    }
     const data = parsed.data;
     const attempt = job.attemptsMade + 1;
     const last = attempt >= (job.opts.attempts ?? 1);
-    const event = (status: WorkerJobEvent['status'], detail: string) =>
-      options.onJob?.({
-        id: job.id!,
-        sources: data.originals.map((original) => original.source),
-        status,
-        detail,
-        attempt,
-        ms: performance.now() - started,
-      });
+    const event: Event = (status, detail) =>
+      options.onJob?.({ id: job.id!, sources: data.originals.map((original) => original.source), status, detail, attempt, ms: performance.now() - started });
     event('started', '');
     let batch: Batch;
     try {
       batch = await render(data);
     } catch (error) {
-      // The job as a whole could not run: the output store, the originals' bucket, a bad setting.
-      const retry = !last && !(error instanceof InvalidArgumentError);
-      if (retry) {
+      if (storeDown(error)) return pause(job, token, error, event);
+      // The job as a whole could not run for another reason: spend an attempt, or fail every original.
+      if (!last && !(error instanceof InvalidArgumentError)) {
         event('retrying', oneLine(error));
         await results.retried();
         throw error;
@@ -101,6 +137,9 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
       event('failed', oneLine(error));
       throw new UnrecoverableError(oneLine(error));
     }
+    const down = batch.errors.find(storeDown);
+    if (down) return pause(job, token, down, event);
+    pauses = 0;
     const transient = batch.errors.find(isTransient);
     if (transient && !last) {
       event('retrying', transient.message);
@@ -125,46 +164,80 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     return { results: batch.results.length };
   };
 
-  const worker = new Worker(queue.name, processor, {
-    connection: queue.redis,
-    concurrency: options.concurrency ?? 1,
-    lockDuration: LOCK_MS,
-    stalledInterval: STALLED_INTERVAL_MS,
-    maxStalledCount: MAX_STALLED,
-    removeOnComplete: { count: 0 },
-    removeOnFail: { count: 0 },
-    autorun: false,
-  });
-  // BullMQ reports connection trouble here; the connection retries on its own.
-  worker.on('error', () => undefined);
-  void worker.run();
-  await worker.waitUntilReady();
+  try {
+    worker = new Worker(queue.name, processor, {
+      connection: queue.redis,
+      ...BULL_OPTIONS,
+      concurrency: options.concurrency ?? 1,
+      lockDuration: LOCK_MS,
+      stalledInterval: STALLED_INTERVAL_MS,
+      maxStalledCount: MAX_STALLED,
+      removeOnComplete: { count: 0 },
+      removeOnFail: { count: 0 },
+      autorun: false,
+    });
+    let said = '';
+    worker.on('error', (error) => {
+      // Said once per kind of trouble, not once per retry of the connection.
+      const message = oneLine(error);
+      if (message !== said) options.onError?.(message);
+      said = message;
+    });
+    worker.run().catch((error: unknown) => options.onError?.(oneLine(error)));
+    await worker.waitUntilReady();
+  } catch (error) {
+    await worker?.close(true).catch(() => undefined);
+    await queue.close();
+    throw new QueueError(`${queue.where}: cannot start a worker (${oneLine(error)})`, { cause: error });
+  }
+  const running = worker;
   return {
     warnings: queue.warnings,
     description: `queue '${queue.name}' on ${queue.where}`,
     async close() {
-      await worker.close();
+      clearTimeout(paused);
+      await running.close();
       await sessions.close();
       await queue.close();
     },
   };
 }
 
+type Event = (status: WorkerJobEvent['status'], detail: string) => void;
+
+/**
+ * A store (the output, or the originals' bucket) cannot be used at all: unreachable, refusing
+ * these credentials, throttling, or a folder this machine cannot write. Not the job's fault,
+ * and maybe only this machine's: the job waits in the queue, its attempts untouched.
+ */
+function storeDown(error: unknown): boolean {
+  for (let cause: unknown = error; cause; cause = (cause as { cause?: unknown }).cause) {
+    if (cause instanceof OutputNotWritableError) return true;
+    if (cause instanceof StorageError) return STORE_WIDE.has(cause.kind) || cause.kind === 'throttled';
+  }
+  return false;
+}
+
 /** Writes a job's result, the counters and the rate window in one step, stamped with Redis's clock. */
 function resultWriter(queue: QueueConnection) {
   queue.redis.defineCommand('contentApiResult', {
-    numberOfKeys: 4,
+    numberOfKeys: 5,
+    // KEYS: result, stats, rate window prefix, batch counter, queue mark;
+    // ARGV: record, ttl, window ms, mark, rendered, skipped, failed, finished.
     lua: `
       local t = redis.call('TIME')
       local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
       redis.call('SET', KEYS[1], ms .. ' ' .. ARGV[1], 'EX', ARGV[2])
-      redis.call('HINCRBY', KEYS[2], 'rendered', ARGV[3])
-      redis.call('HINCRBY', KEYS[2], 'skipped', ARGV[4])
-      redis.call('HINCRBY', KEYS[2], 'failed', ARGV[5])
-      redis.call('INCRBY', KEYS[3], ARGV[6])
-      redis.call('EXPIRE', KEYS[3], 900)
-      redis.call('INCRBY', KEYS[4], ARGV[6])
+      redis.call('HINCRBY', KEYS[2], 'rendered', ARGV[5])
+      redis.call('HINCRBY', KEYS[2], 'skipped', ARGV[6])
+      redis.call('HINCRBY', KEYS[2], 'failed', ARGV[7])
+      local tick = KEYS[3] .. math.floor(ms / tonumber(ARGV[3]))
+      redis.call('INCRBY', tick, ARGV[8])
+      redis.call('EXPIRE', tick, 900)
+      redis.call('INCRBY', KEYS[4], ARGV[8])
       redis.call('EXPIRE', KEYS[4], ARGV[2])
+      -- Kept even if Redis lost it (restarted empty): this queue stays recognisably content-api's.
+      redis.call('SET', KEYS[5], ARGV[4], 'NX')
       return ms`,
   });
   const run = (queue.redis as unknown as Record<string, (...args: Array<string | number>) => Promise<number>>)
@@ -173,9 +246,9 @@ function resultWriter(queue: QueueConnection) {
     write(job: Job, record: ResultRecord): Promise<number> {
       const count = (status: string) => record.results.filter((result) => result.status === status).length;
       const finished = record.results.length + record.failures.length;
-      const tick = queue.keys.tick(Math.floor(Date.now() / TICK_MS));
-      const { result, stats, batchDone } = queue.keys;
-      return run(result(job.id!), stats, tick, batchDone((job.data as JobData).batch), JSON.stringify(record), RESULT_TTL_SECONDS,
+      const { result, stats, tick, batchDone, marker } = queue.keys;
+      const keys = [result(job.id!), stats, tick(''), batchDone((job.data as JobData).batch), marker];
+      return run(...keys, JSON.stringify(record), RESULT_TTL_SECONDS, TICK_MS, JSON.stringify({ protocol: PROTOCOL }),
         count('rendered'), count('skipped'), record.failures.length, finished);
     },
     retried: () => queue.redis.hincrby(queue.keys.stats, 'retried', 1).then(() => undefined),
@@ -198,7 +271,11 @@ export function isTransient(error: SourceError): boolean {
 
 const TRANSIENT_CODES = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'EMFILE']);
 
-/** Output locations open for rendering, one per location, S3 endpoint and settings; buckets of originals, one each. */
+/**
+ * Output locations open for rendering, one per location and settings; buckets of originals,
+ * one each. Their S3 stores look objects up one by one (HEAD), never from a listing kept since
+ * an earlier job: other machines write to the same buckets meanwhile.
+ */
 class Sessions {
   readonly #sessions = new Map<string, Promise<RenderSession>>();
   readonly #buckets = new Map<string, Promise<MediaStore>>();
@@ -209,7 +286,6 @@ class Sessions {
   }
 
   async render(data: JobData): Promise<Batch> {
-    const s3 = this.#s3For(data);
     const failures: SourceError[] = [];
     const originals: Original[] = [];
     for (const { source, stem } of data.originals) {
@@ -217,15 +293,14 @@ class Sessions {
         originals.push({ source, stem });
         continue;
       }
-      const slash = source.indexOf('/', 'S3://'.length);
-      const bucket = await this.#bucket(source.slice(0, slash + 1), s3);
-      const key = source.slice(slash + 1);
-      // Its stamp now, not as listed when it was enqueued (maybe hours ago).
+      const { location, key } = splitS3Object(source);
+      const bucket = await this.#bucket(location);
+      // Its stamp now (one HEAD), not as listed when it was enqueued, maybe days ago.
       const found = await bucket.stat(key);
       if (found) originals.push({ source, stem, object: { store: bucket, key, stamp: found.stamp } });
       else failures.push(new SourceError('CONTENT_API_UNREADABLE', source, 'no such object (removed since it was enqueued)'));
     }
-    const session = await this.#session(data, s3);
+    const session = await this.#session(data);
     return session.render(originals, failures);
   }
 
@@ -236,22 +311,16 @@ class Sessions {
     await Promise.all(open.map((opening) => opening.then((open) => open.close(), () => undefined)));
   }
 
-  #s3For(data: JobData): S3Options {
-    const endpoint = this.#s3.endpoint ?? data.s3.endpoint;
-    return { ...this.#s3, endpoint, pathStyle: this.#s3.pathStyle || data.s3.pathStyle };
-  }
-
-  #session(data: JobData, s3: S3Options): Promise<RenderSession> {
-    const { originals: _originals, batch: _batch, ...template } = data;
-    const id = JSON.stringify([template, s3.endpoint, s3.pathStyle]);
-    return this.#cached(this.#sessions, id, () =>
-      openRenderSession({ ...data.settings, outDir: data.outDir, s3, force: data.force, concurrency: 1 }),
+  #session(data: JobData): Promise<RenderSession> {
+    const template = templateOf(data);
+    return this.#cached(this.#sessions, JSON.stringify(template), () =>
+      openRenderSession({ ...template.settings, outDir: template.outDir, s3: this.#s3, force: template.force, concurrency: 1 }),
     );
   }
 
-  #bucket(location: string, s3: S3Options): Promise<MediaStore> {
-    return this.#cached(this.#buckets, JSON.stringify([location, s3.endpoint, s3.pathStyle]), async () => {
-      const store = await openStore(location, s3);
+  #bucket(location: string): Promise<MediaStore> {
+    return this.#cached(this.#buckets, location, async () => {
+      const store = await openStore(location, this.#s3);
       await store.open({ write: false, create: false });
       return store;
     });

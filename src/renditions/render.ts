@@ -19,7 +19,7 @@ import type { SourceInfo } from './pipeline.js';
 import { planOriginal, splitCollisions, type Plan } from './plan.js';
 import { renderOne, unrecorded, type Context } from './render-one.js';
 import { resolveSettings, type Settings } from './settings.js';
-import { shardOf, type Shard } from './shard.js';
+import { inShard, type Shard } from './shard.js';
 import type { NamingStyle, PixelSize, RenditionKey } from './rules.js';
 
 export interface RenderOptions {
@@ -107,10 +107,7 @@ export interface RenderReport {
 export async function renderOriginals(inputs: string[], options: RenderOptions): Promise<RenderReport> {
   const settings = resolveSettings(options);
   const discovered = await discoverOriginals(inputs, options.outDir, options.s3);
-  const { shard } = options;
-  const originals = shard
-    ? discovered.originals.filter((original) => shardOf(original.stem, shard.count) === shard.index)
-    : discovered.originals;
+  const originals = inShard(discovered.originals, options.shard);
   try {
     const rendered = report(await runBatch(originals, discovered.failures, settings, options));
     return { ...rendered, warnings: [...discovered.warnings, ...rendered.warnings] };

@@ -22,6 +22,11 @@ export function shardOf(stem: string, count: number): number {
   return createHash('sha256').update(stem).digest().readUInt32BE(0) % count;
 }
 
+/** The originals of `shard` (all of them without one). */
+export function inShard<T extends { stem: string }>(originals: T[], shard: Shard | undefined): T[] {
+  return shard ? originals.filter((original) => shardOf(original.stem, shard.count) === shard.index) : originals;
+}
+
 /** `3/16` (0-based) or `auto/16` (the index from the environment). */
 export function parseShard(value: string, env: NodeJS.ProcessEnv = process.env): Shard {
   const match = /^(\d+|auto)\/(\d+)$/.exec(value.trim());

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
 import { LocalStore } from './local.js';
-import type { MediaStore } from './store.js';
+import { isKey, type MediaStore } from './store.js';
 
 export interface S3Location {
   bucket: string;
@@ -23,10 +23,24 @@ export interface S3Options {
   timeoutMs?: number | undefined;
   /** Attempts per request, retries with backoff on throttling, 5xx and connection errors included (default 4). */
   maxAttempts?: number | undefined;
+  /**
+   * How `stat` finds an object: `listing` (default) lists its folder once and answers from
+   * that, which suits a run over many objects; `head` asks for the object each time, which a
+   * long-lived store (a queue worker's) needs to see what other machines changed since.
+   */
+  lookups?: 'listing' | 'head' | undefined;
 }
 
 /** `s3:` anything: `s3:/bucket` (a slash short) is refused by `parseS3Url`, never taken for a local folder. */
 export const isS3Url = (value: string): boolean => /^s3:/i.test(value);
+
+/** `s3://bucket/a/b.jpg` -> `{ location: 's3://bucket/', key: 'a/b.jpg' }`, checked; throws `InvalidArgumentError`. */
+export function splitS3Object(url: string): { location: string; key: string } {
+  const { bucket } = parseS3Url(url);
+  const key = url.slice(`s3://${bucket}/`.length);
+  if (!isKey(key)) throw new InvalidArgumentError(`Expected s3://bucket/key of an object but got '${url}'`);
+  return { location: s3Url(bucket, ''), key };
+}
 
 /** `s3://bucket/a/b` -> `{ bucket: 'bucket', prefix: 'a/b/' }`: a location is always a folder. */
 export function parseS3Url(value: string): S3Location {

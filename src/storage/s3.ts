@@ -9,6 +9,7 @@
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -28,12 +29,14 @@ export class S3Store implements MediaStore {
   readonly #client: S3Client;
   /** Folder listings (key of the folder -> its objects), each read once: a listing, not a request per file. */
   readonly #folders = new Map<string, Promise<Map<string, StoredObject>>>();
+  readonly #lookups: 'listing' | 'head';
 
   constructor(where: S3Location, options: S3Options = {}) {
     this.#bucket = where.bucket;
     this.#prefix = where.prefix;
     this.location = s3Url(where.bucket, where.prefix);
     this.#client = new S3Client(clientConfig(options));
+    this.#lookups = options.lookups ?? 'listing';
   }
 
   describe(key: string): string {
@@ -57,6 +60,7 @@ export class S3Store implements MediaStore {
   }
 
   async stat(key: string): Promise<StoredObject | null> {
+    if (this.#lookups === 'head') return this.#head(key);
     assertKey(this.location, key);
     const slash = key.lastIndexOf('/');
     const folder = key.slice(0, slash + 1);
@@ -176,6 +180,17 @@ export class S3Store implements MediaStore {
       listing.catch(() => this.#folders.delete(folder));
     }
     return listing;
+  }
+
+  /** One object, as it is now (HEAD): what a long-lived store needs to see other machines' changes. */
+  async #head(key: string): Promise<StoredObject | null> {
+    try {
+      const found = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) }));
+      return this.#object(this.#key(key), found.ContentLength, found.ETag, found.LastModified);
+    } catch (error) {
+      if (isMissingObject(error)) return null;
+      throw storageError(this.describe(key), error);
+    }
   }
 
   /** Keeps a folder listing already read true to what this process wrote or removed. */

@@ -10,7 +10,6 @@ import { isTransient } from '../../src/queue/worker.js';
 const job = (patch: Partial<JobData> = {}): JobData => ({
   protocol: PROTOCOL,
   outDir: 's3://media/media/',
-  s3: {},
   settings: { mediaUrl: '/media/', naming: 'max', quality: { jpeg: 80, webp: 80, avif: 50 }, keepMetadata: false, pixelLimit: 1e8 },
   force: false,
   originals: [{ source: 's3://originals/a.jpg', stem: 'a' }],

@@ -259,12 +259,14 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
 
   it('Redis restarted mid-run: the run completes, every original rendered', async () => {
     nextQueue();
-    const dir = await originals(6, 1600);
+    const dir = await originals(6, 2400);
     const out = await tempDir();
     const worker = startWorker([...queueArgs(), '-j', '1']);
     const run = startCli(['render', dir, '--out', out, ...queueArgs(), '--json']);
     await worker.finished(1);
     await redis.restart(1_000);
+    const finishedBefore = worker.log().split('\n').filter((line) => line.startsWith('rendered\t')).length;
+    expect(finishedBefore, 'Redis went down with jobs left').toBeLessThan(6);
     const result = await run.done;
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
@@ -292,37 +294,41 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       );
       expect(report.failures).toEqual([]);
       expect(await stopWorker(worker)).toBe(0);
+      // The queue is still recognisably content-api's for the next command.
+      const again = await runCli(['render', dir, '--out', out, ...args, '--detach']);
+      expect(again.code, again.stderr).toBe(0);
     } finally {
       await forgetful.stop();
     }
   }, 90_000);
 
-  it('S3 unreachable for a while: the job is retried with backoff, then renders; not reported as failed', async () => {
+  it('S3 unreachable for a while: the worker pauses, the job waits without spending attempts, then renders', async () => {
     nextQueue();
     for (let i = 0; i < 2; i++) await s3.put('originals', `q7/photo-${i}.jpg`, await photo(800, 600).jpeg().toBuffer());
-    // The worker reaches S3 through a proxy that refuses connections until it is opened.
+    // The worker reaches S3 through a proxy that drops every connection until it is opened.
     const target = new URL(s3.endpoint);
+    let open = false;
     const proxy = net.createServer((socket) => {
+      if (!open) return socket.destroy();
       const upstream = net.connect(Number(target.port), target.hostname);
       socket.pipe(upstream).pipe(socket);
       upstream.on('error', () => socket.destroy());
       socket.on('error', () => upstream.destroy());
     });
-    const port = await new Promise<number>((resolve) => {
-      const probe = net.createServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as net.AddressInfo;
-        probe.close(() => resolve(port));
-      });
-    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as net.AddressInfo;
     try {
-      const worker = startWorker([...queueArgs(), '-j', '1', '--s3-endpoint', `http://127.0.0.1:${port}`], s3.env);
+      const env = { ...s3.env, AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}` };
+      const worker = startWorker([...queueArgs(), '-j', '1'], env);
       const run = startCli(['render', 's3://originals/q7/', '--out', 's3://media/q7/', ...queueArgs(), '--json'], { env: s3.env });
-      while (!worker.log().includes('retrying\t')) await new Promise((resolve) => setTimeout(resolve, 50));
-      proxy.listen(port, '127.0.0.1');
+      while (!worker.log().includes('paused\t')) await new Promise((resolve) => setTimeout(resolve, 50));
+      open = true;
       const result = await run.done;
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout).results.map((entry: { status: string }) => entry.status)).toEqual(['rendered', 'rendered']);
-      expect(worker.log()).toMatch(/^retrying\ts3:\/\/originals\/q7\/photo-\d\.jpg\t.*endpoint unreachable/m);
+      expect(worker.log()).toMatch(/^paused\ts3:\/\/originals\/q7\/photo-\d\.jpg\t.*endpoint unreachable.*taking jobs again in 2 s/m);
+      // Put back, not failed: no attempt spent, so the rendered lines say nothing of attempts.
+      expect(worker.log()).not.toMatch(/attempt \d/);
       expect(await stopWorker(worker)).toBe(0);
       const status = JSON.parse((await runCli(['queue', 'status', ...queueArgs(), '--json'])).stdout);
       expect(status.finished).toMatchObject({ rendered: 2, failed: 0 });
@@ -331,6 +337,74 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       proxy.close();
     }
   }, 90_000);
+
+  it('one worker over two batches sees what changed in the bucket between them (no listing kept)', async () => {
+    nextQueue();
+    const picture = (width: number) => photo(width, 500).jpeg().toBuffer();
+    await s3.put('originals', 'q8/a.jpg', await picture(700));
+    await s3.put('originals', 'q8/b.jpg', await picture(710));
+    const worker = startWorker([...queueArgs(), '-j', '1'], s3.env);
+    const render = async () => {
+      const run = await runCli(['render', 's3://originals/q8/', '--out', 's3://media/q8/', ...queueArgs(), '--json'], { env: s3.env });
+      expect(run.code, run.stderr).toBe(0);
+      return Object.fromEntries(JSON.parse(run.stdout).results.map((entry: { source: string; status: string }) => [entry.source, entry.status]));
+    };
+    expect(await render()).toEqual({ 's3://originals/q8/a.jpg': 'rendered', 's3://originals/q8/b.jpg': 'rendered' });
+    await s3.put('originals', 'q8/b.jpg', await picture(720)); // replaced
+    await s3.put('originals', 'q8/c.jpg', await picture(730)); // new
+    await s3.remove('media', 'q8/a.max-300x300.jpg'); // a rendition lost
+    expect(await render()).toEqual({
+      's3://originals/q8/a.jpg': 'rendered',
+      's3://originals/q8/b.jpg': 'rendered',
+      's3://originals/q8/c.jpg': 'rendered',
+    });
+    expect(await render()).toEqual({
+      's3://originals/q8/a.jpg': 'skipped',
+      's3://originals/q8/b.jpg': 'skipped',
+      's3://originals/q8/c.jpg': 'skipped',
+    });
+    expect(await stopWorker(worker)).toBe(0);
+  }, 90_000);
+
+  it('names that fold together fail as in a local run, named as the command line gave them', async () => {
+    nextQueue();
+    const dir = await tempDir();
+    await writeImage(dir, 'Photo.jpg', photo(400, 300).jpeg());
+    await writeImage(dir, 'photo.jpeg', photo(410, 300).jpeg());
+    await writeImage(dir, 'other.jpg', photo(420, 300).jpeg());
+    const worker = startWorker([...queueArgs(), '-j', '1']);
+    // Given relative to the working folder: workers get absolute paths, the report must not.
+    const input = path.basename(dir);
+    const queued = await runCli(['render', input, '--out', 'queued-out', ...queueArgs(), '--json'], { cwd: path.dirname(dir) });
+    const local = await runCli(['render', input, '--out', 'local-out', '--json'], { cwd: path.dirname(dir) });
+    expect(queued.code).toBe(1);
+    expect(local.code).toBe(1);
+    const report = JSON.parse(queued.stdout);
+    expect(report.failures.map((failure: { code: string }) => failure.code)).toEqual(['CONTENT_API_NAME_COLLISION', 'CONTENT_API_NAME_COLLISION']);
+    expect(report.failures[0].error).toContain(path.join(input, 'photo.jpeg'));
+    expect(queued.stdout).not.toContain(dir);
+    expect(JSON.parse(local.stdout.replaceAll('local-out', 'queued-out'))).toEqual(report);
+    expect(await stopWorker(worker)).toBe(0);
+  }, 60_000);
+
+  it('Ctrl-C on render --queue takes its waiting jobs out of the queue, reported as not started', async () => {
+    nextQueue();
+    const dir = await originals(3, 300);
+    const run = startCli(['render', dir, '--out', `${dir}-out`, ...queueArgs(), '--json']);
+    const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const bull = new Queue(name, { connection });
+    try {
+      while ((await bull.getWaitingCount()) < 3) await new Promise((resolve) => setTimeout(resolve, 25));
+      run.child.kill('SIGINT');
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(1);
+      expect(JSON.parse(result.stdout).notStarted).toEqual([0, 1, 2].map((i) => path.join(dir, `photo-${i}.jpg`)));
+      expect(await bull.getWaitingCount()).toBe(0);
+    } finally {
+      await bull.close();
+      connection.disconnect();
+    }
+  }, 60_000);
 
   it('SIGTERM lets a worker finish the job under way, then it exits 0', async () => {
     nextQueue();
@@ -345,9 +419,11 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       while ((await bull.getActiveCount()) === 0) await new Promise((resolve) => setTimeout(resolve, 25));
       worker.child.kill('SIGTERM');
       expect(await worker.exited).toBe(0);
-      expect(worker.log()).toMatch(/stopping: finishing the jobs under way[\s\S]*\nrendered\t/);
-      // The other job stays queued for the next worker.
-      expect(await bull.getWaitingCount()).toBe(1);
+      // The job under way when the signal came is finished after it; the worker takes no other.
+      const [, after = ''] = worker.log().split('stopping: finishing the jobs under way');
+      expect(after.split('\n').filter((line) => line.startsWith('rendered\t'))).toHaveLength(1);
+      const rendered = worker.log().split('\n').filter((line) => line.startsWith('rendered\t')).length;
+      expect(rendered + (await bull.getWaitingCount())).toBe(2);
     } finally {
       await bull.close();
       connection.disconnect();
@@ -373,6 +449,8 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
 
     const other = new Redis(redis.url);
     await other.hset(`bull:${name}:meta`, 'version', 'bullmq:5.0.0');
+    await other.rpush(`bull:${name}:wait`, '17');
+    await other.hset(`bull:${name}:17`, 'name', 'send-email', 'data', '{}');
     other.disconnect();
     const clash = await runCli(['render', dir, '--out', dir + '-out', ...queueArgs(), '--detach']);
     expect(clash.code).toBe(2);

@@ -2,13 +2,14 @@
  * The queue's commands: `render --queue` (enqueue, then gather the report as workers finish),
  * `worker`, `queue status` and `queue results`.
  */
-import { collectBatch, readBatch } from '../../queue/collect.js';
+import { collectBatch } from '../../queue/collect.js';
 import { connectQueue, type QueueConnection, type QueueOptions } from '../../queue/connection.js';
 import { enqueueRender } from '../../queue/enqueue.js';
 import { DEFAULT_QUEUE_NAME } from '../../queue/protocol.js';
 import { queueStatus, workersConnected, type QueueStatus } from '../../queue/status.js';
 import { startWorker } from '../../queue/worker.js';
 import type { S3Options } from '../../storage/location.js';
+import { InvalidArgumentError } from '../../errors.js';
 import { printData, printMessage, stderrStyles } from '../output.js';
 import { loadAltText, printReport, withProgress, type RenderCommandOptions } from './render.js';
 
@@ -20,6 +21,7 @@ export interface QueueRenderOptions extends RenderCommandOptions {
 
 export async function runQueueRender(inputs: string[], options: QueueRenderOptions): Promise<number> {
   const { altTextFile, json, queue: target, detach, ...renderOptions } = options;
+  if (detach && altTextFile) throw new InvalidArgumentError('--alt-text goes with the report: give it to queue results');
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
   const queue = await connect(target, true);
   try {
@@ -27,7 +29,7 @@ export async function runQueueRender(inputs: string[], options: QueueRenderOptio
     const batch = await enqueueRender(inputs, renderOptions, queue);
     const what = `batch ${batch.id}: ${batch.originals} original(s) in ${batch.jobs} job(s) on ${queue.where} (queue '${queue.name}')`;
     if (detach) {
-      printData(batch.id);
+      printData(json ? JSON.stringify({ batch: batch.id, originals: batch.originals, jobs: batch.jobs }, null, 2) : batch.id);
       printMessage(`${what}; read the report with: content-api queue results ${batch.id}${queueFlags(queue)}`);
       return 0;
     }
@@ -35,7 +37,9 @@ export async function runQueueRender(inputs: string[], options: QueueRenderOptio
     if ((await workersConnected(queue)) === 0) {
       printMessage(`no worker is connected yet; start one: content-api worker${queueFlags(queue)}`);
     }
-    const { report } = await withProgress(({ onDownload, ...hooks }) => collectBatch(queue, batch.id, { ...hooks, altText: altText?.lookup }));
+    const { report } = await withProgress(({ onDownload, ...hooks }) =>
+      collectBatch(queue, batch.id, { ...hooks, cancel: true, altText: altText?.lookup }),
+    );
     return printReport(report, (performance.now() - started) / 1000, options, altText);
   } finally {
     await queue.close();
@@ -52,11 +56,11 @@ export async function runQueueResults(batchId: string, options: QueueResultsOpti
   const queue = await connect(options.queue, false);
   try {
     const started = performance.now();
-    const { template } = await readBatch(queue, batchId);
+    // Ctrl-C stops waiting; the batch's jobs stay queued (reported as still queued).
     const { report } = await withProgress(({ onDownload, ...hooks }) =>
       collectBatch(queue, batchId, { ...hooks, wait: options.wait, altText: altText?.lookup }),
     );
-    return printReport(report, (performance.now() - started) / 1000, { ...options, outDir: template.outDir }, altText);
+    return printReport(report, (performance.now() - started) / 1000, { ...options, outDir: report.out, shard: report.shard }, altText);
   } finally {
     await queue.close();
   }
@@ -82,11 +86,12 @@ export interface WorkerCommandOptions {
 
 /** Runs until SIGTERM or SIGINT, then finishes the jobs under way; a second signal stops at once. */
 export async function runWorker(options: WorkerCommandOptions): Promise<number> {
-  const { red } = stderrStyles();
+  const { red, yellow } = stderrStyles();
   const worker = await startWorker({
     ...options.queue,
     concurrency: options.concurrency,
     s3: options.s3,
+    onError: (message) => printMessage(`${yellow('warning')}: ${message}`),
     onJob: options.quiet
       ? undefined
       : ({ status, sources, detail, attempt, ms }) => {
@@ -94,10 +99,11 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
           const tries = attempt > 1 ? ` (attempt ${attempt})` : '';
           const took = `${(ms / 1000).toFixed(1)} s`;
           if (status === 'done') printMessage(`${detail}\t${sources.join(' ')}\t${took}${tries}`);
+          else if (status === 'paused') printMessage(`${yellow('paused')}\t${sources.join(' ')}\t${detail}`);
           else printMessage(`${status === 'failed' ? red('failed') : status}\t${sources.join(' ')}\t${detail}\t${took}${tries}`);
         },
   });
-  for (const warning of worker.warnings) printMessage(`warning: ${warning}`);
+  for (const warning of worker.warnings) printMessage(`${yellow('warning')}: ${warning}`);
   printMessage(`worker ${process.pid}: ${options.concurrency} job(s) at once from ${worker.description}; SIGTERM or Ctrl-C to stop`);
   await new Promise<void>((resolve) => {
     const stop = () => {
