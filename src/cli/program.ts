@@ -216,7 +216,7 @@ Exit codes:
       process.exitCode = await runWorker({
         queue: queueTarget(flags),
         concurrency: (flags.concurrency as number | undefined) ?? availableParallelism(),
-        s3: { ...s3Options(flags), pathStyle: flags.s3PathStyle ? true : undefined },
+        s3: s3Options(flags),
         quiet: Boolean(flags.quiet),
       });
     });

@@ -1,17 +1,22 @@
 /**
  * Files appear whole or not at all: everything is written to a temporary name beside its
- * target, then renamed over it. Temporary names carry the writer's pid, so a later run can
- * tell the leftovers of a killed process (`kill -9`) from a live writer's and sweep them.
+ * target, then renamed over it. Temporary names carry the writer's host and pid, so a later
+ * run can tell the leftovers of a killed process (`kill -9`) from a live writer's and sweep
+ * them, and never touches those of a process on another machine sharing the folder.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 
-const TEMP_PATTERN = /^\..+\.tmp-(\d+)-[0-9a-f]{8}$/;
+/** `.<name>.tmp-<host>-<pid>-<random>`; names from before hosts were in them have no `<host>-`. */
+const TEMP_PATTERN = /^\..+\.tmp-(?:([0-9a-f]{8})-)?(\d+)-[0-9a-f]{8}$/;
+const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 
 /** A temporary name for `target`, in the same folder so the final rename is atomic. */
 export function tempPathFor(target: string): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const name = `.${path.basename(target)}.tmp-${HOST}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  return path.join(path.dirname(target), name);
 }
 
 /** Writes `data` to `target` atomically; on failure nothing is left behind. */
@@ -51,7 +56,7 @@ export async function sweepStaleTemps(folder: string): Promise<string[]> {
   const removed: string[] = [];
   for (const name of names) {
     const match = TEMP_PATTERN.exec(path.basename(name));
-    if (!match || isProcessAlive(Number(match[1]))) continue;
+    if (!match || (match[1] !== undefined && match[1] !== HOST) || isProcessAlive(Number(match[2]))) continue;
     const file = path.join(folder, name);
     await rm(file, { force: true });
     removed.push(file);

@@ -56,13 +56,15 @@ interface JobEntry {
 
 /** Loads a batch record; throws `QueueError` for one that is not there. */
 export async function readBatch(queue: QueueConnection, id: string): Promise<BatchRecord> {
-  if (!BATCH_ID.test(id)) throw new QueueError(`${escapeText(id)}: not a batch id (they look like 20261123-174512-3f9a1c)`);
+  if (!BATCH_ID.test(id))
+    throw new QueueError(`${escapeText(id)}: not a batch id (they look like 20261123-174512-3f9a1c)`);
   const text = await queue.redis.get(queue.keys.batch(id));
   if (text === null) {
     throw new QueueError(`${queue.where}: no batch ${id} in queue '${queue.name}' (batches are kept 7 days)`);
   }
   const parsed = batchRecordSchema.safeParse(parseJson(text));
-  if (!parsed.success) throw new QueueError(`${queue.where}: batch ${id} was written by another version of content-api`);
+  if (!parsed.success)
+    throw new QueueError(`${queue.where}: batch ${id} was written by another version of content-api`);
   return parsed.data;
 }
 
@@ -74,14 +76,17 @@ async function readJobs(queue: QueueConnection, record: BatchRecord): Promise<Ma
     const lines = await queue.redis.lrange(queue.keys.batchJobs(record.id), start, start + page - 1);
     for (const line of lines) {
       const parsed = batchJobSchema.safeParse(parseJson(line));
-      if (!parsed.success) throw new QueueError(`${queue.where}: batch ${record.id} has a job this version cannot read`);
+      if (!parsed.success)
+        throw new QueueError(`${queue.where}: batch ${record.id} has a job this version cannot read`);
       const [jobId, originals, given] = parsed.data;
       jobs.set(jobId, { id: jobId, originals, given });
     }
     if (lines.length < page) break;
   }
   if (jobs.size !== record.jobs) {
-    throw new QueueError(`${queue.where}: batch ${record.id} lists ${jobs.size} of its ${record.jobs} jobs (Redis lost part of it)`);
+    throw new QueueError(
+      `${queue.where}: batch ${record.id} lists ${jobs.size} of its ${record.jobs} jobs (Redis lost part of it)`,
+    );
   }
   return jobs;
 }
@@ -95,73 +100,83 @@ function parseJson(text: string): unknown {
 }
 
 /** Gathers the results of batch `id` into a report. */
-export async function collectBatch(queue: QueueConnection, id: string, options: CollectOptions = {}): Promise<QueueReport> {
+export async function collectBatch(
+  queue: QueueConnection,
+  id: string,
+  options: CollectOptions = {},
+): Promise<QueueReport> {
   const record = await readBatch(queue, id);
   const jobs = await readJobs(queue, record);
   const tally = new Tally(record, jobs, options);
   const pending = () => [...jobs.values()].filter((job) => !job.result);
   // BullMQ reads events on a connection of its own (a duplicate of this one), and closes it.
-  const events = options.wait === false ? null : new QueueEvents(queue.name, { connection: queue.redis, ...BULL_OPTIONS });
+  const events =
+    options.wait === false ? null : new QueueEvents(queue.name, { connection: queue.redis, ...BULL_OPTIONS });
   return withBull(queue, async (bull) => {
-  try {
-    /** Jobs the events say have finished, to look up; and the wait for more. */
-    const signalled = new Set<JobEntry>();
-    let wake: () => void = () => undefined;
-    if (events) {
-      events.on('error', () => undefined); // reconnects on its own
-      events.on('active', ({ jobId }) => {
-        const job = jobs.get(jobId);
-        if (job && !job.result) tally.started(job);
-      });
-      const finished = ({ jobId }: { jobId: string }) => {
-        const job = jobs.get(jobId);
-        if (!job || job.result) return;
-        signalled.add(job);
-        wake();
-      };
-      events.on('completed', finished);
-      events.on('failed', finished);
-      await events.waitUntilReady();
-    }
-    await fetchResults(queue, record, [...jobs.values()], tally);
-    if (options.wait === false) return tally.report(pending());
-
-    const every = options.reconcileMs ?? 5_000 + Math.floor(jobs.size / 10);
-    let lastPass = Date.now();
-    let cancelled = false;
-    options.signal?.addEventListener('abort', () => wake(), { once: true });
-    while (tally.remaining > 0) {
-      if (signalled.size === 0 && !(options.signal?.aborted && !cancelled)) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.max(0, every - (Date.now() - lastPass)));
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
+    try {
+      /** Jobs the events say have finished, to look up; and the wait for more. */
+      const signalled = new Set<JobEntry>();
+      let wake: () => void = () => undefined;
+      if (events) {
+        events.on('error', () => undefined); // reconnects on its own
+        events.on('active', ({ jobId }) => {
+          const job = jobs.get(jobId);
+          if (job && !job.result) tally.started(job);
         });
+        const finished = ({ jobId }: { jobId: string }) => {
+          const job = jobs.get(jobId);
+          if (!job || job.result) return;
+          signalled.add(job);
+          wake();
+        };
+        events.on('completed', finished);
+        events.on('failed', finished);
+        await events.waitUntilReady();
       }
-      if (options.signal?.aborted && !cancelled) {
-        if (!options.cancel) return tally.report(pending());
-        cancelled = true;
-        await unqueue(bull, record, pending(), tally);
+      await fetchResults(queue, record, [...jobs.values()], tally);
+      if (options.wait === false) return tally.report(pending());
+
+      const every = options.reconcileMs ?? 5_000 + Math.floor(jobs.size / 10);
+      let lastPass = Date.now();
+      let cancelled = false;
+      options.signal?.addEventListener('abort', () => wake(), { once: true });
+      while (tally.remaining > 0) {
+        if (signalled.size === 0 && !(options.signal?.aborted && !cancelled)) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, Math.max(0, every - (Date.now() - lastPass)));
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+        if (options.signal?.aborted && !cancelled) {
+          if (!options.cancel) return tally.report(pending());
+          cancelled = true;
+          await unqueue(bull, record, pending(), tally);
+        }
+        const looked = [...signalled];
+        signalled.clear();
+        await fetchResults(queue, record, looked, tally);
+        if (Date.now() - lastPass >= every) {
+          await reconcile(queue, record, pending(), tally, cancelled);
+          lastPass = Date.now();
+        }
       }
-      const looked = [...signalled];
-      signalled.clear();
-      await fetchResults(queue, record, looked, tally);
-      if (Date.now() - lastPass >= every) {
-        await reconcile(queue, record, pending(), tally, cancelled);
-        lastPass = Date.now();
-      }
+      return tally.report([]);
+    } finally {
+      await events?.close();
     }
-    return tally.report([]);
-  } finally {
-    await events?.close();
-  }
   });
 }
 
 /** Reads the results of `jobs` written since the batch began (older ones are an earlier run's). */
-async function fetchResults(queue: QueueConnection, record: BatchRecord, jobs: JobEntry[], tally: Tally): Promise<JobEntry[]> {
+async function fetchResults(
+  queue: QueueConnection,
+  record: BatchRecord,
+  jobs: JobEntry[],
+  tally: Tally,
+): Promise<JobEntry[]> {
   const missing: JobEntry[] = [];
   jobs = jobs.filter((job) => !job.result);
   for (let start = 0; start < jobs.length; start += 1_000) {
@@ -218,7 +233,10 @@ async function reconcile(
   for (const job of missing.filter((job) => job.readded)) tally.lost(job, why);
   const again = missing.filter((job) => !job.readded);
   for (const job of again) job.readded = true;
-  await addJobs(queue, again.map((job) => ({ ...record.template, originals: job.originals, batch: record.id })));
+  await addJobs(
+    queue,
+    again.map((job) => ({ ...record.template, originals: job.originals, batch: record.id })),
+  );
 }
 
 /**
@@ -229,7 +247,13 @@ async function unqueue(bull: Queue, record: BatchRecord, jobs: JobEntry[], tally
   for (const job of jobs) {
     const queued = await bull.getJob(job.id).catch(() => undefined);
     if ((queued?.data as JobData | undefined)?.batch !== record.id) continue;
-    if ((await queued!.remove().then(() => true, () => false))) tally.notStarted(job);
+    if (
+      await queued!.remove().then(
+        () => true,
+        () => false,
+      )
+    )
+      tally.notStarted(job);
   }
 }
 
@@ -285,7 +309,11 @@ class Tally {
   }
 
   lost(job: JobEntry, why: string): void {
-    const failures = job.given.map((source) => ({ source, code: 'CONTENT_API_RENDER_FAILED', error: `${source}: ${why}` }));
+    const failures = job.given.map((source) => ({
+      source,
+      code: 'CONTENT_API_RENDER_FAILED',
+      error: `${source}: ${why}`,
+    }));
     this.finished(job, { results: [], failures, warnings: [], worker: '', attempt: 0 });
   }
 
@@ -339,7 +367,11 @@ function asGiven(job: JobEntry, record: ResultRecord, batch: BatchRecord): Resul
   return {
     ...record,
     results: record.results.map((result) => ({ ...result, source: name(result.source) })),
-    failures: record.failures.map((failure) => ({ ...failure, source: name(failure.source), error: text(failure.error) })),
+    failures: record.failures.map((failure) => ({
+      ...failure,
+      source: name(failure.source),
+      error: text(failure.error),
+    })),
     warnings: record.warnings.map(text),
   };
 }

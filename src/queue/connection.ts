@@ -47,14 +47,17 @@ export function parseQueueUrl(value: string): string {
     throw new InvalidArgumentError(`${shown}: the path can only be a database number (/0)`);
   }
   // ioredis would take each parameter for an option (a key prefix BullMQ refuses, a password in clear).
-  if (url.search !== '') throw new InvalidArgumentError(`${shown}: no ?parameters; user and password go before the host`);
+  if (url.search !== '')
+    throw new InvalidArgumentError(`${shown}: no ?parameters; user and password go before the host`);
   return value;
 }
 
 /** A queue name is part of Redis keys: letters, digits, `-`, `_`, `.`. */
 export function parseQueueName(value: string): string {
   if (!/^[A-Za-z0-9._-]{1,100}$/.test(value)) {
-    throw new InvalidArgumentError(`--queue-name ${escapeText(value)}: use letters, digits, '.', '_' and '-' (at most 100)`);
+    throw new InvalidArgumentError(
+      `--queue-name ${escapeText(value)}: use letters, digits, '.', '_' and '-' (at most 100)`,
+    );
   }
   return value;
 }
@@ -101,7 +104,14 @@ export async function connectQueue(options: QueueOptions, claim: boolean): Promi
     retryStrategy: (times) => Math.min(250 * times, 2_000),
   });
   redis.on('error', () => undefined);
-  return { redis, name, keys, where, warnings, close: async () => void (await redis.quit().catch(() => redis.disconnect())) };
+  return {
+    redis,
+    name,
+    keys,
+    where,
+    warnings,
+    close: async () => void (await redis.quit().catch(() => redis.disconnect())),
+  };
 }
 
 /**
@@ -127,7 +137,8 @@ async function versionWarning(redis: Redis, where: string): Promise<string[]> {
   const version = /^redis_version:([\d.]+)/m.exec(info)?.[1];
   if (version === undefined) return [];
   const [major = 0, minor = 0] = version.split('.').map(Number);
-  if (major < 5) throw new QueueError(`${where}: Redis ${version} is too old for BullMQ (5.0 or later; 6.2 or later recommended)`);
+  if (major < 5)
+    throw new QueueError(`${where}: Redis ${version} is too old for BullMQ (5.0 or later; 6.2 or later recommended)`);
   return major < 6 || (major === 6 && minor < 2) ? [`${where}: Redis ${version}: BullMQ recommends 6.2 or later`] : [];
 }
 
@@ -136,10 +147,16 @@ async function evictionWarning(redis: Redis, where: string): Promise<string[]> {
   const answer = await redis.config('GET', 'maxmemory-policy').catch(() => null);
   const policy = Array.isArray(answer) ? (answer[1] as string | undefined) : undefined;
   if (policy === undefined) {
-    return [`${where}: cannot read maxmemory-policy (CONFIG is not allowed here); make sure it is noeviction, or Redis may drop jobs`];
+    return [
+      `${where}: cannot read maxmemory-policy (CONFIG is not allowed here); ` +
+        'make sure it is noeviction, or Redis may drop jobs',
+    ];
   }
   if (policy === 'noeviction') return [];
-  return [`${where}: maxmemory-policy is ${policy}: Redis may drop jobs when memory runs short; set it to noeviction (BullMQ requires it)`];
+  return [
+    `${where}: maxmemory-policy is ${policy}: Redis may drop jobs when memory runs short; ` +
+      'set it to noeviction (BullMQ requires it)',
+  ];
 }
 
 /** The queue name must be content-api's, of this protocol, or unused. */
@@ -147,9 +164,13 @@ async function checkName(redis: Redis, keys: QueueKeys, name: string, where: str
   const marker = await redis.get(keys.marker);
   if (marker === null) {
     if (await foreignJobs(redis, keys)) {
-      throw new QueueError(`${where}: queue '${name}' belongs to another application (it holds jobs content-api did not make); choose another --queue-name`);
+      throw new QueueError(
+        `${where}: queue '${name}' belongs to another application (it holds jobs content-api did not make); ` +
+          'choose another --queue-name',
+      );
     }
-    if (!claim) throw new QueueError(`${where}: no content-api queue named '${name}' (nothing was ever enqueued there)`);
+    if (!claim)
+      throw new QueueError(`${where}: no content-api queue named '${name}' (nothing was ever enqueued there)`);
     await redis.set(keys.marker, JSON.stringify({ protocol: PROTOCOL }), 'NX');
     return;
   }
@@ -160,7 +181,11 @@ async function checkName(redis: Redis, keys: QueueKeys, name: string, where: str
     protocol = undefined;
   }
   if (protocol !== PROTOCOL) {
-    throw new QueueError(`${where}: queue '${name}' was made by a content-api of another protocol (${escapeText(String(protocol))}, this one speaks ${PROTOCOL}); use another --queue-name, or the same version everywhere`);
+    throw new QueueError(
+      `${where}: queue '${name}' was made by a content-api of another protocol ` +
+        `(${escapeText(String(protocol))}, this one speaks ${PROTOCOL}); ` +
+        'use another --queue-name, or the same version everywhere',
+    );
   }
 }
 
@@ -172,7 +197,8 @@ async function checkName(redis: Redis, keys: QueueKeys, name: string, where: str
 async function foreignJobs(redis: Redis, keys: QueueKeys): Promise<boolean> {
   const ids: string[] = [];
   try {
-    for (const list of ['wait', 'paused', 'active']) ids.push(...(await redis.lrange(`${keys.bullPrefix}${list}`, 0, 9)));
+    for (const list of ['wait', 'paused', 'active'])
+      ids.push(...(await redis.lrange(`${keys.bullPrefix}${list}`, 0, 9)));
     for (const set of ['delayed', 'prioritized', 'completed', 'failed']) {
       ids.push(...(await redis.zrange(`${keys.bullPrefix}${set}`, 0, 9)));
     }
@@ -194,7 +220,8 @@ export function redact(url: string): string {
 function reason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   const text = oneLine(error);
-  if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(text)) return `authentication failed: ${escapeText(text)}`;
+  if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(text))
+    return `authentication failed: ${escapeText(text)}`;
   if (code) return code;
   if (/Connection is closed|connect ETIMEDOUT|timed out/i.test(text)) return 'no answer';
   return escapeText(text);

@@ -23,7 +23,7 @@ import {
   type JobTemplate,
 } from './protocol.js';
 
-/** A local render's options; the queue renders neither dry runs nor with a concurrency of its own (workers have theirs). */
+/** A local render's options, but for a dry run (done here) and a concurrency (the workers have theirs). */
 export type EnqueueOptions = Omit<RenderOptions, 'concurrency' | 'dryRun' | 'altText' | 'onProgress' | 'signal'>;
 
 /** The job options every render job is added with. */
@@ -48,7 +48,8 @@ export async function enqueueRender(
   await Promise.all(discovered.stores.map((store) => store.close()));
   const { shard } = options;
   const originals = inShard(discovered.originals, shard);
-  if (originals.some((original) => original.data)) throw new InvalidArgumentError('originals in memory cannot be queued');
+  if (originals.some((original) => original.data))
+    throw new InvalidArgumentError('originals in memory cannot be queued');
   // An output that cannot be written is exit 2 here, as in a local run, not a failure per original later.
   const out = await openStore(options.outDir, options.s3);
   try {
@@ -102,8 +103,14 @@ export async function enqueueRender(
   for (let start = 0; start < jobs.length; start += CHUNK) {
     const chunk = jobs
       .slice(start, start + CHUNK)
-      .map((data, i) => JSON.stringify([jobId(data), data.originals, groups[start + i]!.map((original) => original.source)]));
-    await queue.redis.multi().rpush(keys.batchJobs(record.id), ...chunk).expire(keys.batchJobs(record.id), RESULT_TTL_SECONDS).exec();
+      .map((data, i) =>
+        JSON.stringify([jobId(data), data.originals, groups[start + i]!.map((original) => original.source)]),
+      );
+    await queue.redis
+      .multi()
+      .rpush(keys.batchJobs(record.id), ...chunk)
+      .expire(keys.batchJobs(record.id), RESULT_TTL_SECONDS)
+      .exec();
   }
   await addJobs(queue, jobs);
   return record;

@@ -39,7 +39,7 @@ export const BACKOFF_MS = 2_000;
 /** How long results and batches are kept for `queue results` (7 days). */
 export const RESULT_TTL_SECONDS = 7 * 24 * 3600;
 
-/** Data read back from Redis is checked like any input: a stem stays below the output, a source is a path or an object. */
+/** Read back from Redis, checked like any input: a stem stays below the output; a source is a path or an object. */
 const originalSchema = z.object({
   source: z.string().refine((source) => (isS3Url(source) ? isObjectUrl(source) : path.isAbsolute(source)), {
     message: 'an absolute path or s3://bucket/key',
@@ -80,7 +80,7 @@ export const jobDataSchema = z.object({
   batch: z.string(),
 });
 export type JobData = z.infer<typeof jobDataSchema>;
-/** A job's data but for its originals and batch: the same for every job of a batch, and what a worker's session is opened with. */
+/** A job's data but for its originals and batch: shared by a batch's jobs; what a worker opens a session with. */
 export type JobTemplate = Omit<JobData, 'originals' | 'batch'>;
 
 /** What a job's data shares with every job of its batch. */
@@ -146,7 +146,7 @@ const resultSchema = z.object({
 
 const failureSchema = z.object({ source: z.string(), code: z.string(), error: z.string() });
 
-/** What a job produced: the render results without their Image objects (rebuilt by the submitter, with its alt text). */
+/** What a job produced: render results without Image objects (the submitter builds them, with its alt text). */
 export const resultRecordSchema = z.object({
   results: z.array(resultSchema),
   failures: z.array(failureSchema),

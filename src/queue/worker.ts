@@ -112,13 +112,22 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     const started = performance.now();
     const parsed = jobDataSchema.safeParse(job.data);
     if (!parsed.success) {
-      throw new UnrecoverableError(`job ${job.id}: not a render job of content-api protocol ${PROTOCOL} (${parsed.error.issues[0]?.message})`);
+      throw new UnrecoverableError(
+        `job ${job.id}: not a render job of content-api protocol ${PROTOCOL} (${parsed.error.issues[0]?.message})`,
+      );
     }
     const data = parsed.data;
     const attempt = job.attemptsMade + 1;
     const last = attempt >= (job.opts.attempts ?? 1);
     const event: Event = (status, detail) =>
-      options.onJob?.({ id: job.id!, sources: data.originals.map((original) => original.source), status, detail, attempt, ms: performance.now() - started });
+      options.onJob?.({
+        id: job.id!,
+        sources: data.originals.map((original) => original.source),
+        status,
+        detail,
+        attempt,
+        ms: performance.now() - started,
+      });
     event('started', '');
     let batch: Batch;
     try {
@@ -240,16 +249,26 @@ function resultWriter(queue: QueueConnection) {
       redis.call('SET', KEYS[5], ARGV[4], 'NX')
       return ms`,
   });
-  const run = (queue.redis as unknown as Record<string, (...args: Array<string | number>) => Promise<number>>)
-    .contentApiResult!.bind(queue.redis);
+  const run = (
+    queue.redis as unknown as Record<string, (...args: Array<string | number>) => Promise<number>>
+  ).contentApiResult!.bind(queue.redis);
   return {
     write(job: Job, record: ResultRecord): Promise<number> {
       const count = (status: string) => record.results.filter((result) => result.status === status).length;
       const finished = record.results.length + record.failures.length;
       const { result, stats, tick, batchDone, marker } = queue.keys;
       const keys = [result(job.id!), stats, tick(''), batchDone((job.data as JobData).batch), marker];
-      return run(...keys, JSON.stringify(record), RESULT_TTL_SECONDS, TICK_MS, JSON.stringify({ protocol: PROTOCOL }),
-        count('rendered'), count('skipped'), record.failures.length, finished);
+      return run(
+        ...keys,
+        JSON.stringify(record),
+        RESULT_TTL_SECONDS,
+        TICK_MS,
+        JSON.stringify({ protocol: PROTOCOL }),
+        count('rendered'),
+        count('skipped'),
+        record.failures.length,
+        finished,
+      );
     },
     retried: () => queue.redis.hincrby(queue.keys.stats, 'retried', 1).then(() => undefined),
   };
@@ -269,7 +288,17 @@ export function isTransient(error: SourceError): boolean {
   return false;
 }
 
-const TRANSIENT_CODES = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'EMFILE']);
+const TRANSIENT_CODES = new Set([
+  'ENOSPC',
+  'EDQUOT',
+  'EIO',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'EMFILE',
+]);
 
 /**
  * Output locations open for rendering, one per location and settings; buckets of originals,
@@ -298,7 +327,10 @@ class Sessions {
       // Its stamp now (one HEAD), not as listed when it was enqueued, maybe days ago.
       const found = await bucket.stat(key);
       if (found) originals.push({ source, stem, object: { store: bucket, key, stamp: found.stamp } });
-      else failures.push(new SourceError('CONTENT_API_UNREADABLE', source, 'no such object (removed since it was enqueued)'));
+      else
+        failures.push(
+          new SourceError('CONTENT_API_UNREADABLE', source, 'no such object (removed since it was enqueued)'),
+        );
     }
     const session = await this.#session(data);
     return session.render(originals, failures);
@@ -308,13 +340,26 @@ class Sessions {
     const open = [...this.#sessions.values(), ...this.#buckets.values()];
     this.#sessions.clear();
     this.#buckets.clear();
-    await Promise.all(open.map((opening) => opening.then((open) => open.close(), () => undefined)));
+    await Promise.all(
+      open.map((opening) =>
+        opening.then(
+          (open) => open.close(),
+          () => undefined,
+        ),
+      ),
+    );
   }
 
   #session(data: JobData): Promise<RenderSession> {
     const template = templateOf(data);
     return this.#cached(this.#sessions, JSON.stringify(template), () =>
-      openRenderSession({ ...template.settings, outDir: template.outDir, s3: this.#s3, force: template.force, concurrency: 1 }),
+      openRenderSession({
+        ...template.settings,
+        outDir: template.outDir,
+        s3: this.#s3,
+        force: template.force,
+        concurrency: 1,
+      }),
     );
   }
 

@@ -205,6 +205,7 @@ class ObjectManifest implements Manifest {
   }
 
   async entriesFor(stemList: string[]): Promise<Entries> {
+    this.#problems.length = 0; // the warning is about this call's records: a worker asks job after job
     const stems = new Set(stemList);
     const folders = new Set(stemList.map((stem) => stem.slice(0, stem.lastIndexOf('/') + 1)));
     const records: string[] = [];

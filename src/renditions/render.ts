@@ -186,7 +186,8 @@ export async function openRenderSession(
     // Runs at once into one folder decide collisions on the files as they are now (claims.ts).
     const claims = store instanceof LocalStore && !options.dryRun ? new Claims(path.resolve(store.location)) : null;
     // Said once, in the first batch's report.
-    let pending: string[] = manifest.warning ? [manifest.warning] : [];
+    const opened = manifest.warning;
+    let pending: string[] = opened ? [opened] : [];
     let swept = options.dryRun;
     return {
       async render(originals, failures = []) {
@@ -196,7 +197,7 @@ export async function openRenderSession(
           swept = true;
           warnings.push(...(await sweep(store, claims, originals)));
         }
-        return renderInto({ options, settings, store, manifest, claims }, originals, failures, warnings);
+        return renderInto({ options, settings, store, manifest, claims }, originals, failures, warnings, opened);
       },
       close: () => store.close(),
     };
@@ -221,13 +222,14 @@ async function renderInto(
   originals: Original[],
   failures: SourceError[],
   warnings: string[],
+  /** The manifest's warning when the session opened, said already. */
+  opened: string | undefined,
 ): Promise<Batch> {
   const { options, settings, manifest } = open;
   const errors: SourceError[] = [...failures];
   const limit = pLimit(settings.concurrency);
-  const before = manifest.warning;
   const entries = await manifest.entriesFor([...new Set(originals.map((original) => original.stem))]);
-  if (manifest.warning && manifest.warning !== before) warnings.push(manifest.warning);
+  if (manifest.warning && manifest.warning !== opened) warnings.push(manifest.warning);
   const recorded = new Map(Object.values(entries).map((entry) => [entry.source, entry]));
   const planned = await Promise.all(
     originals.map((original) =>

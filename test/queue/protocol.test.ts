@@ -10,7 +10,13 @@ import { isTransient } from '../../src/queue/worker.js';
 const job = (patch: Partial<JobData> = {}): JobData => ({
   protocol: PROTOCOL,
   outDir: 's3://media/media/',
-  settings: { mediaUrl: '/media/', naming: 'max', quality: { jpeg: 80, webp: 80, avif: 50 }, keepMetadata: false, pixelLimit: 1e8 },
+  settings: {
+    mediaUrl: '/media/',
+    naming: 'max',
+    quality: { jpeg: 80, webp: 80, avif: 50 },
+    keepMetadata: false,
+    pixelLimit: 1e8,
+  },
   force: false,
   originals: [{ source: 's3://originals/a.jpg', stem: 'a' }],
   batch: '20261123-000000-aaaaaa',
@@ -36,7 +42,10 @@ describe('job ids', () => {
   });
 
   it('do not depend on the order of originals that fold together', () => {
-    const [a, b] = [{ source: 's3://o/A.jpg', stem: 'a' }, { source: 's3://o/a.jpeg', stem: 'a' }];
+    const [a, b] = [
+      { source: 's3://o/A.jpg', stem: 'a' },
+      { source: 's3://o/a.jpeg', stem: 'a' },
+    ];
     expect(jobId(job({ originals: [a, b] }))).toBe(jobId(job({ originals: [b, a] })));
   });
 });
@@ -57,11 +66,23 @@ describe('isTransient', () => {
   });
 
   it('fails once what the original itself failed: corrupt, unsupported, too large, colliding, missing', () => {
-    for (const code of ['CONTENT_API_CORRUPT_IMAGE', 'CONTENT_API_UNSUPPORTED_FORMAT', 'CONTENT_API_PIXEL_LIMIT', 'CONTENT_API_NAME_COLLISION', 'CONTENT_API_EMPTY_FILE'] as const) {
+    for (const code of [
+      'CONTENT_API_CORRUPT_IMAGE',
+      'CONTENT_API_UNSUPPORTED_FORMAT',
+      'CONTENT_API_PIXEL_LIMIT',
+      'CONTENT_API_NAME_COLLISION',
+      'CONTENT_API_EMPTY_FILE',
+    ] as const) {
       expect(isTransient(failed(Object.assign(new Error('x'), { code: 'ECONNRESET' }), code)), code).toBe(false);
     }
-    expect(isTransient(failed(new StorageError('s3://originals/a.jpg: no such object', 'missing'), 'CONTENT_API_UNREADABLE'))).toBe(false);
-    expect(isTransient(failed(Object.assign(new Error('gone'), { code: 'ENOENT' }), 'CONTENT_API_UNREADABLE'))).toBe(false);
+    expect(
+      isTransient(
+        failed(new StorageError('s3://originals/a.jpg: no such object', 'missing'), 'CONTENT_API_UNREADABLE'),
+      ),
+    ).toBe(false);
+    expect(isTransient(failed(Object.assign(new Error('gone'), { code: 'ENOENT' }), 'CONTENT_API_UNREADABLE'))).toBe(
+      false,
+    );
     expect(isTransient(failed(undefined))).toBe(false);
   });
 });

@@ -77,7 +77,8 @@ afterEach(async () => {
 
 async function originals(count: number, size = 1200, corrupt: string[] = []): Promise<string> {
   const dir = await tempDir();
-  for (let i = 0; i < count; i++) await writeImage(dir, `photo-${i}.jpg`, photo(size + i * 10, Math.round(size * 0.7)).jpeg());
+  for (let i = 0; i < count; i++)
+    await writeImage(dir, `photo-${i}.jpg`, photo(size + i * 10, Math.round(size * 0.7)).jpeg());
   for (const name of corrupt) await writeFile(path.join(dir, name), Buffer.from('not a picture at all, just bytes'));
   // Files changed in the last 2 s have no settled stamp yet (see render's RACY_MS): let them settle.
   await new Promise((resolve) => setTimeout(resolve, 2_100));
@@ -109,7 +110,7 @@ describe('the queue commands without Redis', () => {
       [['render', 'samples/originals', '--queue', 'redis://127.0.0.1:1', '-j', '2'], "--concurrency is the workers'"],
       [['render', '--page', '101', '--queue', 'redis://127.0.0.1:1'], '--queue does not apply to --page'],
       [['render', 'samples/originals', '--detach'], '--detach applies only with --queue'],
-      [['worker', '--queue', 'redis://127.0.0.1:1', '--queue-name', 'a:b'], "--queue-name a:b: use letters"],
+      [['worker', '--queue', 'redis://127.0.0.1:1', '--queue-name', 'a:b'], '--queue-name a:b: use letters'],
       [['worker'], "required option '--queue <redis-url>' not specified"],
     ];
     for (const [args, message] of cases) {
@@ -138,7 +139,9 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     nextQueue();
     const count = 8;
     for (let i = 0; i < count; i++) {
-      const image = await photo(2400 + i * 16, 1700).jpeg().toBuffer();
+      const image = await photo(2400 + i * 16, 1700)
+        .jpeg()
+        .toBuffer();
       await s3.put('originals', `q1/photo-${i}.jpg`, image);
     }
     const events = new QueueEvents(name, { connection: { host: '127.0.0.1', port: redis.port } });
@@ -147,7 +150,9 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     await events.waitUntilReady();
     try {
       const pool = [0, 1, 2].map(() => startWorker([...queueArgs(), '-j', '1'], s3.env));
-      const run = startCli(['render', 's3://originals/q1/', '--out', 's3://media/queued/', ...queueArgs(), '--json'], { env: s3.env });
+      const run = startCli(['render', 's3://originals/q1/', '--out', 's3://media/queued/', ...queueArgs(), '--json'], {
+        env: s3.env,
+      });
       // Killed once it has finished one job and taken the next: mid-job.
       await pool[0]!.finished(1);
       await new Promise((resolve) => setTimeout(resolve, 150));
@@ -163,7 +168,9 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       expect(queued.failures).toEqual([]);
 
       // A single machine's run over the same originals, into another prefix, reports the same.
-      const local = await runCli(['render', 's3://originals/q1/', '--out', 's3://media/local/', '--json'], { env: s3.env });
+      const local = await runCli(['render', 's3://originals/q1/', '--out', 's3://media/local/', '--json'], {
+        env: s3.env,
+      });
       expect(local.code, local.stderr).toBe(0);
       // But for one warning: whichever run next opens a bucket's originals on this machine (a
       // worker after the kill, or the local run) finds the killed worker's temporary copy of an
@@ -182,7 +189,11 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       expect(records).toHaveLength(count);
       for (const key of records) {
         const { entry } = JSON.parse((await s3.get('media', key)).toString('utf8'));
-        for (const rendition of Object.values(entry.renditions) as Array<{ path: string; width: number; bytes: number }>) {
+        for (const rendition of Object.values(entry.renditions) as Array<{
+          path: string;
+          width: number;
+          bytes: number;
+        }>) {
           const bytes = await s3.get('media', `queued/${rendition.path}`);
           expect(bytes.length).toBe(rendition.bytes);
           expect((await sharp(bytes).metadata()).width).toBe(rendition.width);
@@ -219,14 +230,21 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       const results = await runCli(['queue', 'results', batch, ...queueArgs(), '--json']);
       expect(results.code, results.stderr).toBe(1);
       const report = JSON.parse(results.stdout);
-      expect(report.results.map((entry: { status: string }) => entry.status)).toEqual(['rendered', 'rendered', 'rendered']);
+      expect(report.results.map((entry: { status: string }) => entry.status)).toEqual([
+        'rendered',
+        'rendered',
+        'rendered',
+      ]);
       expect(report.failures).toHaveLength(1);
       expect(report.failures[0].source).toBe(path.join(dir, 'broken.jpg'));
       expect(report.failures[0].code).toBe('CONTENT_API_UNSUPPORTED_FORMAT');
     }
     expect(await stopWorker(worker)).toBe(0);
     // Each original ran once: one line each in the worker's log, none retried.
-    const lines = worker.log().split('\n').filter((line) => /^(rendered|skipped|failed|retrying)\t/.test(line));
+    const lines = worker
+      .log()
+      .split('\n')
+      .filter((line) => /^(rendered|skipped|failed|retrying)\t/.test(line));
     expect(lines.filter((line) => line.startsWith('rendered'))).toHaveLength(3);
     expect(lines.filter((line) => line.startsWith('failed'))).toHaveLength(1);
     expect(lines).toHaveLength(4);
@@ -265,7 +283,10 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     const run = startCli(['render', dir, '--out', out, ...queueArgs(), '--json']);
     await worker.finished(1);
     await redis.restart(1_000);
-    const finishedBefore = worker.log().split('\n').filter((line) => line.startsWith('rendered\t')).length;
+    const finishedBefore = worker
+      .log()
+      .split('\n')
+      .filter((line) => line.startsWith('rendered\t')).length;
     expect(finishedBefore, 'Redis went down with jobs left').toBeLessThan(6);
     const result = await run.done;
     expect(result.code, result.stderr).toBe(0);
@@ -320,13 +341,20 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     try {
       const env = { ...s3.env, AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}` };
       const worker = startWorker([...queueArgs(), '-j', '1'], env);
-      const run = startCli(['render', 's3://originals/q7/', '--out', 's3://media/q7/', ...queueArgs(), '--json'], { env: s3.env });
+      const run = startCli(['render', 's3://originals/q7/', '--out', 's3://media/q7/', ...queueArgs(), '--json'], {
+        env: s3.env,
+      });
       while (!worker.log().includes('paused\t')) await new Promise((resolve) => setTimeout(resolve, 50));
       open = true;
       const result = await run.done;
       expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout).results.map((entry: { status: string }) => entry.status)).toEqual(['rendered', 'rendered']);
-      expect(worker.log()).toMatch(/^paused\ts3:\/\/originals\/q7\/photo-\d\.jpg\t.*endpoint unreachable.*taking jobs again in 2 s/m);
+      expect(JSON.parse(result.stdout).results.map((entry: { status: string }) => entry.status)).toEqual([
+        'rendered',
+        'rendered',
+      ]);
+      expect(worker.log()).toMatch(
+        /^paused\ts3:\/\/originals\/q7\/photo-\d\.jpg\t.*endpoint unreachable.*taking jobs again in 2 s/m,
+      );
       // Put back, not failed: no attempt spent, so the rendered lines say nothing of attempts.
       expect(worker.log()).not.toMatch(/attempt \d/);
       expect(await stopWorker(worker)).toBe(0);
@@ -345,9 +373,13 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     await s3.put('originals', 'q8/b.jpg', await picture(710));
     const worker = startWorker([...queueArgs(), '-j', '1'], s3.env);
     const render = async () => {
-      const run = await runCli(['render', 's3://originals/q8/', '--out', 's3://media/q8/', ...queueArgs(), '--json'], { env: s3.env });
+      const run = await runCli(['render', 's3://originals/q8/', '--out', 's3://media/q8/', ...queueArgs(), '--json'], {
+        env: s3.env,
+      });
       expect(run.code, run.stderr).toBe(0);
-      return Object.fromEntries(JSON.parse(run.stdout).results.map((entry: { source: string; status: string }) => [entry.source, entry.status]));
+      return Object.fromEntries(
+        JSON.parse(run.stdout).results.map((entry: { source: string; status: string }) => [entry.source, entry.status]),
+      );
     };
     expect(await render()).toEqual({ 's3://originals/q8/a.jpg': 'rendered', 's3://originals/q8/b.jpg': 'rendered' });
     await s3.put('originals', 'q8/b.jpg', await picture(720)); // replaced
@@ -375,12 +407,17 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     const worker = startWorker([...queueArgs(), '-j', '1']);
     // Given relative to the working folder: workers get absolute paths, the report must not.
     const input = path.basename(dir);
-    const queued = await runCli(['render', input, '--out', 'queued-out', ...queueArgs(), '--json'], { cwd: path.dirname(dir) });
+    const queued = await runCli(['render', input, '--out', 'queued-out', ...queueArgs(), '--json'], {
+      cwd: path.dirname(dir),
+    });
     const local = await runCli(['render', input, '--out', 'local-out', '--json'], { cwd: path.dirname(dir) });
     expect(queued.code).toBe(1);
     expect(local.code).toBe(1);
     const report = JSON.parse(queued.stdout);
-    expect(report.failures.map((failure: { code: string }) => failure.code)).toEqual(['CONTENT_API_NAME_COLLISION', 'CONTENT_API_NAME_COLLISION']);
+    expect(report.failures.map((failure: { code: string }) => failure.code)).toEqual([
+      'CONTENT_API_NAME_COLLISION',
+      'CONTENT_API_NAME_COLLISION',
+    ]);
     expect(report.failures[0].error).toContain(path.join(input, 'photo.jpeg'));
     expect(queued.stdout).not.toContain(dir);
     expect(JSON.parse(local.stdout.replaceAll('local-out', 'queued-out'))).toEqual(report);
@@ -422,7 +459,10 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       // The job under way when the signal came is finished after it; the worker takes no other.
       const [, after = ''] = worker.log().split('stopping: finishing the jobs under way');
       expect(after.split('\n').filter((line) => line.startsWith('rendered\t'))).toHaveLength(1);
-      const rendered = worker.log().split('\n').filter((line) => line.startsWith('rendered\t')).length;
+      const rendered = worker
+        .log()
+        .split('\n')
+        .filter((line) => line.startsWith('rendered\t')).length;
       expect(rendered + (await bull.getWaitingCount())).toBe(2);
     } finally {
       await bull.close();
@@ -457,7 +497,15 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     expect(clash.stderr.trim().split('\n')).toHaveLength(1);
     expect(clash.stderr).toContain(`queue '${name}' belongs to another application`);
 
-    const missing = await runCli(['queue', 'results', '20260101-000000-abcdef', '--queue', redis.url, '--queue-name', 'never-used']);
+    const missing = await runCli([
+      'queue',
+      'results',
+      '20260101-000000-abcdef',
+      '--queue',
+      redis.url,
+      '--queue-name',
+      'never-used',
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("no content-api queue named 'never-used'");
   }, 60_000);
@@ -467,7 +515,17 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     const evicting = await startRedis({ persist: false, maxmemoryPolicy: 'allkeys-lru' });
     try {
       const dir = await originals(1, 300);
-      const result = await runCli(['render', dir, '--out', dir + '-out', '--queue', evicting.url, '--queue-name', name, '--detach']);
+      const result = await runCli([
+        'render',
+        dir,
+        '--out',
+        dir + '-out',
+        '--queue',
+        evicting.url,
+        '--queue-name',
+        name,
+        '--detach',
+      ]);
       expect(result.code, result.stderr).toBe(0);
       const warnings = result.stderr.split('\n').filter((line) => /evict|noeviction/i.test(line));
       expect(warnings).toEqual([

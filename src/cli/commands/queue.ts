@@ -21,15 +21,19 @@ export interface QueueRenderOptions extends RenderCommandOptions {
 
 export async function runQueueRender(inputs: string[], options: QueueRenderOptions): Promise<number> {
   const { altTextFile, json, queue: target, detach, ...renderOptions } = options;
-  if (detach && altTextFile) throw new InvalidArgumentError('--alt-text goes with the report: give it to queue results');
+  if (detach && altTextFile)
+    throw new InvalidArgumentError('--alt-text goes with the report: give it to queue results');
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
   const queue = await connect(target, true);
   try {
     const started = performance.now();
     const batch = await enqueueRender(inputs, renderOptions, queue);
-    const what = `batch ${batch.id}: ${batch.originals} original(s) in ${batch.jobs} job(s) on ${queue.where} (queue '${queue.name}')`;
+    const jobs = `${batch.originals} original(s) in ${batch.jobs} job(s)`;
+    const what = `batch ${batch.id}: ${jobs} on ${queue.where} (queue '${queue.name}')`;
     if (detach) {
-      printData(json ? JSON.stringify({ batch: batch.id, originals: batch.originals, jobs: batch.jobs }, null, 2) : batch.id);
+      printData(
+        json ? JSON.stringify({ batch: batch.id, originals: batch.originals, jobs: batch.jobs }, null, 2) : batch.id,
+      );
       printMessage(`${what}; read the report with: content-api queue results ${batch.id}${queueFlags(queue)}`);
       return 0;
     }
@@ -60,7 +64,12 @@ export async function runQueueResults(batchId: string, options: QueueResultsOpti
     const { report } = await withProgress(({ onDownload, ...hooks }) =>
       collectBatch(queue, batchId, { ...hooks, wait: options.wait, altText: altText?.lookup }),
     );
-    return printReport(report, (performance.now() - started) / 1000, { ...options, outDir: report.out, shard: report.shard }, altText);
+    return printReport(
+      report,
+      (performance.now() - started) / 1000,
+      { ...options, outDir: report.out, shard: report.shard },
+      altText,
+    );
   } finally {
     await queue.close();
   }
@@ -100,11 +109,17 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
           const took = `${(ms / 1000).toFixed(1)} s`;
           if (status === 'done') printMessage(`${detail}\t${sources.join(' ')}\t${took}${tries}`);
           else if (status === 'paused') printMessage(`${yellow('paused')}\t${sources.join(' ')}\t${detail}`);
-          else printMessage(`${status === 'failed' ? red('failed') : status}\t${sources.join(' ')}\t${detail}\t${took}${tries}`);
+          else
+            printMessage(
+              `${status === 'failed' ? red('failed') : status}\t${sources.join(' ')}\t${detail}\t${took}${tries}`,
+            );
         },
   });
   for (const warning of worker.warnings) printMessage(`${yellow('warning')}: ${warning}`);
-  printMessage(`worker ${process.pid}: ${options.concurrency} job(s) at once from ${worker.description}; SIGTERM or Ctrl-C to stop`);
+  printMessage(
+    `worker ${process.pid}: ${options.concurrency} job(s) at once from ${worker.description}; ` +
+      'SIGTERM or Ctrl-C to stop',
+  );
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143));
@@ -135,7 +150,8 @@ function statusText(status: QueueStatus): string {
     `queue '${status.queue}' on ${status.redis}`,
     `jobs:      ${n(jobs.waiting)} waiting, ${n(jobs.active)} active, ${n(jobs.delayed)} retrying later`,
     `workers:   ${status.workers ?? 'unknown (CLIENT LIST not allowed)'}`,
-    `finished:  ${n(finished.rendered)} rendered, ${n(finished.skipped)} up to date, ${n(finished.failed)} failed (${n(finished.retried)} retries)`,
+    `finished:  ${n(finished.rendered)} rendered, ${n(finished.skipped)} up to date, ${n(finished.failed)} failed ` +
+      `(${n(finished.retried)} retries)`,
     `rate:      ${status.rate.toFixed(2)} originals/s over the last minute; ${eta(status.eta)}`,
   ];
   if (status.batches.length > 0) lines.push('batches:');
