@@ -33,8 +33,11 @@ const s3Options = (flags: Record<string, unknown>) => ({
   timeoutMs: flags.timeout as number,
 });
 
-const queueOption = (what: string) =>
-  new Option('--queue <redis-url>', `${what}: redis://[user:password@]host[:port][/db] or rediss://`).env('CONTENT_API_QUEUE');
+/** `--queue`; from CONTENT_API_QUEUE too for the queue's own commands, never for render (a worker's setting must not turn renders into queue renders). */
+const queueOption = (what: string, fromEnvironment = true) => {
+  const option = new Option('--queue <redis-url>', `${what}: redis://[user:password@]host[:port][/db] or rediss://`);
+  return fromEnvironment ? option.env('CONTENT_API_QUEUE').makeOptionMandatory() : option;
+};
 const queueNameOption = () =>
   new Option('--queue-name <name>', 'the queue in that Redis').env('CONTENT_API_QUEUE_NAME').default('content-api');
 const queueTarget = (flags: Record<string, unknown>) => ({
@@ -107,7 +110,7 @@ ${EXIT_CODES}`,
     .addOption(s3EndpointOption())
     .option('--s3-path-style', S3_PATH_STYLE)
     .optionsGroup('Rendering on workers (content-api worker), through a BullMQ queue on Redis:')
-    .addOption(queueOption('enqueue one job per original; workers render them; this command prints the same report as a local render'))
+    .addOption(queueOption('enqueue one job per original; workers render them; this command prints the same report as a local render', false))
     .addOption(queueNameOption())
     .option('--detach', 'enqueue, print the batch id on stdout, and exit; read the report later with queue results')
     .addHelpText(
@@ -192,7 +195,7 @@ ${EXIT_CODES}`,
         'the jobs under way and exits; a worker killed outright loses nothing: its jobs run again elsewhere within ' +
         '15 s. Credentials for S3 come from this machine\'s environment.',
     )
-    .addOption(queueOption('the queue to work for').makeOptionMandatory())
+    .addOption(queueOption('the queue to work for'))
     .addOption(queueNameOption())
     .option('-j, --concurrency <n>', 'originals rendered at once (default: the number of cores)', integerIn('--concurrency', 1))
     .option('--timeout <ms>', 'connecting to Redis at start, and S3 timeouts: connecting, waiting, silence', integerIn('--timeout', 1), 10_000)
@@ -228,7 +231,8 @@ Exit codes:
   queue
     .command('status')
     .description('Jobs waiting, active and retrying, workers connected, originals finished, the rate over the last minute and the time left, and the latest batches.')
-    .addOption(queueOption('the queue').makeOptionMandatory())
+    .addOption(queueOption('the queue'))
+    .option('--timeout <ms>', 'connecting to Redis', integerIn('--timeout', 1), 10_000)
     .addOption(queueNameOption())
     .option('--json', 'print the status as one JSON document')
     .addHelpText('after', `
@@ -247,7 +251,8 @@ Exit codes:
     .command('results')
     .description('The report of a batch (render --queue --detach printed its id), as render prints it: waits until every job has finished, unless --no-wait. Batches are kept 7 days.')
     .argument('<batch>', 'the batch id')
-    .addOption(queueOption('the queue').makeOptionMandatory())
+    .addOption(queueOption('the queue'))
+    .option('--timeout <ms>', 'connecting to Redis', integerIn('--timeout', 1), 10_000)
     .addOption(queueNameOption())
     .option('--no-wait', 'report what has finished now; the rest is listed as still queued')
     .option('--alt-text <file>', 'JSON object mapping originals (path or file name) to alt text, for the Image objects')

@@ -15,6 +15,7 @@ import {
   batchJobSchema,
   batchRecordSchema,
   resultRecordSchema,
+  RESULT_TTL_SECONDS,
   type BatchRecord,
   type JobData,
   type ResultRecord,
@@ -134,6 +135,11 @@ export async function collectBatch(
         await events.waitUntilReady();
       }
       await fetchResults(queue, record, [...jobs.values()], tally);
+      // Taken out of the queue by a Ctrl-C on the command that enqueued them: never started, never put back.
+      for (const cancelled of await queue.redis.smembers(queue.keys.batchCancelled(record.id))) {
+        const job = jobs.get(cancelled);
+        if (job) tally.notStarted(job);
+      }
       if (options.wait === false) return tally.report(pending());
 
       const every = options.reconcileMs ?? 5_000 + Math.floor(jobs.size / 10);
@@ -153,7 +159,7 @@ export async function collectBatch(
         if (options.signal?.aborted && !cancelled) {
           if (!options.cancel) return tally.report(pending());
           cancelled = true;
-          await unqueue(bull, record, pending(), tally);
+          await unqueue(queue, bull, record, pending(), tally);
         }
         const looked = [...signalled];
         signalled.clear();
@@ -240,20 +246,29 @@ async function reconcile(
 }
 
 /**
- * After Ctrl-C: this batch's jobs still waiting are taken out of the queue (not started);
- * those under way finish. A job another batch added (and this one shared) is left to it.
+ * After Ctrl-C: this batch's jobs still waiting are taken out of the queue and remembered as
+ * cancelled (so `queue results` never puts them back); those under way finish. A waiting job
+ * another batch added (and this one shared) is left queued for it, and not waited for here.
  */
-async function unqueue(bull: Queue, record: BatchRecord, jobs: JobEntry[], tally: Tally): Promise<void> {
+async function unqueue(queue: QueueConnection, bull: Queue, record: BatchRecord, jobs: JobEntry[], tally: Tally) {
   for (const job of jobs) {
     const queued = await bull.getJob(job.id).catch(() => undefined);
-    if ((queued?.data as JobData | undefined)?.batch !== record.id) continue;
-    if (
-      await queued!.remove().then(
-        () => true,
-        () => false,
+    if (!queued || (await queued.isActive())) continue; // finished meanwhile, or under way: its result comes
+    if ((queued.data as JobData | undefined)?.batch === record.id) {
+      if (
+        !(await queued.remove().then(
+          () => true,
+          () => false,
+        ))
       )
-    )
-      tally.notStarted(job);
+        continue; // taken by a worker just now
+      await queue.redis
+        .multi()
+        .sadd(queue.keys.batchCancelled(record.id), job.id)
+        .expire(queue.keys.batchCancelled(record.id), RESULT_TTL_SECONDS)
+        .exec();
+    }
+    tally.notStarted(job);
   }
 }
 

@@ -80,19 +80,31 @@ export async function connectQueue(options: QueueOptions, claim: boolean): Promi
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     retryStrategy: () => null,
+    enableReadyCheck: false,
   });
   let failure: Error | undefined;
   probe.on('error', (error: Error) => (failure ??= error));
   const warnings: string[] = [];
+  let deadline: NodeJS.Timeout | undefined;
   try {
-    await probe.connect();
-    await probe.ping();
-    warnings.push(...(await versionWarning(probe, where)), ...(await evictionWarning(probe, where)));
-    await checkName(probe, keys, name, where, claim);
+    // One bound for the whole check: a server that accepts connections and never answers.
+    const silent = new Promise<never>((_, reject) => {
+      deadline = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    await Promise.race([
+      silent,
+      (async () => {
+        await probe.connect();
+        await probe.ping();
+        warnings.push(...(await versionWarning(probe, where)), ...(await evictionWarning(probe, where)));
+        await checkName(probe, keys, name, where, claim);
+      })(),
+    ]);
   } catch (error) {
     if (error instanceof QueueError) throw error;
     throw new QueueError(`${where}: cannot use Redis (${reason(failure ?? error)})`, { cause: error });
   } finally {
+    clearTimeout(deadline);
     probe.disconnect();
   }
   // From here on, Redis going away is waited out: commands queue up and resume on reconnect
@@ -208,8 +220,9 @@ async function foreignJobs(redis: Redis, keys: QueueKeys): Promise<boolean> {
   return ids.some((id) => !JOB_ID.test(id));
 }
 
-/** The URL with its password (and any parameters) hidden. */
-export function redact(url: string): string {
+/** The URL with its password (and any parameters) hidden, however malformed the URL. */
+export function redact(given: string): string {
+  const url = given.replace(/:[^:@/]*@/, ':***@');
   if (!URL.canParse(url)) return url;
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
@@ -222,6 +235,7 @@ function reason(error: unknown): string {
   const text = oneLine(error);
   if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(text))
     return `authentication failed: ${escapeText(text)}`;
+  if (/Protocol error/i.test(text)) return 'not a Redis server: it answered something else';
   if (code) return code;
   if (/Connection is closed|connect ETIMEDOUT|timed out/i.test(text)) return 'no answer';
   return escapeText(text);

@@ -119,6 +119,8 @@ export function keysFor(name: string) {
     batch: (id: string) => `${base}:batch:${id}`,
     /** A batch's jobs, each `[jobId, originals, sources as given]` JSON. */
     batchJobs: (id: string) => `${base}:batch:${id}:jobs`,
+    /** A batch's jobs taken out of the queue by Ctrl-C (SET): not started, never put back. */
+    batchCancelled: (id: string) => `${base}:batch:${id}:cancelled`,
     /** A batch's originals finished by the jobs it added (a job it shared with an earlier batch counts there). */
     batchDone: (id: string) => `${base}:batch:${id}:done`,
     /** Batch ids by creation time (ZSET). */

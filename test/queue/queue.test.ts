@@ -435,7 +435,14 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       run.child.kill('SIGINT');
       const result = await run.done;
       expect(result.code, result.stderr).toBe(1);
-      expect(JSON.parse(result.stdout).notStarted).toEqual([0, 1, 2].map((i) => path.join(dir, `photo-${i}.jpg`)));
+      const notStarted = [0, 1, 2].map((i) => path.join(dir, `photo-${i}.jpg`));
+      expect(JSON.parse(result.stdout).notStarted).toEqual(notStarted);
+      expect(await bull.getWaitingCount()).toBe(0);
+      // Reading the batch later says the same, at once, and puts nothing back in the queue.
+      const batch = /batch (\S+):/.exec(result.stderr)![1]!;
+      const later = await runCli(['queue', 'results', batch, ...queueArgs(), '--json']);
+      expect(later.code).toBe(1);
+      expect(JSON.parse(later.stdout)).toMatchObject({ results: [], notStarted });
       expect(await bull.getWaitingCount()).toBe(0);
     } finally {
       await bull.close();
@@ -482,6 +489,12 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       const result = await runCli(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr.trim().split('\n')).toEqual([`error: ${closed}: cannot use Redis (ECONNREFUSED)`]);
+    }
+    for (const url of ['redis:/user:secret@127.0.0.1', 'redis://user:secret@127.0.0.1:1', 'http://user:secret@h/']) {
+      const said = await runCli(['queue', 'status', '--queue', url, '--timeout', '2000']);
+      expect(said.code, url).toBe(2);
+      expect(said.stderr, url).toContain(':***@');
+      expect(said.stderr, url).not.toContain('secret');
     }
     const wrong = await runCli(['worker', '--queue', 'http://127.0.0.1:6379']);
     expect(wrong.code).toBe(2);

@@ -37,8 +37,8 @@ export async function runQueueRender(inputs: string[], options: QueueRenderOptio
       printMessage(`${what}; read the report with: content-api queue results ${batch.id}${queueFlags(queue)}`);
       return 0;
     }
-    printMessage(`${what}; waiting for workers`);
-    if ((await workersConnected(queue)) === 0) {
+    if (batch.jobs > 0) printMessage(`${what}; waiting for workers`);
+    if (batch.jobs > 0 && (await workersConnected(queue)) === 0) {
       printMessage(`no worker is connected yet; start one: content-api worker${queueFlags(queue)}`);
     }
     const { report } = await withProgress(({ onDownload, ...hooks }) =>
@@ -100,7 +100,7 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
     ...options.queue,
     concurrency: options.concurrency,
     s3: options.s3,
-    onError: (message) => printMessage(`${yellow('warning')}: ${message}`),
+    onError: (message) => printMessage(`${yellow('warning')}: Redis: ${message}; retrying`),
     onJob: options.quiet
       ? undefined
       : ({ status, sources, detail, attempt, ms }) => {
