@@ -23,13 +23,15 @@ export const DEFAULT_QUEUE_NAME = 'content-api';
 /**
  * Stalled-job recovery: a worker renews its jobs' locks every `LOCK_MS / 2`; a job whose lock
  * has lapsed (its worker was killed) is put back by the next stalled check of any worker, so
- * it runs again within LOCK_MS + STALLED_INTERVAL_MS (15 s) rather than BullMQ's default 60 s.
- * The renewal runs on the event loop, which rendering leaves free (libvips works in its own
- * threads), so 5 s of slack is plenty. A job that stalls more than MAX_STALLED times (say, an
- * original that kills every worker that opens it) fails.
+ * it runs again within about LOCK_MS + 2 * STALLED_INTERVAL_MS (15 s) rather than BullMQ's
+ * default of a minute. (Twice the interval: BullMQ skips a check that comes a hair before the
+ * previous one's marker expires, measured by the queue bench.) The renewal runs on the event
+ * loop, which rendering leaves free (libvips works in its own threads), so 5 s of slack is
+ * plenty. A job that stalls more than MAX_STALLED times (an original that kills every worker
+ * that opens it) fails.
  */
 export const LOCK_MS = 10_000;
-export const STALLED_INTERVAL_MS = 5_000;
+export const STALLED_INTERVAL_MS = 2_500;
 export const MAX_STALLED = 2;
 
 /** Tries for a job failing for the infrastructure (S3 throttled, a disk full), 2 s backoff doubling: about a minute. */
