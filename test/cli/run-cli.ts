@@ -23,7 +23,10 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
 }
 
-export function startCli(args: string[], options: CliOptions = {}): { child: ChildProcess; done: Promise<CliResult> } {
+export function startCli(
+  args: string[],
+  options: CliOptions = {},
+): { child: ChildProcess; done: Promise<CliResult>; output: () => { stdout: string; stderr: string } } {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd,
     env: { ...process.env, NO_COLOR: '1', CI: '1', FORCE_COLOR: undefined, ...options.env },
@@ -38,7 +41,7 @@ export function startCli(args: string[], options: CliOptions = {}): { child: Chi
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
-  return { child, done };
+  return { child, done, output: () => ({ stdout, stderr }) };
 }
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {

@@ -230,7 +230,7 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       const results = await runCli(['queue', 'results', batch, ...queueArgs(), '--json']);
       expect(results.code, results.stderr).toBe(1);
       const report = JSON.parse(results.stdout);
-      expect(report.results.map((entry: { status: string }) => entry.status)).toEqual([
+      expect(report.results.map((entry: { status: string }) => entry.status), results.stdout + worker.log()).toEqual([
         'rendered',
         'rendered',
         'rendered',
@@ -431,7 +431,9 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
     const bull = new Queue(name, { connection });
     try {
-      while ((await bull.getWaitingCount()) < 3) await new Promise((resolve) => setTimeout(resolve, 25));
+      // Said once the command listens for Ctrl-C (before, Ctrl-C stops it as any command).
+      while (!run.output().stderr.includes('no worker is connected yet')) await new Promise((r) => setTimeout(r, 25));
+      expect(await bull.getWaitingCount()).toBe(3);
       run.child.kill('SIGINT');
       const result = await run.done;
       expect(result.code, result.stderr).toBe(1);

@@ -37,13 +37,14 @@ export async function runQueueRender(inputs: string[], options: QueueRenderOptio
       printMessage(`${what}; read the report with: content-api queue results ${batch.id}${queueFlags(queue)}`);
       return 0;
     }
-    if (batch.jobs > 0) printMessage(`${what}; waiting for workers`);
-    if (batch.jobs > 0 && (await workersConnected(queue)) === 0) {
-      printMessage(`no worker is connected yet; start one: content-api worker${queueFlags(queue)}`);
-    }
-    const { report } = await withProgress(({ onDownload, ...hooks }) =>
-      collectBatch(queue, batch.id, { ...hooks, cancel: true, altText: altText?.lookup }),
-    );
+    // From here on Ctrl-C takes the batch's waiting jobs out (withProgress), so say "waiting" only then.
+    const { report } = await withProgress(async ({ onDownload, ...hooks }) => {
+      if (batch.jobs > 0) printMessage(`${what}; waiting for workers`);
+      if (batch.jobs > 0 && (await workersConnected(queue)) === 0) {
+        printMessage(`no worker is connected yet; start one: content-api worker${queueFlags(queue)}`);
+      }
+      return collectBatch(queue, batch.id, { ...hooks, cancel: true, altText: altText?.lookup });
+    });
     return printReport(report, (performance.now() - started) / 1000, options, altText);
   } finally {
     await queue.close();
