@@ -140,6 +140,12 @@ export async function withBull<T>(queue: QueueConnection, use: (bull: Queue) => 
   }
 }
 
+/** Redis's clock, ms: what batches, results and rate windows are stamped with, whichever machine asks. */
+export async function redisNow(queue: QueueConnection): Promise<number> {
+  const [seconds, micros] = await queue.redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
 /** For every BullMQ object: `connectQueue` has checked Redis's version and eviction policy, once, in one line each. */
 export const BULL_OPTIONS = { skipVersionCheck: true } as const;
 

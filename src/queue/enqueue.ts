@@ -10,7 +10,7 @@ import type { RenderOptions } from '../renditions/render.js';
 import { resolveSettings } from '../renditions/settings.js';
 import { inShard } from '../renditions/shard.js';
 import { isS3Url, openStore } from '../storage/location.js';
-import { withBull, type QueueConnection } from './connection.js';
+import { redisNow, withBull, type QueueConnection } from './connection.js';
 import {
   ATTEMPTS,
   BACKOFF_MS,
@@ -80,11 +80,10 @@ export async function enqueueRender(
     batch: id,
   }));
 
-  const [seconds, micros] = await queue.redis.time();
   const record: BatchRecord = {
     protocol: PROTOCOL,
     id,
-    created: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000),
+    created: await redisNow(queue),
     template,
     out: options.outDir,
     jobs: jobs.length,

@@ -4,8 +4,9 @@
  * keep beside it.
  */
 import type { Queue } from 'bullmq';
-import { withBull, type QueueConnection } from './connection.js';
-import { batchRecordSchema, RESULT_TTL_SECONDS, TICK_MS } from './protocol.js';
+import { readBatch } from './collect.js';
+import { redisNow, withBull, type QueueConnection } from './connection.js';
+import { RESULT_TTL_SECONDS, TICK_MS } from './protocol.js';
 
 export interface QueueStatus {
   queue: string;
@@ -60,12 +61,6 @@ export async function queueStatus(queue: QueueConnection): Promise<QueueStatus> 
   });
 }
 
-/** Redis's clock, ms: what workers stamp results and rate windows with. */
-async function redisNow(queue: QueueConnection): Promise<number> {
-  const [seconds, micros] = await queue.redis.time();
-  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-}
-
 /** Worker processes connected to the queue now; null when Redis does not allow CLIENT LIST. */
 export function workersConnected(queue: QueueConnection): Promise<number | null> {
   return withBull(queue, workerCount);
@@ -79,10 +74,8 @@ async function recentBatches(queue: QueueConnection, now: number): Promise<Queue
   const ids = (await redis.zrange(keys.batches, -5, -1)).reverse();
   const batches: QueueStatus['batches'] = [];
   for (const id of ids) {
-    const text = await redis.get(keys.batch(id));
-    const parsed = text === null ? null : batchRecordSchema.safeParse(JSON.parse(text));
-    if (!parsed?.success) continue;
-    const record = parsed.data;
+    const record = await readBatch(queue, id).catch(() => undefined); // expired, or another version's
+    if (!record) continue;
     const finished = Number((await redis.get(keys.batchDone(id))) ?? 0);
     batches.push({ id, created: new Date(record.created).toISOString(), originals: record.originals, finished });
   }
