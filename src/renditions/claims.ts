@@ -47,11 +47,14 @@ export class Claims {
     const file = path.join(this.#root, `${key}.claim`);
     const mine: Claim = { ...self(), source, sha256 };
     for (let attempt = 0; attempt < 500; attempt++) {
-      await mkdir(path.dirname(file), { recursive: true });
-      const made = await createOwned(file, mine).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return null; // its folder was just removed by another run's release
-        throw error;
-      });
+      const made = await mkdir(path.dirname(file), { recursive: true })
+        .then(() => createOwned(file, mine))
+        .catch((error: NodeJS.ErrnoException) => {
+          // Its folder was removed by another claim's release meanwhile: after the mkdir, or
+          // during it (a recursive mkdir that finds the folder, then looks at it, says ENOENT).
+          if (error.code === 'ENOENT') return null;
+          throw error;
+        });
       if (made === null) continue;
       if (!made) {
         const other = await readOwned<Claim>(file);
