@@ -80,7 +80,7 @@ export async function queueBench(root, scratch, { runs }) {
       overhead.push({ concurrency, ...best });
     }
 
-    // 2. Throughput: local, 1 worker x 2, 2 workers x 1, in rounds, each round in another order
+    // 2. Throughput: local, two local processes, 1 worker x 2, 2 workers x 1, in rounds, each round in another order
     // (drift hits every contender alike, and none always runs first or after the same one).
     // Each original under a name of its own (kleiber.png as kleiber-png.png): one job each. As
     // named in the corpus, an image's JPEG, PNG and WebP share a stem, so they travel in one job
@@ -92,7 +92,9 @@ export async function queueBench(root, scratch, { runs }) {
     // against one, with no queue at all.
     const halves = ['a', 'b'].map((half) => path.join(work, `half-${half}`));
     for (const [i, half] of halves.entries()) {
-      for (const part of ['a', 'b', 'c', 'd'].slice(2 * i, 2 * i + 2)) copies(path.join(batch, part), path.join(half, part), { once: true });
+      for (const part of ['a', 'b', 'c', 'd'].slice(2 * i, 2 * i + 2)) {
+        copies(path.join(batch, part), path.join(half, part), { once: true });
+      }
     }
     const contenders = [
       { label: 'local: `render -j 2`', workers: [], input: batch, all: [] },
@@ -102,7 +104,8 @@ export async function queueBench(root, scratch, { runs }) {
       { label: 'the same, the originals as named in the corpus (one job per stem)', workers: [1, 1], input: asNamed, all: [] },
     ];
     for (let i = 0; i < THROUGHPUT_ROUNDS; i++) {
-      for (const contender of [...contenders.slice(i % contenders.length), ...contenders.slice(0, i % contenders.length)]) {
+      const turn = i % contenders.length;
+      for (const contender of [...contenders.slice(turn), ...contenders.slice(0, turn)]) {
         console.error(`bench: queue throughput, ${originals} originals, ${contender.label}, round ${i + 1} of ${THROUGHPUT_ROUNDS}`);
         const result = await metered(contender.label, async () => {
           if (contender.halves) {
