@@ -46,13 +46,16 @@ export class Claims {
   ): Promise<ClaimOutcome> {
     const file = path.join(this.#root, `${key}.claim`);
     const mine: Claim = { ...self(), source, sha256 };
+    let races = 0;
     for (let attempt = 0; attempt < 500; attempt++) {
       const made = await mkdir(path.dirname(file), { recursive: true })
         .then(() => createOwned(file, mine))
         .catch((error: NodeJS.ErrnoException) => {
           // Its folder was removed by another claim's release meanwhile: after the mkdir, or
-          // during it (a recursive mkdir that finds the folder, then looks at it, says ENOENT).
-          if (error.code === 'ENOENT') return null;
+          // during it (Node's recursive mkdir, finding a folder and then looking at it as it
+          // goes, says ENOENT, or ENOTDIR when there are folders left to make below it). A
+          // file in the folder's place says the same every time: after some tries, it is named.
+          if ((error.code === 'ENOENT' || error.code === 'ENOTDIR') && ++races < 50) return null;
           throw error;
         });
       if (made === null) continue;
