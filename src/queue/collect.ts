@@ -176,7 +176,11 @@ export async function collectBatch(
   });
 }
 
-/** Reads the results of `jobs` written since the batch began (older ones are an earlier run's). */
+/**
+ * Reads the results of `jobs` for this batch: its own runs', or those of an earlier batch's run
+ * it shared (enqueued while that one was queued: written after this batch began). A later
+ * batch's run of the same job is that batch's, never this one's.
+ */
 async function fetchResults(
   queue: QueueConnection,
   record: BatchRecord,
@@ -184,26 +188,38 @@ async function fetchResults(
   tally: Tally,
 ): Promise<JobEntry[]> {
   const missing: JobEntry[] = [];
+  const began = new Map<string, number | undefined>([[record.id, record.created]]);
+  const sharedWith = async (batch: string, written: number) => {
+    if (!began.has(batch)) began.set(batch, (await readBatch(queue, batch).catch(() => undefined))?.created);
+    const created = began.get(batch);
+    return created !== undefined && created <= record.created && written >= record.created;
+  };
   jobs = jobs.filter((job) => !job.result);
   for (let start = 0; start < jobs.length; start += 1_000) {
     const chunk = jobs.slice(start, start + 1_000);
-    const values = await queue.redis.mget(...chunk.map((job) => queue.keys.result(job.id)));
-    chunk.forEach((job, index) => {
-      const result = freshResult(values[index] ?? null, record.created);
-      if (result) tally.finished(job, result);
+    const pipeline = queue.redis.pipeline();
+    for (const job of chunk) pipeline.hgetall(queue.keys.result(job.id));
+    const answers = (await pipeline.exec()) ?? [];
+    for (const [index, job] of chunk.entries()) {
+      const runs = Object.entries((answers[index]?.[1] ?? {}) as Record<string, string>).map(([batch, value]) => ({
+        batch,
+        ...splitResult(value),
+      }));
+      const own = runs.find((run) => run.batch === record.id && run.written >= record.created);
+      let found = own?.record;
+      for (const run of runs) if (!found && (await sharedWith(run.batch, run.written))) found = run.record;
+      if (found) tally.finished(job, found);
       else missing.push(job);
-    });
+    }
   }
   return missing;
 }
 
-/** `<ms> <json>` written at or after `created`, parsed; anything else is no result. */
-function freshResult(value: string | null, created: number): ResultRecord | undefined {
-  if (value === null) return undefined;
+/** `<ms> <json>`: when a run's result was written (Redis clock), and the result, if this version can read it. */
+function splitResult(value: string): { written: number; record: ResultRecord | undefined } {
   const space = value.indexOf(' ');
-  if (Number(value.slice(0, space)) < created) return undefined;
   const parsed = resultRecordSchema.safeParse(parseJson(value.slice(space + 1)));
-  return parsed.success ? parsed.data : undefined;
+  return { written: Number(value.slice(0, space)), record: parsed.success ? parsed.data : undefined };
 }
 
 /**

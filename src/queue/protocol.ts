@@ -16,7 +16,7 @@ import { isS3Url, splitS3Object } from '../storage/location.js';
 import { isKey } from '../storage/store.js';
 
 /** Bumped when job data or result keys change shape: workers and submitters of two versions refuse each other. */
-export const PROTOCOL = 1;
+export const PROTOCOL = 2;
 
 export const DEFAULT_QUEUE_NAME = 'content-api';
 
@@ -113,9 +113,13 @@ export function batchId(now = new Date()): string {
 export function keysFor(name: string) {
   const base = `content-api:${name}`;
   return {
-    /** `{"protocol":1}`: this queue is content-api's, and of which protocol. */
+    /** `{"protocol":2}`: this queue is content-api's, and of which protocol. */
     marker: `${base}:queue`,
-    /** A job's last result: `<finished, ms since epoch (Redis clock)> <ResultRecord JSON>`. */
+    /**
+     * A job's results, one per batch that ran it (HASH: batch id -> `<finished, ms since epoch
+     * (Redis clock)> <ResultRecord JSON>`). The first written stands: a run again of the same
+     * job for the same batch (its worker's lock lapsed) neither replaces it nor counts again.
+     */
     result: (id: string) => `${base}:result:${id}`,
     /** A batch: its BatchRecord JSON. */
     batch: (id: string) => `${base}:batch:${id}`,

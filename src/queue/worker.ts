@@ -133,7 +133,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     try {
       batch = await render(data);
     } catch (error) {
-      if (storeDown(error)) return pause(job, token, error, event);
+      if (await sessions.storeDown(error, data)) return pause(job, token, error, event);
       // The job as a whole could not run for another reason: spend an attempt, or fail every original.
       if (!last && !(error instanceof InvalidArgumentError)) {
         event('retrying', oneLine(error));
@@ -146,8 +146,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
       event('failed', oneLine(error));
       throw new UnrecoverableError(oneLine(error));
     }
-    const down = batch.errors.find(storeDown);
-    if (down) return pause(job, token, down, event);
+    for (const error of batch.errors) if (await sessions.storeDown(error, data)) return pause(job, token, error, event);
     pauses = 0;
     const transient = batch.errors.find(isTransient);
     if (transient && !last) {
@@ -215,28 +214,40 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
 type Event = (status: WorkerJobEvent['status'], detail: string) => void;
 
 /**
- * A store (the output, or the originals' bucket) cannot be used at all: unreachable, refusing
- * these credentials, throttling, or a folder this machine cannot write. Not the job's fault,
- * and maybe only this machine's: the job waits in the queue, its attempts untouched.
+ * What says a store (the output, or the originals' bucket) may not be usable at all:
+ * unreachable, refusing these credentials, throttling, denying, or a folder this machine
+ * cannot write. `denied` may also be one object's (a policy on one prefix, a KMS key this
+ * worker may not use): the store is asked again before that counts.
  */
-function storeDown(error: unknown): boolean {
+function storeWideKind(error: unknown): 'denied' | 'down' | undefined {
   for (let cause: unknown = error; cause; cause = (cause as { cause?: unknown }).cause) {
-    if (cause instanceof OutputNotWritableError) return true;
-    if (cause instanceof StorageError) return STORE_WIDE.has(cause.kind) || cause.kind === 'throttled';
+    if (cause instanceof OutputNotWritableError) return 'down';
+    if (cause instanceof StorageError) {
+      if (cause.kind === 'denied') return 'denied';
+      return STORE_WIDE.has(cause.kind) || cause.kind === 'throttled' ? 'down' : undefined;
+    }
   }
-  return false;
+  return undefined;
 }
 
-/** Writes a job's result, the counters and the rate window in one step, stamped with Redis's clock. */
+/**
+ * Writes a job's result for its batch, the counters and the rate window in one step, stamped
+ * with Redis's clock. A result its batch has already (the job ran twice: its worker's lock
+ * lapsed) is kept, and counted once.
+ */
 function resultWriter(queue: QueueConnection) {
   queue.redis.defineCommand('contentApiResult', {
     numberOfKeys: 5,
     // KEYS: result, stats, rate window prefix, batch counter, queue mark;
-    // ARGV: record, ttl, window ms, mark, rendered, skipped, failed, finished.
+    // ARGV: record, ttl, window ms, mark, rendered, skipped, failed, finished, batch.
     lua: `
       local t = redis.call('TIME')
       local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-      redis.call('SET', KEYS[1], ms .. ' ' .. ARGV[1], 'EX', ARGV[2])
+      local first = redis.call('HSETNX', KEYS[1], ARGV[9], ms .. ' ' .. ARGV[1])
+      redis.call('EXPIRE', KEYS[1], ARGV[2])
+      -- Kept even if Redis lost it (restarted empty): this queue stays recognisably content-api's.
+      redis.call('SET', KEYS[5], ARGV[4], 'NX')
+      if first == 0 then return ms end
       redis.call('HINCRBY', KEYS[2], 'rendered', ARGV[5])
       redis.call('HINCRBY', KEYS[2], 'skipped', ARGV[6])
       redis.call('HINCRBY', KEYS[2], 'failed', ARGV[7])
@@ -245,8 +256,6 @@ function resultWriter(queue: QueueConnection) {
       redis.call('EXPIRE', tick, 900)
       redis.call('INCRBY', KEYS[4], ARGV[8])
       redis.call('EXPIRE', KEYS[4], ARGV[2])
-      -- Kept even if Redis lost it (restarted empty): this queue stays recognisably content-api's.
-      redis.call('SET', KEYS[5], ARGV[4], 'NX')
       return ms`,
   });
   const run = (
@@ -256,8 +265,9 @@ function resultWriter(queue: QueueConnection) {
     write(job: Job, record: ResultRecord): Promise<number> {
       const count = (status: string) => record.results.filter((result) => result.status === status).length;
       const finished = record.results.length + record.failures.length;
+      const { batch } = job.data as JobData;
       const { result, stats, tick, batchDone, marker } = queue.keys;
-      const keys = [result(job.id!), stats, tick(''), batchDone((job.data as JobData).batch), marker];
+      const keys = [result(job.id!), stats, tick(''), batchDone(batch), marker];
       return run(
         ...keys,
         JSON.stringify(record),
@@ -268,6 +278,7 @@ function resultWriter(queue: QueueConnection) {
         count('skipped'),
         record.failures.length,
         finished,
+        batch,
       );
     },
     retried: () => queue.redis.hincrby(queue.keys.stats, 'retried', 1).then(() => undefined),
@@ -281,7 +292,8 @@ function resultWriter(queue: QueueConnection) {
 export function isTransient(error: SourceError): boolean {
   if (error.code !== 'CONTENT_API_RENDER_FAILED' && error.code !== 'CONTENT_API_UNREADABLE') return false;
   for (let cause: unknown = error.cause; cause; cause = (cause as { cause?: unknown }).cause) {
-    if (cause instanceof StorageError) return !['missing', 'invalid-key', 'other'].includes(cause.kind);
+    // Denied with its store answering (see Sessions.storeDown): the object's own, every time.
+    if (cause instanceof StorageError) return !['missing', 'invalid-key', 'other', 'denied'].includes(cause.kind);
     const code = (cause as NodeJS.ErrnoException).code;
     if (code && TRANSIENT_CODES.has(code)) return true;
   }
@@ -325,15 +337,43 @@ class Sessions {
       const { location, key } = splitS3Object(source);
       const bucket = await this.#bucket(location);
       // Its stamp now (one HEAD), not as listed when it was enqueued, maybe days ago.
-      const found = await bucket.stat(key);
+      const found = await bucket.stat(key).catch((error: unknown) => {
+        if (!(error instanceof StorageError)) throw error;
+        failures.push(new SourceError('CONTENT_API_UNREADABLE', source, oneLine(error), { cause: error }));
+        return undefined;
+      });
       if (found) originals.push({ source, stem, object: { store: bucket, key, stamp: found.stamp } });
-      else
+      else if (found === null)
         failures.push(
           new SourceError('CONTENT_API_UNREADABLE', source, 'no such object (removed since it was enqueued)'),
         );
     }
     const session = await this.#session(data);
     return session.render(originals, failures);
+  }
+
+  /**
+   * Whether `error` means a store of this job cannot be used at all, so the job should wait
+   * rather than fail. A denial counts only if the stores deny a fresh look too (a listing
+   * each, and a write to the output): a store that answers denied that one object, which
+   * fails for itself.
+   */
+  async storeDown(error: unknown, data: JobData): Promise<boolean> {
+    const kind = storeWideKind(error);
+    if (kind !== 'denied') return kind === 'down';
+    const locations = new Map([[data.outDir, true]]);
+    for (const { source } of data.originals) if (isS3Url(source)) locations.set(splitS3Object(source).location, false);
+    for (const [location, write] of locations) {
+      const store = await openStore(location, this.#s3);
+      try {
+        await store.open({ write, create: false });
+      } catch {
+        return true;
+      } finally {
+        await store.close();
+      }
+    }
+    return false;
   }
 
   async close(): Promise<void> {

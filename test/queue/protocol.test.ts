@@ -65,7 +65,7 @@ describe('isTransient', () => {
     expect(isTransient(failed(wrapped))).toBe(true);
   });
 
-  it('fails once what the original itself failed: corrupt, unsupported, too large, colliding, missing', () => {
+  it('fails once what the original itself failed: corrupt, unsupported, too large, colliding, missing, denied', () => {
     for (const code of [
       'CONTENT_API_CORRUPT_IMAGE',
       'CONTENT_API_UNSUPPORTED_FORMAT',
@@ -83,6 +83,10 @@ describe('isTransient', () => {
     expect(isTransient(failed(Object.assign(new Error('gone'), { code: 'ENOENT' }), 'CONTENT_API_UNREADABLE'))).toBe(
       false,
     );
+    // Denied while its store answers (the worker asked it again): a policy or key on that object.
+    expect(
+      isTransient(failed(new StorageError('s3://originals/a.jpg: access denied', 'denied'), 'CONTENT_API_UNREADABLE')),
+    ).toBe(false);
     expect(isTransient(failed(undefined))).toBe(false);
   });
 });

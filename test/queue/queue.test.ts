@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import http from 'node:http';
 import net from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -366,20 +367,65 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     }
   }, 90_000);
 
-  it('one worker over two batches sees what changed in the bucket between them (no listing kept)', async () => {
+  it('one object denied (its bucket answering) fails for itself, once; the worker does not pause', async () => {
+    nextQueue();
+    for (const name of ['open', 'secret']) {
+      await s3.put('originals', `q9/${name}.jpg`, await photo(800, 600).jpeg().toBuffer());
+    }
+    // Between the worker and S3: every request for the secret object is denied, as a bucket
+    // policy on one prefix or a KMS key the worker may not use would deny it.
+    const target = new URL(s3.endpoint);
+    const proxy = http.createServer((request, response) => {
+      if (request.url?.includes('secret')) {
+        response.writeHead(403, { 'content-type': 'application/xml' });
+        response.end('<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
+        return;
+      }
+      const upstream = http.request(
+        { host: target.hostname, port: target.port, path: request.url, method: request.method, headers: request.headers },
+        (answer) => {
+          response.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      upstream.on('error', () => response.destroy());
+      request.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as net.AddressInfo;
+    try {
+      const worker = startWorker([...queueArgs(), '-j', '1'], { ...s3.env, AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}` });
+      const result = await runCli(['render', 's3://originals/q9/', '--out', 's3://media/q9/', ...queueArgs(), '--json'], {
+        env: s3.env,
+      });
+      expect(result.code, result.stderr + worker.log()).toBe(1);
+      const report = JSON.parse(result.stdout);
+      expect(report.results.map((entry: { source: string }) => entry.source)).toEqual(['s3://originals/q9/open.jpg']);
+      expect(report.failures).toHaveLength(1);
+      expect(report.failures[0].error).toMatch(/^s3:\/\/originals\/q9\/secret\.jpg: .*access denied/);
+      expect(worker.log()).not.toMatch(/^(paused|retrying)\t/m);
+      expect(await stopWorker(worker)).toBe(0);
+    } finally {
+      proxy.close();
+    }
+  }, 60_000);
+
+  it('one worker over batches sees what changed in the bucket between them; each batch keeps its own results', async () => {
     nextQueue();
     const picture = (width: number) => photo(width, 500).jpeg().toBuffer();
     await s3.put('originals', 'q8/a.jpg', await picture(700));
     await s3.put('originals', 'q8/b.jpg', await picture(710));
     const worker = startWorker([...queueArgs(), '-j', '1'], s3.env);
+    const batches: string[] = [];
+    const statuses = (report: { results: Array<{ source: string; status: string }> }) =>
+      Object.fromEntries(report.results.map((entry) => [entry.source, entry.status]));
     const render = async () => {
       const run = await runCli(['render', 's3://originals/q8/', '--out', 's3://media/q8/', ...queueArgs(), '--json'], {
         env: s3.env,
       });
       expect(run.code, run.stderr).toBe(0);
-      return Object.fromEntries(
-        JSON.parse(run.stdout).results.map((entry: { source: string; status: string }) => [entry.source, entry.status]),
-      );
+      batches.push(run.stderr.match(/^batch (\S+): /m)![1]!);
+      return statuses(JSON.parse(run.stdout));
     };
     expect(await render()).toEqual({ 's3://originals/q8/a.jpg': 'rendered', 's3://originals/q8/b.jpg': 'rendered' });
     await s3.put('originals', 'q8/b.jpg', await picture(720)); // replaced
@@ -394,6 +440,13 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       's3://originals/q8/a.jpg': 'skipped',
       's3://originals/q8/b.jpg': 'skipped',
       's3://originals/q8/c.jpg': 'skipped',
+    });
+    // The same jobs ran again for later batches: the first batch's report is still its own.
+    const first = await runCli(['queue', 'results', batches[0]!, ...queueArgs(), '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(statuses(JSON.parse(first.stdout))).toEqual({
+      's3://originals/q8/a.jpg': 'rendered',
+      's3://originals/q8/b.jpg': 'rendered',
     });
     expect(await stopWorker(worker)).toBe(0);
   }, 90_000);
