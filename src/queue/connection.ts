@@ -49,6 +49,12 @@ export function parseQueueUrl(value: string): string {
   // ioredis would take each parameter for an option (a key prefix BullMQ refuses, a password in clear).
   if (url.search !== '')
     throw new InvalidArgumentError(`${shown}: no ?parameters; user and password go before the host`);
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    throw new InvalidArgumentError(`${shown}: the user or password has a % not followed by two hex digits (% is %25)`);
+  }
   return value;
 }
 
@@ -96,6 +102,9 @@ export async function connectQueue(options: QueueOptions, claim: boolean): Promi
       (async () => {
         await probe.connect();
         await probe.ping();
+        // ioredis selects the URL's database as it connects, and goes on in database 0 if that fails.
+        const db = new URL(url).pathname.slice(1);
+        if (db) await probe.select(Number(db));
         warnings.push(...(await versionWarning(probe, where)), ...(await evictionWarning(probe, where)));
         await checkName(probe, keys, name, where, claim);
       })(),

@@ -551,6 +551,17 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       expect(said.stderr, url).toContain(':***@');
       expect(said.stderr, url).not.toContain('secret');
     }
+    // A password with a stray %, and a database Redis does not have (ioredis went on in database 0).
+    const escape = await runCli(['queue', 'status', '--queue', 'redis://:s3%cr3t@127.0.0.1:1']);
+    expect(escape.code).toBe(2);
+    expect(escape.stderr.trim().split('\n')).toEqual([
+      'error: --queue redis://:***@127.0.0.1:1: the user or password has a % not followed by two hex digits (% is %25)',
+    ]);
+    for (const args of [['queue', 'status'], ['render', dir, '--out', dir + '-out', '--detach'], ['worker']]) {
+      const db = await runCli([...args, '--queue', `${redis.url}/99`, '--queue-name', name]);
+      expect(db.code, args.join(' ')).toBe(2);
+      expect(db.stderr.trim().split('\n')).toEqual([`error: ${redis.url}/99: cannot use Redis (ERR DB index is out of range)`]);
+    }
     const wrong = await runCli(['worker', '--queue', 'http://127.0.0.1:6379']);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('expected redis:// or rediss://');
