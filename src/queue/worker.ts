@@ -396,6 +396,8 @@ class Sessions {
       openRenderSession({
         ...template.settings,
         outDir: template.outDir,
+        // The submitter made it: a folder missing here is one this machine does not share.
+        createOutDir: false,
         s3: this.#s3,
         force: template.force,
         concurrency: 1,

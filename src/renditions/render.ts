@@ -25,6 +25,8 @@ import type { NamingStyle, PixelSize, RenditionKey } from './rules.js';
 export interface RenderOptions {
   /** Output folder, or `s3://bucket/prefix/`; renditions keep the originals' folder structure below it. */
   outDir: string;
+  /** Make the output folder when it is not there (default true). */
+  createOutDir?: boolean;
   /** How to reach S3 for `s3://` locations (default: the AWS SDK's environment and config files). */
   s3?: S3Options;
   /** URL prefix of the output folder in Image objects (default `/media/`). */
@@ -181,7 +183,7 @@ export async function openRenderSession(
 ): Promise<RenderSession> {
   const store = await openStore(options.outDir, options.s3);
   try {
-    await store.open({ write: !options.dryRun, create: true });
+    await store.open({ write: !options.dryRun, create: options.createOutDir ?? true });
     const manifest = await openManifest(store);
     // Runs at once into one folder decide collisions on the files as they are now (claims.ts).
     const claims = store instanceof LocalStore && !options.dryRun ? new Claims(path.resolve(store.location)) : null;

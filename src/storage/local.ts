@@ -53,7 +53,9 @@ export class LocalStore implements MediaStore {
       const reason =
         code === 'EEXIST' || code === 'ENOTDIR'
           ? 'a file is in the way, not a folder'
-          : (code ?? (error as Error).message);
+          : code === 'ENOENT' && !create
+            ? 'no such folder'
+            : (code ?? (error as Error).message);
       throw new OutputNotWritableError(this.#root, reason, { cause: error });
     }
   }

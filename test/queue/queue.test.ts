@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -503,6 +503,25 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       await bull.close();
       connection.disconnect();
     }
+  }, 60_000);
+
+  it('a worker without the output folder waits for it instead of making its own', async () => {
+    nextQueue();
+    const dir = await originals(1, 400);
+    const out = path.join(await tempDir(), 'media');
+    const run = await runCli(['render', dir, '--out', out, ...queueArgs(), '--detach']);
+    expect(run.code, run.stderr).toBe(0);
+    // The submitter made the folder; on this "machine" it is not there (not shared, a mount missing).
+    await rm(out, { recursive: true });
+    const worker = startWorker([...queueArgs(), '-j', '1']);
+    while (!worker.log().includes('paused\t')) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(worker.log()).toContain(`${out}: output folder is not writable (no such folder); taking jobs again in 2 s`);
+    await expect(stat(out)).rejects.toThrow(/ENOENT/);
+    await mkdir(out); // the mount is back
+    const results = await runCli(['queue', 'results', run.stdout.trim(), ...queueArgs()]);
+    expect(results.code, results.stderr + worker.log()).toBe(0);
+    expect(await readdir(out)).toContain('photo-0.max-300x300.jpg');
+    expect(await stopWorker(worker)).toBe(0);
   }, 60_000);
 
   it('SIGTERM lets a worker finish the job under way, then it exits 0', async () => {
