@@ -131,7 +131,9 @@ export async function connectQueue(options: QueueOptions, claim: boolean): Promi
     keys,
     where,
     warnings,
-    close: async () => void (await redis.quit().catch(() => redis.disconnect())),
+    // QUIT waits for a Redis that is away (commands queue until it is back): then just hang up.
+    close: async () =>
+      void (redis.status === 'ready' ? await redis.quit().catch(() => redis.disconnect()) : redis.disconnect()),
   };
 }
 

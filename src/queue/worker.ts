@@ -108,7 +108,9 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     throw new DelayedError();
   };
 
-  const processor = async (job: Job, token?: string) => {
+  const underWay = new UnderWay();
+  const processor = (job: Job, token?: string) => underWay.run(() => runJob(job, token));
+  const runJob = async (job: Job, token?: string) => {
     const started = performance.now();
     const parsed = jobDataSchema.safeParse(job.data);
     if (!parsed.success) {
@@ -204,7 +206,12 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     description: `queue '${queue.name}' on ${queue.where}`,
     async close() {
       clearTimeout(paused);
-      await running.close();
+      // No more jobs; those under way finish (their results wait for Redis, if it is away).
+      await running.pause(true);
+      await underWay.idle();
+      // BullMQ's close waits for its fetch loop, which retries forever while Redis is away:
+      // with nothing left to finish, it is closed without waiting for Redis.
+      await running.close(queue.redis.status !== 'ready');
       await sessions.close();
       await queue.close();
     },
@@ -212,6 +219,25 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
 }
 
 type Event = (status: WorkerJobEvent['status'], detail: string) => void;
+
+/** The jobs this worker's processor is running, and a wait until there are none. */
+class UnderWay {
+  #count = 0;
+  #waiters: Array<() => void> = [];
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    this.#count++;
+    try {
+      return await work();
+    } finally {
+      if (--this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
+    }
+  }
+
+  idle(): Promise<void> {
+    return this.#count === 0 ? Promise.resolve() : new Promise((resolve) => this.#waiters.push(resolve));
+  }
+}
 
 /**
  * What says a store (the output, or the originals' bucket) may not be usable at all:

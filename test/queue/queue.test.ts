@@ -551,6 +551,24 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     }
   }, 60_000);
 
+  it('SIGTERM while Redis is away: a worker with nothing under way exits 0 at once', async () => {
+    const own = await startRedis({ persist: false });
+    try {
+      const worker = startWorker(['--queue', own.url, '-j', '2']);
+      while (!worker.log().includes('SIGTERM or Ctrl-C to stop')) await new Promise((resolve) => setTimeout(resolve, 50));
+      await own.kill();
+      while (!worker.log().includes('ECONNREFUSED')) await new Promise((resolve) => setTimeout(resolve, 50));
+      const asked = Date.now();
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited, worker.log()).toBe(0);
+      // It waited for nothing: BullMQ's close alone waits for Redis to come back.
+      expect(Date.now() - asked, worker.log()).toBeLessThan(5_000);
+      expect(worker.log()).toContain('worker stopped');
+    } finally {
+      await own.stop();
+    }
+  }, 60_000);
+
   it('Redis unreachable, a URL that is not Redis, a queue name of another application: exit 2, one line', async () => {
     nextQueue();
     const dir = await originals(1, 300);

@@ -131,6 +131,9 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
   });
   await worker.close();
   printMessage('worker stopped');
+  // Closed while Redis is away, BullMQ's fetch watchdog and ioredis' hang-up timers would hold
+  // the process for up to 6 s more; there is nothing left to do, so it ends with them pending.
+  setTimeout(() => process.exit(), 100).unref();
   return 0;
 }
 
