@@ -265,26 +265,34 @@ async function reconcile(
  * After Ctrl-C: this batch's jobs still waiting are taken out of the queue and remembered as
  * cancelled (so `queue results` never puts them back); those under way finish. A waiting job
  * another batch added (and this one shared) is left queued for it, and not waited for here.
+ * A thousand jobs at a time, in a few round trips (500,000 jobs one by one took minutes).
  */
 async function unqueue(queue: QueueConnection, bull: Queue, record: BatchRecord, jobs: JobEntry[], tally: Tally) {
-  for (const job of jobs) {
-    const queued = await bull.getJob(job.id).catch(() => undefined);
-    if (!queued || (await queued.isActive())) continue; // finished meanwhile, or under way: its result comes
-    if ((queued.data as JobData | undefined)?.batch === record.id) {
-      if (
-        !(await queued.remove().then(
-          () => true,
-          () => false,
-        ))
-      )
-        continue; // taken by a worker just now
-      await queue.redis
-        .multi()
-        .sadd(queue.keys.batchCancelled(record.id), job.id)
-        .expire(queue.keys.batchCancelled(record.id), RESULT_TTL_SECONDS)
-        .exec();
-    }
-    tally.notStarted(job);
+  for (let start = 0; start < jobs.length; start += 1_000) {
+    const chunk = jobs.slice(start, start + 1_000);
+    const pipeline = queue.redis.pipeline();
+    for (const job of chunk) pipeline.hget(`${queue.keys.bullPrefix}${job.id}`, 'data');
+    const answers = (await pipeline.exec()) ?? [];
+    const removed: JobEntry[] = [];
+    await Promise.all(
+      chunk.map(async (job, index) => {
+        const data = answers[index]?.[1];
+        if (typeof data !== 'string') return; // finished meanwhile (its result comes), or never added
+        if ((parseJson(data) as JobData | undefined)?.batch === record.id) {
+          // Refused for a job a worker holds: under way, its result comes.
+          if ((await bull.remove(job.id).catch(() => 0)) === 1) removed.push(job);
+        } else if ((await bull.getJobState(job.id).catch(() => 'unknown')) !== 'active') {
+          tally.notStarted(job);
+        }
+      }),
+    );
+    if (removed.length === 0) continue;
+    await queue.redis
+      .multi()
+      .sadd(queue.keys.batchCancelled(record.id), ...removed.map((job) => job.id))
+      .expire(queue.keys.batchCancelled(record.id), RESULT_TTL_SECONDS)
+      .exec();
+    for (const job of removed) tally.notStarted(job);
   }
 }
 

@@ -36,11 +36,16 @@ export const JOB_OPTIONS = {
 
 const CHUNK = 1_000;
 
-/** Enqueues a batch; returns its record. Throws for bad options or inputs that cannot be listed at all. */
+/**
+ * Enqueues a batch; returns its record. Throws for bad options or inputs that cannot be listed
+ * at all. Aborted (`signal`) before anything is written, it throws the signal's reason; after,
+ * it adds no more jobs and returns: the batch's report cancels those it added.
+ */
 export async function enqueueRender(
   inputs: string[],
   options: EnqueueOptions,
   queue: QueueConnection,
+  signal?: AbortSignal,
 ): Promise<BatchRecord> {
   const settings = resolveSettings({ ...options, concurrency: 1 });
   const local = !isS3Url(options.outDir);
@@ -50,6 +55,7 @@ export async function enqueueRender(
   const originals = inShard(discovered.originals, shard);
   if (originals.some((original) => original.data))
     throw new InvalidArgumentError('originals in memory cannot be queued');
+  signal?.throwIfAborted();
   // An output that cannot be written is exit 2 here, as in a local run, not a failure per original later.
   const out = await openStore(options.outDir, options.s3);
   try {
@@ -111,16 +117,16 @@ export async function enqueueRender(
       .expire(keys.batchJobs(record.id), RESULT_TTL_SECONDS)
       .exec();
   }
-  await addJobs(queue, jobs);
+  await addJobs(queue, jobs, signal);
   return record;
 }
 
-/** Adds jobs (a job whose id is queued already is left as it is: BullMQ adds nothing). */
-export async function addJobs(queue: QueueConnection, jobs: JobData[]): Promise<void> {
+/** Adds jobs (a job whose id is queued already is left as it is: BullMQ adds nothing), until `signal`. */
+export async function addJobs(queue: QueueConnection, jobs: JobData[], signal?: AbortSignal): Promise<void> {
   // Marked again, in case Redis lost the mark (restarted empty) since connectQueue looked.
   await queue.redis.set(queue.keys.marker, JSON.stringify({ protocol: PROTOCOL }), 'NX');
   await withBull(queue, async (bull) => {
-    for (let start = 0; start < jobs.length; start += CHUNK) {
+    for (let start = 0; start < jobs.length && !signal?.aborted; start += CHUNK) {
       const chunk = jobs.slice(start, start + CHUNK);
       await bull.addBulk(chunk.map((data) => ({ name: 'render', data, opts: { ...JOB_OPTIONS, jobId: jobId(data) } })));
     }

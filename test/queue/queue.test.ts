@@ -13,6 +13,8 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connectQueue } from '../../src/queue/connection.js';
+import { enqueueRender } from '../../src/queue/enqueue.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { haveRedis, startRedis, type RedisServer } from '../fixtures/redis.js';
 import { startS3, type TestS3 } from '../fixtures/s3.js';
@@ -523,6 +525,30 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     expect(await readdir(out)).toContain('photo-0.max-300x300.jpg');
     expect(await stopWorker(worker)).toBe(0);
   }, 60_000);
+
+  it('enqueueing interrupted: before anything is written it throws, nothing in Redis; after, no more jobs added', async () => {
+    nextQueue();
+    const dir = await originals(2, 300);
+    const queue = await connectQueue({ url: redis.url, name }, true);
+    try {
+      const before = new AbortController();
+      before.abort();
+      await expect(enqueueRender([dir], { outDir: await tempDir() }, queue, before.signal)).rejects.toThrow(/abort/i);
+      expect(await queue.redis.keys(`content-api:${name}:batch*`)).toEqual([]);
+      // Aborted as the batch is written: the batch is recorded, its jobs are not added.
+      const during = new AbortController();
+      const record = await enqueueRender([dir], { outDir: await tempDir() }, queue, {
+        get aborted() {
+          return during.signal.aborted;
+        },
+        throwIfAborted: () => during.abort(), // passes the check before writing, then aborts
+      } as AbortSignal);
+      expect(record.jobs).toBe(2);
+      expect(await queue.redis.llen(`bull:${name}:wait`)).toBe(0);
+    } finally {
+      await queue.close();
+    }
+  });
 
   it('SIGTERM lets a worker finish the job under way, then it exits 0', async () => {
     nextQueue();

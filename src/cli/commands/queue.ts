@@ -26,26 +26,30 @@ export async function runQueueRender(inputs: string[], options: QueueRenderOptio
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
   const queue = await connect(target, true);
   try {
-    const started = performance.now();
-    const batch = await enqueueRender(inputs, renderOptions, queue);
-    const jobs = `${batch.originals} original(s) in ${batch.jobs} job(s)`;
-    const what = `batch ${batch.id}: ${jobs} on ${queue.where} (queue '${queue.name}')`;
-    if (detach) {
-      printData(
-        json ? JSON.stringify({ batch: batch.id, originals: batch.originals, jobs: batch.jobs }, null, 2) : batch.id,
-      );
-      printMessage(`${what}; read the report with: content-api queue results ${batch.id}${queueFlags(queue)}`);
-      return 0;
-    }
-    // From here on Ctrl-C takes the batch's waiting jobs out (withProgress), so say "waiting" only then.
-    const { report } = await withProgress(async ({ onDownload, ...hooks }) => {
+    // Ctrl-C from the first write on: no more jobs are added, and those added are taken out.
+    const done = await withProgress(async ({ onDownload, ...hooks }) => {
+      const batch = await enqueueRender(inputs, renderOptions, queue, hooks.signal);
+      const jobs = `${batch.originals} original(s) in ${batch.jobs} job(s)`;
+      const what = `batch ${batch.id}: ${jobs} on ${queue.where} (queue '${queue.name}')`;
+      if (detach && !hooks.signal?.aborted) {
+        printData(
+          json ? JSON.stringify({ batch: batch.id, originals: batch.originals, jobs: batch.jobs }, null, 2) : batch.id,
+        );
+        printMessage(`${what}; read the report with: content-api queue results ${batch.id}${queueFlags(queue)}`);
+        return null;
+      }
       if (batch.jobs > 0) printMessage(`${what}; waiting for workers`);
-      if (batch.jobs > 0 && (await workersConnected(queue)) === 0) {
+      if (batch.jobs > 0 && !hooks.signal?.aborted && (await workersConnected(queue)) === 0) {
         printMessage(`no worker is connected yet; start one: content-api worker${queueFlags(queue)}`);
       }
       return collectBatch(queue, batch.id, { ...hooks, cancel: true, altText: altText?.lookup });
+    }).catch((error: unknown) => {
+      if (!(error instanceof Error && error.name === 'AbortError')) throw error;
+      printMessage('interrupted: nothing was enqueued');
+      return null;
     });
-    return printReport(report, (performance.now() - started) / 1000, options, altText);
+    if (!done) return 130;
+    return done.report ? printReport(done.report, done.seconds, options, altText) : 0;
   } finally {
     await queue.close();
   }
