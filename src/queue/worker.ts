@@ -271,6 +271,14 @@ function resultWriter(queue: QueueConnection) {
       local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
       local first = redis.call('HSETNX', KEYS[1], ARGV[9], ms .. ' ' .. ARGV[1])
       redis.call('EXPIRE', KEYS[1], ARGV[2])
+      -- Each write keeps the hash another week: older batches' entries go, or it would grow
+      -- by one for every batch that runs the job (a daily run of an archive).
+      local cutoff = ms - tonumber(ARGV[2]) * 1000
+      local runs = redis.call('HGETALL', KEYS[1])
+      for i = 1, #runs, 2 do
+        local written = tonumber(string.match(runs[i + 1], '^(%d+) '))
+        if written == nil or written < cutoff then redis.call('HDEL', KEYS[1], runs[i]) end
+      end
       -- Kept even if Redis lost it (restarted empty): this queue stays recognisably content-api's.
       redis.call('SET', KEYS[5], ARGV[4], 'NX')
       if first == 0 then return ms end

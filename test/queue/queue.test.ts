@@ -438,11 +438,22 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       's3://originals/q8/b.jpg': 'rendered',
       's3://originals/q8/c.jpg': 'rendered',
     });
+    // A result of a batch over a week old, beside the others: the next write removes it.
+    const client = new Redis(redis.url);
+    const resultKeys = await client.keys(`content-api:${name}:result:*`);
+    expect(resultKeys).toHaveLength(3);
+    for (const key of resultKeys) await client.hset(key, '20200101-000000-abcdef', '1577836800000 {}');
     expect(await render()).toEqual({
       's3://originals/q8/a.jpg': 'skipped',
       's3://originals/q8/b.jpg': 'skipped',
       's3://originals/q8/c.jpg': 'skipped',
     });
+    for (const key of resultKeys) {
+      const runs = Object.keys(await client.hgetall(key)).sort();
+      expect(runs).not.toContain('20200101-000000-abcdef');
+      expect(runs.length).toBeGreaterThanOrEqual(2); // c.jpg ran for the last two batches, a and b for all three
+    }
+    client.disconnect();
     // The same jobs ran again for later batches: the first batch's report is still its own.
     const first = await runCli(['queue', 'results', batches[0]!, ...queueArgs(), '--json']);
     expect(first.code, first.stderr).toBe(0);
