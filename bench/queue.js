@@ -422,7 +422,8 @@ async function killedWorker(cli, redis, name, input, outDir, originals, all) {
       await sleep(100);
     }
     const outcome = await rendering;
-    const result = await client.get(`content-api:${name}:result:${job.id}`);
+    // Results are kept per batch (HASH: batch id -> `<ms> <json>`); this batch is the only one.
+    const [result] = Object.values(await client.hgetall(`content-api:${name}:result:${job.id}`));
     const record = result && JSON.parse(result.slice(result.indexOf(' ') + 1));
     const pid = record ? Number(record.worker.split(':').at(-1)) : NaN;
     const writer = pid === b.pid ? 'worker B' : pid === a.pid ? 'worker A (killed!)' : `another process (${record?.worker ?? 'no result'})`;

@@ -177,9 +177,9 @@ export async function collectBatch(
 }
 
 /**
- * Reads the results of `jobs` for this batch: its own runs', or those of an earlier batch's run
- * it shared (enqueued while that one was queued: written after this batch began). A later
- * batch's run of the same job is that batch's, never this one's.
+ * Reads the results of `jobs` for this batch: its own run's, or, while it has none, one written
+ * since it began by a run it shared (the job was queued for another batch when this one added
+ * it). A later batch's run of a job this batch ran is that batch's: this batch keeps its own.
  */
 async function fetchResults(
   queue: QueueConnection,
@@ -188,29 +188,20 @@ async function fetchResults(
   tally: Tally,
 ): Promise<JobEntry[]> {
   const missing: JobEntry[] = [];
-  const began = new Map<string, number | undefined>([[record.id, record.created]]);
-  const sharedWith = async (batch: string, written: number) => {
-    if (!began.has(batch)) began.set(batch, (await readBatch(queue, batch).catch(() => undefined))?.created);
-    const created = began.get(batch);
-    return created !== undefined && created <= record.created && written >= record.created;
-  };
   jobs = jobs.filter((job) => !job.result);
   for (let start = 0; start < jobs.length; start += 1_000) {
     const chunk = jobs.slice(start, start + 1_000);
     const pipeline = queue.redis.pipeline();
     for (const job of chunk) pipeline.hgetall(queue.keys.result(job.id));
     const answers = (await pipeline.exec()) ?? [];
-    for (const [index, job] of chunk.entries()) {
-      const runs = Object.entries((answers[index]?.[1] ?? {}) as Record<string, string>).map(([batch, value]) => ({
-        batch,
-        ...splitResult(value),
-      }));
-      const own = runs.find((run) => run.batch === record.id && run.written >= record.created);
-      let found = own?.record;
-      for (const run of runs) if (!found && (await sharedWith(run.batch, run.written))) found = run.record;
+    chunk.forEach((job, index) => {
+      const runs = Object.entries((answers[index]?.[1] ?? {}) as Record<string, string>)
+        .map(([batch, value]) => ({ batch, ...splitResult(value) }))
+        .filter((run) => run.written >= record.created);
+      const found = (runs.find((run) => run.batch === record.id) ?? runs[0])?.record;
       if (found) tally.finished(job, found);
       else missing.push(job);
-    }
+    });
   }
   return missing;
 }

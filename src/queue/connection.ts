@@ -102,9 +102,10 @@ export async function connectQueue(options: QueueOptions, claim: boolean): Promi
       (async () => {
         await probe.connect();
         await probe.ping();
-        // ioredis selects the URL's database as it connects, and goes on in database 0 if that fails.
-        const db = new URL(url).pathname.slice(1);
-        if (db) await probe.select(Number(db));
+        // ioredis selects the URL's database as it connects, and goes on in database 0 if that
+        // fails. (Database 0 is where a connection begins: no SELECT, which an ACL may forbid.)
+        const db = Number(new URL(url).pathname.slice(1));
+        if (db > 0) await probe.select(db);
         warnings.push(...(await versionWarning(probe, where)), ...(await evictionWarning(probe, where)));
         await checkName(probe, keys, name, where, claim);
       })(),

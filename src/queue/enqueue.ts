@@ -117,19 +117,32 @@ export async function enqueueRender(
       .expire(keys.batchJobs(record.id), RESULT_TTL_SECONDS)
       .exec();
   }
-  await addJobs(queue, jobs, signal);
+  const added = await addJobs(queue, jobs, signal);
+  if (added < jobs.length) {
+    // Interrupted: the jobs never added are cancelled, as Ctrl-C cancels those still waiting.
+    await queue.redis
+      .multi()
+      .sadd(keys.batchCancelled(record.id), ...jobs.slice(added).map(jobId))
+      .expire(keys.batchCancelled(record.id), RESULT_TTL_SECONDS)
+      .exec();
+  }
   return record;
 }
 
-/** Adds jobs (a job whose id is queued already is left as it is: BullMQ adds nothing), until `signal`. */
-export async function addJobs(queue: QueueConnection, jobs: JobData[], signal?: AbortSignal): Promise<void> {
+/**
+ * Adds jobs (a job whose id is queued already is left as it is: BullMQ adds nothing), until
+ * `signal`; returns how many of `jobs`, from the first, were added.
+ */
+export async function addJobs(queue: QueueConnection, jobs: JobData[], signal?: AbortSignal): Promise<number> {
   // Marked again, in case Redis lost the mark (restarted empty) since connectQueue looked.
   await queue.redis.set(queue.keys.marker, JSON.stringify({ protocol: PROTOCOL }), 'NX');
-  await withBull(queue, async (bull) => {
-    for (let start = 0; start < jobs.length && !signal?.aborted; start += CHUNK) {
-      const chunk = jobs.slice(start, start + CHUNK);
+  return withBull(queue, async (bull) => {
+    let added = 0;
+    for (; added < jobs.length && !signal?.aborted; added += CHUNK) {
+      const chunk = jobs.slice(added, added + CHUNK);
       await bull.addBulk(chunk.map((data) => ({ name: 'render', data, opts: { ...JOB_OPTIONS, jobId: jobId(data) } })));
     }
+    return Math.min(added, jobs.length);
   });
 }
 

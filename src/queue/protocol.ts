@@ -121,6 +121,8 @@ export function keysFor(name: string) {
      * job for the same batch (its worker's lock lapsed) neither replaces it nor counts again.
      */
     result: (id: string) => `${base}:result:${id}`,
+    /** Times a job was put back after a denial (expiring): see the worker's DENIED_PUTBACKS. */
+    denied: (id: string) => `${base}:denied:${id}`,
     /** A batch: its BatchRecord JSON. */
     batch: (id: string) => `${base}:batch:${id}`,
     /** A batch's jobs, each `[jobId, originals, sources as given]` JSON. */

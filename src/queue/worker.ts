@@ -77,6 +77,9 @@ export interface RenderWorker {
   close(): Promise<void>;
 }
 
+/** How often a job denied access is put back for other workers before it fails. */
+const DENIED_PUTBACKS = 2;
+
 /** A store that cannot be used at all waits this long, doubling to PAUSE_MAX_MS while it stays so. */
 const PAUSE_MS = 2_000;
 const PAUSE_MAX_MS = 60_000;
@@ -91,14 +94,32 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
   let worker: Worker | undefined;
   let pauses = 0;
   let paused: NodeJS.Timeout | undefined;
+  let closing = false;
 
-  /** Puts the job back without spending an attempt, and stops this worker taking jobs for a while. */
+  /**
+   * Whether the job should wait in the queue for a store that cannot be used. A denial may be
+   * this machine's (its credentials may not read objects) or the object's (a policy on a
+   * prefix, a KMS key): the job is put back DENIED_PUTBACKS times, for other workers, then
+   * fails, "access denied".
+   */
+  const waits = async (job: Job, error: unknown): Promise<boolean> => {
+    const kind = storeWideKind(error);
+    if (kind !== 'denied') return kind === 'down';
+    const key = queue.keys.denied(job.id!);
+    const [[, count]] = (await queue.redis.multi().incr(key).expire(key, 24 * 3600).exec()) as [[null, number]];
+    return count <= DENIED_PUTBACKS;
+  };
+
+  /**
+   * Puts the job back without spending an attempt, at once, for workers that may be able to
+   * use the store, and stops this worker taking jobs for a while.
+   */
   const pause = async (job: Job, token: string | undefined, error: unknown, event: Event) => {
     const ms = Math.min(PAUSE_MS * 2 ** pauses++, PAUSE_MAX_MS);
     event('paused', `${oneLine(error)}; taking jobs again in ${ms / 1000} s`);
     await results.retried();
-    await job.moveToDelayed(Date.now() + ms, token);
-    if (!paused) {
+    await job.moveToDelayed(Date.now(), token);
+    if (!paused && !closing) {
       await worker?.pause(true);
       paused = setTimeout(() => {
         paused = undefined;
@@ -135,7 +156,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     try {
       batch = await render(data);
     } catch (error) {
-      if (await sessions.storeDown(error, data)) return pause(job, token, error, event);
+      if (await waits(job, error)) return pause(job, token, error, event);
       // The job as a whole could not run for another reason: spend an attempt, or fail every original.
       if (!last && !(error instanceof InvalidArgumentError)) {
         event('retrying', oneLine(error));
@@ -148,7 +169,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
       event('failed', oneLine(error));
       throw new UnrecoverableError(oneLine(error));
     }
-    for (const error of batch.errors) if (await sessions.storeDown(error, data)) return pause(job, token, error, event);
+    for (const error of batch.errors) if (await waits(job, error)) return pause(job, token, error, event);
     pauses = 0;
     const transient = batch.errors.find(isTransient);
     if (transient && !last) {
@@ -205,6 +226,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     warnings: queue.warnings,
     description: `queue '${queue.name}' on ${queue.where}`,
     async close() {
+      closing = true;
       clearTimeout(paused);
       // No more jobs; those under way finish (their results wait for Redis, if it is away).
       await running.pause(true);
@@ -240,10 +262,9 @@ class UnderWay {
 }
 
 /**
- * What says a store (the output, or the originals' bucket) may not be usable at all:
- * unreachable, refusing these credentials, throttling, denying, or a folder this machine
- * cannot write. `denied` may also be one object's (a policy on one prefix, a KMS key this
- * worker may not use): the store is asked again before that counts.
+ * What says a store (the output, or the originals' bucket) cannot be used at all: unreachable,
+ * refusing these credentials, throttling, or a folder this machine cannot write; and
+ * `denied`, which may be the store's or one object's.
  */
 function storeWideKind(error: unknown): 'denied' | 'down' | undefined {
   for (let cause: unknown = error; cause; cause = (cause as { cause?: unknown }).cause) {
@@ -263,8 +284,8 @@ function storeWideKind(error: unknown): 'denied' | 'down' | undefined {
  */
 function resultWriter(queue: QueueConnection) {
   queue.redis.defineCommand('contentApiResult', {
-    numberOfKeys: 5,
-    // KEYS: result, stats, rate window prefix, batch counter, queue mark;
+    numberOfKeys: 6,
+    // KEYS: result, stats, rate window prefix, batch counter, queue mark, denial count;
     // ARGV: record, ttl, window ms, mark, rendered, skipped, failed, finished, batch.
     lua: `
       local t = redis.call('TIME')
@@ -281,6 +302,7 @@ function resultWriter(queue: QueueConnection) {
       end
       -- Kept even if Redis lost it (restarted empty): this queue stays recognisably content-api's.
       redis.call('SET', KEYS[5], ARGV[4], 'NX')
+      redis.call('DEL', KEYS[6])
       if first == 0 then return ms end
       redis.call('HINCRBY', KEYS[2], 'rendered', ARGV[5])
       redis.call('HINCRBY', KEYS[2], 'skipped', ARGV[6])
@@ -300,8 +322,8 @@ function resultWriter(queue: QueueConnection) {
       const count = (status: string) => record.results.filter((result) => result.status === status).length;
       const finished = record.results.length + record.failures.length;
       const { batch } = job.data as JobData;
-      const { result, stats, tick, batchDone, marker } = queue.keys;
-      const keys = [result(job.id!), stats, tick(''), batchDone(batch), marker];
+      const { result, stats, tick, batchDone, marker, denied } = queue.keys;
+      const keys = [result(job.id!), stats, tick(''), batchDone(batch), marker, denied(job.id!)];
       return run(
         ...keys,
         JSON.stringify(record),
@@ -326,7 +348,7 @@ function resultWriter(queue: QueueConnection) {
 export function isTransient(error: SourceError): boolean {
   if (error.code !== 'CONTENT_API_RENDER_FAILED' && error.code !== 'CONTENT_API_UNREADABLE') return false;
   for (let cause: unknown = error.cause; cause; cause = (cause as { cause?: unknown }).cause) {
-    // Denied with its store answering (see Sessions.storeDown): the object's own, every time.
+    // Denied after the job was put back for other workers (see `waits`): the same every time.
     if (cause instanceof StorageError) return !['missing', 'invalid-key', 'other', 'denied'].includes(cause.kind);
     const code = (cause as NodeJS.ErrnoException).code;
     if (code && TRANSIENT_CODES.has(code)) return true;
@@ -384,30 +406,6 @@ class Sessions {
     }
     const session = await this.#session(data);
     return session.render(originals, failures);
-  }
-
-  /**
-   * Whether `error` means a store of this job cannot be used at all, so the job should wait
-   * rather than fail. A denial counts only if the stores deny a fresh look too (a listing
-   * each, and a write to the output): a store that answers denied that one object, which
-   * fails for itself.
-   */
-  async storeDown(error: unknown, data: JobData): Promise<boolean> {
-    const kind = storeWideKind(error);
-    if (kind !== 'denied') return kind === 'down';
-    const locations = new Map([[data.outDir, true]]);
-    for (const { source } of data.originals) if (isS3Url(source)) locations.set(splitS3Object(source).location, false);
-    for (const [location, write] of locations) {
-      const store = await openStore(location, this.#s3);
-      try {
-        await store.open({ write, create: false });
-      } catch {
-        return true;
-      } finally {
-        await store.close();
-      }
-    }
-    return false;
   }
 
   async close(): Promise<void> {

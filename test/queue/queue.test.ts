@@ -369,16 +369,11 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     }
   }, 90_000);
 
-  it('one object denied (its bucket answering) fails for itself, once; the worker does not pause', async () => {
-    nextQueue();
-    for (const name of ['open', 'secret']) {
-      await s3.put('originals', `q9/${name}.jpg`, await photo(800, 600).jpeg().toBuffer());
-    }
-    // Between the worker and S3: every request for the secret object is denied, as a bucket
-    // policy on one prefix or a KMS key the worker may not use would deny it.
+  /** An S3 endpoint in front of s3rver that answers 403 AccessDenied to requests `deny` picks. */
+  async function denyingProxy(deny: (url: string) => boolean): Promise<{ endpoint: string; close: () => void }> {
     const target = new URL(s3.endpoint);
     const proxy = http.createServer((request, response) => {
-      if (request.url?.includes('secret')) {
+      if (deny(request.url ?? '')) {
         response.writeHead(403, { 'content-type': 'application/xml' });
         response.end('<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
         return;
@@ -395,8 +390,18 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     const { port } = proxy.address() as net.AddressInfo;
+    return { endpoint: `http://127.0.0.1:${port}`, close: () => proxy.close() };
+  }
+
+  it('one object denied to every worker: put back twice, then it fails once, "access denied"; the batch ends', async () => {
+    nextQueue();
+    for (const name of ['open', 'secret']) {
+      await s3.put('originals', `q9/${name}.jpg`, await photo(800, 600).jpeg().toBuffer());
+    }
+    // A bucket policy on one prefix, or a KMS key no worker may use, denies this object alone.
+    const proxy = await denyingProxy((url) => url.includes('secret'));
     try {
-      const worker = startWorker([...queueArgs(), '-j', '1'], { ...s3.env, AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}` });
+      const worker = startWorker([...queueArgs(), '-j', '1'], { ...s3.env, AWS_ENDPOINT_URL_S3: proxy.endpoint });
       const result = await runCli(['render', 's3://originals/q9/', '--out', 's3://media/q9/', ...queueArgs(), '--json'], {
         env: s3.env,
       });
@@ -405,8 +410,38 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       expect(report.results.map((entry: { source: string }) => entry.source)).toEqual(['s3://originals/q9/open.jpg']);
       expect(report.failures).toHaveLength(1);
       expect(report.failures[0].error).toMatch(/^s3:\/\/originals\/q9\/secret\.jpg: .*access denied/);
-      expect(worker.log()).not.toMatch(/^(paused|retrying)\t/m);
+      expect(worker.log().match(/^paused\ts3:\/\/originals\/q9\/secret\.jpg\t.*access denied/gm)).toHaveLength(2);
+      expect(worker.log()).not.toMatch(/^retrying\t/m);
       expect(await stopWorker(worker)).toBe(0);
+      // The count of put-backs goes with the result.
+      const client = new Redis(redis.url);
+      expect(await client.keys(`content-api:${name}:denied:*`)).toEqual([]);
+      client.disconnect();
+    } finally {
+      proxy.close();
+    }
+  }, 60_000);
+
+  it('a worker that may list the bucket but not read its objects leaves the jobs to a worker that may', async () => {
+    nextQueue();
+    for (let i = 0; i < 4; i++) await s3.put('originals', `q10/photo-${i}.jpg`, await photo(400 + i, 300).jpeg().toBuffer());
+    // Objects under q10/ are denied to this worker (no kms:Decrypt, say); listings and writes are not.
+    const proxy = await denyingProxy((url) => url.startsWith('/originals/q10/'));
+    try {
+      const denied = startWorker([...queueArgs(), '-j', '1'], { ...s3.env, AWS_ENDPOINT_URL_S3: proxy.endpoint });
+      const run = startCli(['render', 's3://originals/q10/', '--out', 's3://media/q10/', ...queueArgs(), '--json'], {
+        env: s3.env,
+      });
+      while (!denied.log().includes('paused\t')) await new Promise((resolve) => setTimeout(resolve, 50));
+      const allowed = startWorker([...queueArgs(), '-j', '1'], s3.env);
+      const result = await run.done;
+      expect(result.code, result.stderr + denied.log() + allowed.log()).toBe(0);
+      expect(JSON.parse(result.stdout).results.map((entry: { status: string }) => entry.status)).toEqual(
+        Array(4).fill('rendered'),
+      );
+      expect(denied.log()).not.toMatch(/^(rendered|failed)\t/m);
+      expect(await stopWorker(denied)).toBe(0);
+      expect(await stopWorker(allowed)).toBe(0);
     } finally {
       proxy.close();
     }
@@ -537,7 +572,7 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     expect(await stopWorker(worker)).toBe(0);
   }, 60_000);
 
-  it('enqueueing interrupted: before anything is written it throws, nothing in Redis; after, no more jobs added', async () => {
+  it('enqueueing interrupted: before anything is written it throws, nothing in Redis; after, the rest are cancelled', async () => {
     nextQueue();
     const dir = await originals(2, 300);
     const queue = await connectQueue({ url: redis.url, name }, true);
@@ -556,6 +591,12 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       } as AbortSignal);
       expect(record.jobs).toBe(2);
       expect(await queue.redis.llen(`bull:${name}:wait`)).toBe(0);
+      // Never added, they are cancelled: the report says not started, and never puts them back.
+      expect(await queue.redis.scard(`content-api:${name}:batch:${record.id}:cancelled`)).toBe(2);
+      const report = await runCli(['queue', 'results', record.id, ...queueArgs(), '--json']);
+      expect(report.code, report.stderr).toBe(1);
+      expect(JSON.parse(report.stdout)).toMatchObject({ results: [], failures: [] });
+      expect(JSON.parse(report.stdout).notStarted).toHaveLength(2);
     } finally {
       await queue.close();
     }
