@@ -379,7 +379,8 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
         return;
       }
       const upstream = http.request(
-        { host: target.hostname, port: target.port, path: request.url, method: request.method, headers: request.headers },
+        { host: target.hostname, port: target.port, path: request.url, method: request.method,
+          headers: request.headers },
         (answer) => {
           response.writeHead(answer.statusCode!, answer.headers);
           answer.pipe(response);
@@ -424,7 +425,9 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
 
   it('a worker that may list the bucket but not read its objects leaves the jobs to a worker that may', async () => {
     nextQueue();
-    for (let i = 0; i < 4; i++) await s3.put('originals', `q10/photo-${i}.jpg`, await photo(400 + i, 300).jpeg().toBuffer());
+    for (let i = 0; i < 4; i++) {
+      await s3.put('originals', `q10/photo-${i}.jpg`, await photo(400 + i, 300).jpeg().toBuffer());
+    }
     // Objects under q10/ are denied to this worker (no kms:Decrypt, say); listings and writes are not.
     const proxy = await denyingProxy((url) => url.startsWith('/originals/q10/'));
     try {
@@ -572,7 +575,7 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     expect(await stopWorker(worker)).toBe(0);
   }, 60_000);
 
-  it('enqueueing interrupted: before anything is written it throws, nothing in Redis; after, the rest are cancelled', async () => {
+  it('enqueueing interrupted: before any write it throws, nothing in Redis; after, the rest are cancelled', async () => {
     nextQueue();
     const dir = await originals(2, 300);
     const queue = await connectQueue({ url: redis.url, name }, true);
@@ -633,7 +636,8 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     const own = await startRedis({ persist: false });
     try {
       const worker = startWorker(['--queue', own.url, '-j', '2']);
-      while (!worker.log().includes('SIGTERM or Ctrl-C to stop')) await new Promise((resolve) => setTimeout(resolve, 50));
+      const ready = () => worker.log().includes('SIGTERM or Ctrl-C to stop');
+      while (!ready()) await new Promise((resolve) => setTimeout(resolve, 50));
       await own.kill();
       while (!worker.log().includes('ECONNREFUSED')) await new Promise((resolve) => setTimeout(resolve, 50));
       const asked = Date.now();
@@ -675,7 +679,8 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     for (const args of [['queue', 'status'], ['render', dir, '--out', dir + '-out', '--detach'], ['worker']]) {
       const db = await runCli([...args, '--queue', `${redis.url}/99`, '--queue-name', name]);
       expect(db.code, args.join(' ')).toBe(2);
-      expect(db.stderr.trim().split('\n')).toEqual([`error: ${redis.url}/99: cannot use Redis (ERR DB index is out of range)`]);
+      const said = `error: ${redis.url}/99: cannot use Redis (ERR DB index is out of range)`;
+      expect(db.stderr.trim().split('\n')).toEqual([said]);
     }
     const wrong = await runCli(['worker', '--queue', 'http://127.0.0.1:6379']);
     expect(wrong.code).toBe(2);
