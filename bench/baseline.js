@@ -15,8 +15,13 @@ export function buildBaseline(root, commit = BASELINE_COMMIT) {
   const dir = path.join(root, '.bench', `baseline-${commit}`);
   if (existsSync(path.join(dir, 'dist', 'index.js'))) return dir;
   console.error(`baseline: building content-api at ${commit}`);
-  if (!existsSync(dir)) execFileSync('git', ['worktree', 'add', '--detach', '--force', dir, commit], { cwd: root, stdio: 'ignore' });
-  if (!existsSync(path.join(dir, 'node_modules'))) symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
-  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'inherit' });
+  if (!existsSync(dir))
+    execFileSync('git', ['worktree', 'add', '--detach', '--force', dir, commit], { cwd: root, stdio: 'ignore' });
+  if (!existsSync(path.join(dir, 'node_modules')))
+    symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: dir,
+    stdio: 'inherit',
+  });
   return dir;
 }

@@ -6,16 +6,19 @@
  * BENCH_BASELINE_DIR); naive; eleventy-img. For content-api, outDir may be s3://bucket/prefix/.
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import pLimit from 'p-limit';
 import sharp from 'sharp';
-import { renderOriginals, renditionSizes, RENDITION_BOXES, RENDITION_KEYS } from '../dist/index.js';
+import { RENDITION_BOXES, RENDITION_KEYS, renderOriginals, renditionSizes } from '../dist/index.js';
 
 const [name, inputDir, outDir, concurrencyText, force = 'force'] = process.argv.slice(2);
 const concurrency = Number(concurrencyText);
 const QUALITY = { jpeg: { quality: 80 }, webp: { quality: 80 }, png: {} };
-const files = readdirSync(inputDir).filter((f) => !f.startsWith('.') && f !== 'SOURCES.txt').sort().map((f) => path.join(inputDir, f));
+const files = readdirSync(inputDir)
+  .filter((f) => !f.startsWith('.') && f !== 'SOURCES.txt')
+  .sort()
+  .map((f) => path.join(inputDir, f));
 if (!outDir.startsWith('s3://')) mkdirSync(outDir, { recursive: true });
 
 const contenders = {

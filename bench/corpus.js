@@ -67,7 +67,12 @@ async function compose(files, width, height) {
   const [tw, th] = [width / 2, height / 2];
   const tiles = await Promise.all(files.map((file) => crop(file, tw, th)));
   return sharp({ create: { width, height, channels: 3, background: '#000' } }).composite(
-    tiles.map((tile, i) => ({ input: tile, raw: { width: tw, height: th, channels: 3 }, left: (i % 2) * tw, top: (i >> 1) * th })),
+    tiles.map((tile, i) => ({
+      input: tile,
+      raw: { width: tw, height: th, channels: 3 },
+      left: (i % 2) * tw,
+      top: (i >> 1) * th,
+    })),
   );
 }
 
@@ -98,7 +103,11 @@ export async function buildCorpus(root) {
   mkdirSync(artwork, { recursive: true });
   const sources = [];
   for (const [name, photos, width, height] of PLAN) {
-    const image = await compose(photos.map((photo) => path.join(extracted, PHOTOS[photo][0])), width, height);
+    const image = await compose(
+      photos.map((photo) => path.join(extracted, PHOTOS[photo][0])),
+      width,
+      height,
+    );
     const format = path.extname(name).slice(1);
     if (format === 'jpg') image.jpeg({ quality: 92 });
     if (format === 'webp') image.webp({ quality: 90 });
@@ -106,11 +115,14 @@ export async function buildCorpus(root) {
     const target = path.join(width === 6000 ? mp24 : mixed, name);
     await image.toFile(target);
     const credits = photos.map((photo) => `${photo} (${PHOTOS[photo][1]})`).join(', ');
-    sources.push(`${name}: ${width}x${height}, ${photos.length === 1 ? 'native crop of' : '2x2 mosaic of native crops of'} ${credits}`);
+    sources.push(
+      `${name}: ${width}x${height}, ${photos.length === 1 ? 'native crop of' : '2x2 mosaic of native crops of'} ${credits}`,
+    );
     console.error(`corpus: ${sources.at(-1)}`);
   }
   // The unmodified 16 MB photograph of a painting, four times: a high-entropy JPEG as it came.
-  for (let i = 1; i <= 4; i++) execFileSync('cp', [path.join(extracted, PHOTOS.elephants[0]), path.join(artwork, `elephants-${i}.jpg`)]);
+  for (let i = 1; i <= 4; i++)
+    execFileSync('cp', [path.join(extracted, PHOTOS.elephants[0]), path.join(artwork, `elephants-${i}.jpg`)]);
   sources.push('artwork/elephants-N.jpg: the original Elephants_5640x3172.jpg (16 MB), unmodified, four copies');
   // Three of the 24 MP JPEGs belong to the mixed batch too.
   for (const file of readdirSync(mp24).sort().slice(0, 3)) execFileSync('cp', [path.join(mp24, file), mixed]);

@@ -12,7 +12,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { renditionSizes, RENDITION_KEYS } from '../dist/index.js';
+import { RENDITION_KEYS, renditionSizes } from '../dist/index.js';
 
 const QUALITY = { jpeg: { quality: 80 }, webp: { quality: 80 }, png: {} };
 
@@ -28,21 +28,29 @@ export async function pipelineFloor(folder) {
   let xlSeconds = 0;
   let smallerSeconds = 0;
   let resizeSeconds = 0;
-  for (const name of readdirSync(folder).filter((f) => !f.startsWith('.')).sort()) {
+  for (const name of readdirSync(folder)
+    .filter((f) => !f.startsWith('.'))
+    .sort()) {
     const file = path.join(folder, name);
     const meta = await sharp(file).metadata();
     const { format } = meta;
     const sizes = renditionSizes({ width: meta.width, height: meta.height });
     const fit = (key) => ({ width: sizes[key].width, height: sizes[key].height, fit: 'fill' });
-    xlSeconds += (await cpu(() => sharp(file).autoOrient().resize(fit('xl')).toFormat(format, QUALITY[format]).toBuffer())).seconds;
+    xlSeconds += (
+      await cpu(() => sharp(file).autoOrient().resize(fit('xl')).toFormat(format, QUALITY[format]).toBuffer())
+    ).seconds;
     // Pixels for the smaller files, each resized from the next larger one's.
     let pixels = await sharp(file).autoOrient().resize(fit('xl')).raw().toBuffer({ resolveWithObject: true });
     for (const key of RENDITION_KEYS.filter((k) => k !== 'xl').reverse()) {
       const larger = pixels;
-      const resized = await cpu(() => sharp(larger.data, { raw: larger.info }).resize(fit(key)).raw().toBuffer({ resolveWithObject: true }));
+      const resized = await cpu(() =>
+        sharp(larger.data, { raw: larger.info }).resize(fit(key)).raw().toBuffer({ resolveWithObject: true }),
+      );
       resizeSeconds += resized.seconds;
       pixels = resized.result;
-      smallerSeconds += (await cpu(() => sharp(pixels.data, { raw: pixels.info }).toFormat(format, QUALITY[format]).toBuffer())).seconds;
+      smallerSeconds += (
+        await cpu(() => sharp(pixels.data, { raw: pixels.info }).toFormat(format, QUALITY[format]).toBuffer())
+      ).seconds;
     }
   }
   return { xlSeconds, smallerSeconds, resizeSeconds };

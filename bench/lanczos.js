@@ -36,7 +36,7 @@ export function lanczosResize(data, width, height, channels, outW, outH) {
       const { first, w } = wx[x];
       for (let c = 0; c < channels; c++) {
         let acc = 0;
-        for (let k = 0; k < w.length; k++) acc += w[k] * data[((y * width) + first + k) * channels + c];
+        for (let k = 0; k < w.length; k++) acc += w[k] * data[(y * width + first + k) * channels + c];
         horizontal[(y * outW + x) * channels + c] = acc;
       }
     }

@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { renderOriginals, RENDITION_KEYS } from '../dist/index.js';
+import { RENDITION_KEYS, renderOriginals } from '../dist/index.js';
 import { lanczosResize } from './lanczos.js';
 
 function psnr(a, b) {
@@ -35,9 +35,14 @@ export async function cascadeQuality(files) {
     for (const key of RENDITION_KEYS) {
       const { width, height, path: rendition } = result.files[key];
       const ours = (await rgb(path.join(outDir, rendition))).data;
-      const direct = (await rgb(await sharp(file).autoOrient().resize(width, height, { fit: 'fill' }).png().toBuffer())).data;
+      const direct = (await rgb(await sharp(file).autoOrient().resize(width, height, { fit: 'fill' }).png().toBuffer()))
+        .data;
       const exact = lanczosResize(original.data, original.info.width, original.info.height, 3, width, height);
-      row[key] = { vsDirect: psnr(ours, direct), cascadeVsExact: psnr(ours, exact), directVsExact: psnr(direct, exact) };
+      row[key] = {
+        vsDirect: psnr(ours, direct),
+        cascadeVsExact: psnr(ours, exact),
+        directVsExact: psnr(direct, exact),
+      };
     }
     rows.push(row);
   }

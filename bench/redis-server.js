@@ -53,8 +53,24 @@ export async function startRedis(scratch) {
   const dir = mkdtempSync(path.join(scratch, 'redis-'));
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
-      '--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--loglevel', 'warning'];
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+    ];
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const keep = (chunk) => (output = (output + chunk).slice(-4_000));

@@ -6,21 +6,26 @@
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { buildCorpus } from './corpus.js';
-import { bestOf, runContender } from './run-contender.js';
 import { pipelineFloor } from './floor.js';
 import { cascadeQuality } from './quality.js';
+import { bestOf, runContender } from './run-contender.js';
 
 const fmt = (n, digits = 2) => n.toFixed(digits);
 
 export async function renderBench(root, scratch, { concurrency, runs }) {
   const corpus = await buildCorpus(path.join(root, '.bench'));
 
-  const run = (contender, input, outDir, mode) => runContender(root, scratch, contender, input, { concurrency, outDir, mode });
+  const run = (contender, input, outDir, mode) =>
+    runContender(root, scratch, contender, input, { concurrency, outDir, mode });
   const measure = (contender, input) => bestOf(runs, () => run(contender, input));
 
   const table = [];
   const floors = [];
-  for (const [label, input] of [['mixed: 6 JPEG, 3 PNG, 3 WebP at 5120x2880 + 3 JPEG at 6000x4000', corpus.mixed], ['24 MP JPEGs only: 6 at 6000x4000', corpus.mp24], ['artwork photograph: 4 x 16 MB JPEG at 5640x3172, as published', corpus.artwork]]) {
+  for (const [label, input] of [
+    ['mixed: 6 JPEG, 3 PNG, 3 WebP at 5120x2880 + 3 JPEG at 6000x4000', corpus.mixed],
+    ['24 MP JPEGs only: 6 at 6000x4000', corpus.mp24],
+    ['artwork photograph: 4 x 16 MB JPEG at 5640x3172, as published', corpus.artwork],
+  ]) {
     const results = {};
     for (const contender of ['content-api', 'naive', 'eleventy-img']) {
       console.error(`bench: ${contender} over ${label}`);
@@ -29,7 +34,16 @@ export async function renderBench(root, scratch, { concurrency, runs }) {
     for (const [contender, r] of Object.entries(results)) {
       const throughput = r.images / r.seconds;
       const vsNaive = throughput / (results.naive.images / results.naive.seconds);
-      table.push([label, contender, r.images, fmt(r.seconds), fmt(throughput), fmt(r.cpuSeconds), fmt(r.peakRssMb, 0), `${fmt(vsNaive)}x`]);
+      table.push([
+        label,
+        contender,
+        r.images,
+        fmt(r.seconds),
+        fmt(throughput),
+        fmt(r.cpuSeconds),
+        fmt(r.peakRssMb, 0),
+        `${fmt(vsNaive)}x`,
+      ]);
     }
     console.error(`bench: the floor under any pipeline for ${label}`);
     const floor = await pipelineFloor(input);
@@ -37,7 +51,18 @@ export async function renderBench(root, scratch, { concurrency, runs }) {
     const naiveCpu = results.naive.cpuSeconds;
     const oursCpu = results['content-api'].cpuSeconds;
     const withResizes = floorCpu + floor.resizeSeconds;
-    floors.push([label, fmt(floor.xlSeconds), fmt(floor.smallerSeconds), fmt(floorCpu), fmt(naiveCpu), fmt(oursCpu), `${fmt(naiveCpu / floorCpu)}x`, fmt(floor.resizeSeconds), `${fmt(naiveCpu / withResizes)}x`, `${fmt(naiveCpu / oursCpu)}x`]);
+    floors.push([
+      label,
+      fmt(floor.xlSeconds),
+      fmt(floor.smallerSeconds),
+      fmt(floorCpu),
+      fmt(naiveCpu),
+      fmt(oursCpu),
+      `${fmt(naiveCpu / floorCpu)}x`,
+      fmt(floor.resizeSeconds),
+      `${fmt(naiveCpu / withResizes)}x`,
+      `${fmt(naiveCpu / oursCpu)}x`,
+    ]);
   }
 
   // Incremental: a second run over the unchanged folder, into the same output folder.
@@ -50,21 +75,33 @@ export async function renderBench(root, scratch, { concurrency, runs }) {
   console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const row of table) console.log(`| ${row.join(' | ')} |`);
   console.log('\n## The floor under any pipeline\n');
-  console.log('CPU seconds no pipeline can avoid, measured op by op: the xl file made from the original in one decode -> resize -> encode stream, and the four smaller files encoded from ready pixels. With the cores busy, naive CPU / floor CPU bounds any pipeline\'s speed-up over naive at these encoder settings. The smaller sizes must also be resized from something; the cheapest way measured (each from the next larger one\'s pixels) is shown beside it, with the ceiling it leaves.\n');
-  console.log('| batch | xl: decode, resize, encode | four smaller encodes | floor CPU s | naive CPU s | content-api CPU s | ceiling vs naive | + four resizes (cascade) | ceiling with them | content-api vs naive (CPU) |');
+  console.log(
+    "CPU seconds no pipeline can avoid, measured op by op: the xl file made from the original in one decode -> resize -> encode stream, and the four smaller files encoded from ready pixels. With the cores busy, naive CPU / floor CPU bounds any pipeline's speed-up over naive at these encoder settings. The smaller sizes must also be resized from something; the cheapest way measured (each from the next larger one's pixels) is shown beside it, with the ceiling it leaves.\n",
+  );
+  console.log(
+    '| batch | xl: decode, resize, encode | four smaller encodes | floor CPU s | naive CPU s | content-api CPU s | ceiling vs naive | + four resizes (cascade) | ceiling with them | content-api vs naive (CPU) |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of floors) console.log(`| ${row.join(' | ')} |`);
-  console.log(`\nincremental: first run ${fmt(first.seconds)} s, second run over the unchanged folder ${fmt(second.seconds)} s (${fmt((100 * second.seconds) / first.seconds, 1)}% of the first)`);
+  console.log(
+    `\nincremental: first run ${fmt(first.seconds)} s, second run over the unchanged folder ${fmt(second.seconds)} s (${fmt((100 * second.seconds) / first.seconds, 1)}% of the first)`,
+  );
 
   console.error('bench: quality of the cascade');
-  const quality = await cascadeQuality(['elephants.webp', 'mosaic-24mp-a.jpg', 'kleiber.jpg'].map((name) => path.join(corpus.mixed, name)));
+  const quality = await cascadeQuality(
+    ['elephants.webp', 'mosaic-24mp-a.jpg', 'kleiber.jpg'].map((name) => path.join(corpus.mixed, name)),
+  );
   console.log('\n## Quality of the cascade: PSNR in dB (higher is closer; above ~45 dB differences are invisible)\n');
-  console.log('Each cell: cascade vs direct sharp resize | cascade vs exact Lanczos-3 | direct sharp resize vs exact Lanczos-3 (pixels before encoding).\n');
+  console.log(
+    'Each cell: cascade vs direct sharp resize | cascade vs exact Lanczos-3 | direct sharp resize vs exact Lanczos-3 (pixels before encoding).\n',
+  );
   console.log('| original | xs | sm | md | lg | xl |');
   console.log('|---|---|---|---|---|---|');
   for (const row of quality) {
-    const cells = ['xs', 'sm', 'md', 'lg', 'xl'].map((key) => [row[key].vsDirect, row[key].cascadeVsExact, row[key].directVsExact].map((v) => fmt(v, 1)).join(' \\| '));
+    const cells = ['xs', 'sm', 'md', 'lg', 'xl'].map((key) =>
+      [row[key].vsDirect, row[key].cascadeVsExact, row[key].directVsExact].map((v) => fmt(v, 1)).join(' \\| '),
+    );
     console.log(`| ${row.source} | ${cells.join(' | ')} |`);
   }
-  console.log('\n(eleventy-img 6 bundles its own sharp 0.33 / libvips 8.15; the others use this project\'s sharp.)');
+  console.log("\n(eleventy-img 6 bundles its own sharp 0.33 / libvips 8.15; the others use this project's sharp.)");
 }

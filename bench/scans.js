@@ -16,8 +16,16 @@ async function tiled(photos, width, height, columns, rows) {
   for (let i = 0; i < columns * rows; i++) {
     const file = photos[i % photos.length];
     const { width: w, height: h } = await sharp(file).metadata();
-    const input = await sharp(file).extract({ left: (w - tw) >> 1, top: (h - th) >> 1, width: tw, height: th }).raw().toBuffer();
-    tiles.push({ input, raw: { width: tw, height: th, channels: 3 }, left: (i % columns) * tw, top: Math.floor(i / columns) * th });
+    const input = await sharp(file)
+      .extract({ left: (w - tw) >> 1, top: (h - th) >> 1, width: tw, height: th })
+      .raw()
+      .toBuffer();
+    tiles.push({
+      input,
+      raw: { width: tw, height: th, channels: 3 },
+      left: (i % columns) * tw,
+      top: Math.floor(i / columns) * th,
+    });
   }
   const canvas = await sharp({ create: { width, height, channels: 3, background: '#000' }, limitInputPixels: false })
     .composite(tiles)
@@ -35,7 +43,10 @@ export async function buildScans(root, mixed) {
   rmSync(scans, { recursive: true, force: true });
   mkdirSync(tiff16, { recursive: true });
   mkdirSync(mp100, { recursive: true });
-  const photos = readdirSync(mixed).filter((name) => /^(kleiber|seeding|elephants|mosaic-[abc])\.jpg$/.test(name)).sort().map((name) => path.join(mixed, name));
+  const photos = readdirSync(mixed)
+    .filter((name) => /^(kleiber|seeding|elephants|mosaic-[abc])\.jpg$/.test(name))
+    .sort()
+    .map((name) => path.join(mixed, name));
   const plan = [
     [tiff16, 'scan-a.tif', 12000, 9000, 3, 4, (image) => image.toColourspace('rgb16').tiff({ compression: 'none' })],
     [tiff16, 'scan-b.tif', 12000, 9000, 4, 4, (image) => image.toColourspace('rgb16').tiff({ compression: 'none' })],
@@ -48,10 +59,15 @@ export async function buildScans(root, mixed) {
   for (const [dir, name, width, height, columns, rows, encode] of plan) {
     const target = path.join(dir, name);
     console.error(`scans: ${name} (${width}x${height})`);
-    const rotated = [...photos.slice(sources.length % photos.length), ...photos.slice(0, sources.length % photos.length)];
+    const rotated = [
+      ...photos.slice(sources.length % photos.length),
+      ...photos.slice(0, sources.length % photos.length),
+    ];
     await encode(await tiled(rotated, width, height, columns, rows)).toFile(`${target}.partial`);
     renameSync(`${target}.partial`, target);
-    sources.push(`${name}: ${width}x${height}, ${columns}x${rows} native-resolution crops of the corpus photographs (see corpus SOURCES.txt)`);
+    sources.push(
+      `${name}: ${width}x${height}, ${columns}x${rows} native-resolution crops of the corpus photographs (see corpus SOURCES.txt)`,
+    );
   }
   writeFileSync(path.join(scans, 'SOURCES.txt'), `${sources.join('\n')}\n`);
   return { tiff16, mp100 };

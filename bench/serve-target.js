@@ -14,8 +14,13 @@ const content = await loadContent(path.join(root, 'samples/content'));
 let server;
 if (kind === 'bare') {
   const body = Buffer.from(content.pages.get(101).text.replaceAll('{base_url}', 'http://127.0.0.1'));
-  const headers = { allow: 'GET, HEAD, OPTIONS', 'content-type': 'application/json', vary: 'Accept', 'content-length': body.length };
-  server = createServer((req, res) => {
+  const headers = {
+    allow: 'GET, HEAD, OPTIONS',
+    'content-type': 'application/json',
+    vary: 'Accept',
+    'content-length': body.length,
+  };
+  server = createServer((_req, res) => {
     res.writeHead(200, headers);
     res.end(body);
   });

@@ -13,7 +13,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const fmt = (n, digits = 0) => n.toFixed(digits);
 
 async function startTarget(kind) {
-  const child = spawn(process.execPath, ['--expose-gc', path.join(here, 'serve-target.js'), kind], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--expose-gc', path.join(here, 'serve-target.js'), kind], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines = [];
   child.stdout.setEncoding('utf8').on('data', (chunk) => lines.push(...chunk.trim().split('\n')));
   while (lines.length === 0) await once(child.stdout, 'data');
@@ -41,7 +43,8 @@ export async function serveBench({ soakSeconds = 60, seconds = 10 } = {}) {
   console.log('\n## Serve: GET /api/v2/pages/101/, 50 connections, autocannon\n');
   console.log('| server | requests/s | p99 latency ms | errors | vs bare |');
   console.log('|---|---:|---:|---:|---:|');
-  for (const row of rows) console.log(`| ${row.kind} | ${fmt(row.rps)} | ${row.p99} | ${row.errors} | ${fmt(row.rps / rows[1].rps, 2)}x |`);
+  for (const row of rows)
+    console.log(`| ${row.kind} | ${fmt(row.rps)} | ${row.p99} | ${row.errors} | ${fmt(row.rps / rows[1].rps, 2)}x |`);
 
   const target = await startTarget('content-api');
   await load(target.port, 15); // warm-up: let the heap and socket pools reach their working size
@@ -49,5 +52,7 @@ export async function serveBench({ soakSeconds = 60, seconds = 10 } = {}) {
   const soak = await load(target.port, soakSeconds);
   const after = await target.rss();
   target.stop();
-  console.log(`\nsoak: ${soakSeconds} s at full load, ${soak.requests.total} requests, ${soak.errors + soak.non2xx} errors; RSS after warm-up ${before} MB, after the soak ${after} MB (both after a full GC)`);
+  console.log(
+    `\nsoak: ${soakSeconds} s at full load, ${soak.requests.total} requests, ${soak.errors + soak.non2xx} errors; RSS after warm-up ${before} MB, after the soak ${after} MB (both after a full GC)`,
+  );
 }

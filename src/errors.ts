@@ -102,7 +102,16 @@ export class StorageError extends ContentApiError {
 }
 
 /** The store as a whole cannot be used (`credentials` ... `no-bucket`), or only this object (`missing`, `other`). */
-export type StorageErrorKind = 'credentials' | 'denied' | 'no-bucket' | 'unreachable' | 'throttled' | 'server' | 'missing' | 'invalid-key' | 'other';
+export type StorageErrorKind =
+  | 'credentials'
+  | 'denied'
+  | 'no-bucket'
+  | 'unreachable'
+  | 'throttled'
+  | 'server'
+  | 'missing'
+  | 'invalid-key'
+  | 'other';
 
 /** Kinds that mean the whole store cannot be used, not one object. */
 export const STORE_WIDE: ReadonlySet<StorageErrorKind> = new Set(['credentials', 'denied', 'no-bucket', 'unreachable']);

@@ -1,123 +1,206 @@
 /**
  * content-api as a library. Everything the CLI does is available here.
  */
+
+export { Baseline, type BaselineEntry, BaselineError, BaselineRecorder, pageKey } from './check/baseline.js';
+export {
+  type CheckedImage,
+  type CheckedPage,
+  type CheckOptions,
+  type CheckReport,
+  CheckRun,
+  type CheckSummary,
+  checkPages,
+  FILE_RULES,
+  type Finding,
+} from './check/check.js';
+export { locator, parseJsonPath, type TextPosition } from './check/locate.js';
+export { type MediaReference, mediaReferences } from './check/media.js';
+export {
+  closeFileSource,
+  type FileSource,
+  MediaSourceError,
+  openFileSource,
+  type ProbeResult,
+  probe,
+  type ReadResult,
+  readMedia,
+} from './check/probe.js';
+export { type HtmlOptions, htmlReporter } from './check/reporters/html.js';
+export { githubReporter, jsonLinesReporter, jsonReporter, junitReporter, xmlText } from './check/reporters/machine.js';
+export type { Reporter, RunEnd } from './check/reporters/reporter.js';
+export { type SarifOptions, sarifReporter } from './check/reporters/sarif.js';
+export { textReporter } from './check/reporters/text.js';
+export { CHECK_RULES, type FileRule } from './check/rules.js';
+export { fillBaseUrl, type LoadedPage, loadTargets, type TargetOptions } from './check/targets.js';
+// The HTTP client and inspect.
+export {
+  createDispatcher,
+  fetchBytes,
+  fetchJson,
+  fetchPrefix,
+  fetchWithRetries,
+  HTTP_DEFAULTS,
+  HttpError,
+  type HttpErrorCode,
+  type HttpOptions,
+  type HttpResponse,
+  type JsonResponse,
+} from './client/http.js';
+export { type FetchPageOptions, fetchPage, type LoadPageOptions, loadPage, pageUrl } from './client/pages.js';
+export {
+  CONFIG_FILE,
+  type Config,
+  ConfigError,
+  configJsonSchema,
+  configSchema,
+  findConfig,
+  type LoadedConfig,
+  loadConfig,
+  parseConfig,
+} from './config/config.js';
+export { createPolicy, globToRegExp, jsonPathPattern, type Policy } from './config/policy.js';
 export {
   ContentApiError,
+  escapeText,
   InvalidArgumentError,
   ManifestError,
   OutputNotWritableError,
   SourceError,
-  StorageError,
-  escapeText,
   type SourceErrorCode,
+  StorageError,
   type StorageErrorKind,
 } from './errors.js';
-export {
-  RENDITION_KEYS,
-  RENDITION_BOXES,
-  NAMING_STYLES,
-  DEFAULT_MEDIA_URL,
-  fitWithinBox,
-  renditionSizes,
-  renditionFileName,
-  parseRenditionFileName,
-  safeName,
-  buildSrcset,
-  parseSrcset,
-  relativeSize,
-  mediaUrl,
-  mediaPath,
-  type RenditionKey,
-  type PixelSize,
-  type NamingStyle,
-  type ParsedRenditionFileName,
-  type SrcsetEntry,
-} from './renditions/rules.js';
-export { OUTPUT_FORMATS, FORCEABLE_FORMATS, DEFAULT_QUALITY, outputFormatFor, type OutputFormat, type ForceableFormat, type QualitySettings } from './renditions/formats.js';
-export { buildImageObject, type ImageObject, type RenditionSize, type RenditionFile } from './renditions/image-object.js';
-export { DEFAULT_PIXEL_LIMIT } from './renditions/pipeline.js';
-export { MANIFEST_FILE } from './renditions/manifest.js';
-export { stemFor, type Original } from './renditions/discover.js';
-export {
-  renderOriginals,
-  renderOriginal,
-  renderSources,
-  type RenderOptions,
-  type RenderReport,
-  type RenderResult,
-  type RenderFailure,
-  type RenderProgress,
-  type RenderStatus,
-} from './renditions/render.js';
-export { parseShard, shardOf, type Shard } from './renditions/shard.js';
-
-// Where media is: a local folder or an S3-compatible bucket, behind one interface.
-export { openStore, parseS3Url, isS3Url, type S3Options, type S3Location } from './storage/location.js';
-export { LocalStore } from './storage/local.js';
-export type { MediaStore, StoredObject, Stamp, Staged, WriteOptions } from './storage/store.js';
-
-// The page model (zod) and its validation.
-export { pageSchema, presentationStageSchema, pageEnvelopeSchema } from './page/page.js';
-export { pageMetaSchema, parentSummarySchema, socialMetaSchema } from './page/meta.js';
-export { listStageSchema } from './page/list-stage.js';
-export { imageSchema } from './page/image.js';
-export { blockSchema, bannerSchema, relatedPresentationSchema, BLOCK_VALUES, BLOCK_TYPES, type BlockType } from './page/blocks.js';
-export { workSchema, groupedWorkSchema, inquiryFormDataSchema, generalInquirySchema, artworkInquirySchema } from './page/work.js';
-export { articleSummarySchema, exhibitionSummarySchema, newsEntrySchema, newsCategorySchema } from './page/summaries.js';
-export type * from './page/types.js';
-export { validatePage, PAGE_RULES, type Problem, type Severity, type PageRule, type ValidateOptions, type Validation } from './page/validate.js';
-export { findImages, findObjects, formatPath, type FoundImage, type JsonPath } from './page/walk.js';
-export { pageJsonSchema } from './page/schema.js';
-export { MAX_JSON_DEPTH, parseJsonText, decodeUtf8, duplicateKeys, type ParsedJson, type DuplicateKey } from './page/json-text.js';
-export { plainText, embedSource } from './page/text.js';
-export { verifyImage, IMAGE_RULES, type ImageRule, type ImageFinding } from './renditions/verify.js';
-
-// The HTTP client and inspect.
-export {
-  createDispatcher,
-  fetchJson,
-  fetchBytes,
-  fetchPrefix,
-  fetchWithRetries,
-  HttpError,
-  HTTP_DEFAULTS,
-  type HttpOptions,
-  type HttpResponse,
-  type JsonResponse,
-  type HttpErrorCode,
-} from './client/http.js';
-export { fetchPage, pageUrl, loadPage, type FetchPageOptions, type LoadPageOptions } from './client/pages.js';
-export { inspectPage, inspectTarget, type InspectOptions, type InspectTargetOptions } from './inspect/inspect.js';
+export { type InspectOptions, type InspectTargetOptions, inspectPage, inspectTarget } from './inspect/inspect.js';
 export { buildInspectReport, type InspectReport } from './inspect/report.js';
-
-// The read-only API over a content folder, and check.
-export { loadContent, InvalidContentError, BASE_URL_PLACEHOLDER, MAX_RECORD_BYTES, type Content, type ContentRecord } from './server/content.js';
-export { PreparedCache, PREPARED_CACHE_BYTES, type PreparedResponse } from './server/prepared-cache.js';
-export { createContentServer, type ServerOptions } from './server/server.js';
-export { checkPages, CheckRun, FILE_RULES, type CheckReport, type CheckSummary, type CheckOptions, type CheckedPage, type CheckedImage, type Finding } from './check/check.js';
-export { CHECK_RULES, type FileRule } from './check/rules.js';
-export { loadTargets, fillBaseUrl, type LoadedPage, type TargetOptions } from './check/targets.js';
-export { openFileSource, closeFileSource, readMedia, probe, MediaSourceError, type FileSource, type ProbeResult, type ReadResult } from './check/probe.js';
-export { mediaReferences, type MediaReference } from './check/media.js';
-export { Baseline, BaselineRecorder, BaselineError, pageKey, type BaselineEntry } from './check/baseline.js';
-export { locator, parseJsonPath, type TextPosition } from './check/locate.js';
-export { textReporter } from './check/reporters/text.js';
-export { jsonReporter, jsonLinesReporter, junitReporter, githubReporter, xmlText } from './check/reporters/machine.js';
-export { sarifReporter, type SarifOptions } from './check/reporters/sarif.js';
-export { htmlReporter, type HtmlOptions } from './check/reporters/html.js';
-export type { Reporter, RunEnd } from './check/reporters/reporter.js';
-export { loadConfig, findConfig, parseConfig, configSchema, configJsonSchema, ConfigError, CONFIG_FILE, type Config, type LoadedConfig } from './config/config.js';
-export { createPolicy, globToRegExp, jsonPathPattern, type Policy } from './config/policy.js';
-
-// Re-rendering a page's images.
-export { renderPage, type RenderPageOptions, type PageRenderReport, type PageRenderResult, type PageRenderFailure } from './page-render/render-page.js';
+export {
+  BLOCK_TYPES,
+  BLOCK_VALUES,
+  type BlockType,
+  bannerSchema,
+  blockSchema,
+  relatedPresentationSchema,
+} from './page/blocks.js';
+export { imageSchema } from './page/image.js';
+export {
+  type DuplicateKey,
+  decodeUtf8,
+  duplicateKeys,
+  MAX_JSON_DEPTH,
+  type ParsedJson,
+  parseJsonText,
+} from './page/json-text.js';
+export { listStageSchema } from './page/list-stage.js';
+export { pageMetaSchema, parentSummarySchema, socialMetaSchema } from './page/meta.js';
+// The page model (zod) and its validation.
+export { pageEnvelopeSchema, pageSchema, presentationStageSchema } from './page/page.js';
+export { pageJsonSchema } from './page/schema.js';
+export {
+  articleSummarySchema,
+  exhibitionSummarySchema,
+  newsCategorySchema,
+  newsEntrySchema,
+} from './page/summaries.js';
+export { embedSource, plainText } from './page/text.js';
+export type * from './page/types.js';
+export {
+  PAGE_RULES,
+  type PageRule,
+  type Problem,
+  type Severity,
+  type ValidateOptions,
+  type Validation,
+  validatePage,
+} from './page/validate.js';
+export { type FoundImage, findImages, findObjects, formatPath, type JsonPath } from './page/walk.js';
+export {
+  artworkInquirySchema,
+  generalInquirySchema,
+  groupedWorkSchema,
+  inquiryFormDataSchema,
+  workSchema,
+} from './page/work.js';
 export { groupPageImages, type ImageGroup, type PageImages } from './page-render/images.js';
+// Re-rendering a page's images.
+export {
+  type PageRenderFailure,
+  type PageRenderReport,
+  type PageRenderResult,
+  type RenderPageOptions,
+  renderPage,
+} from './page-render/render-page.js';
 export { replaceValues, type ValueEdit } from './page-render/rewrite.js';
-
+export { type CollectOptions, collectBatch, type QueueReport } from './queue/collect.js';
 // Rendering on many machines: a BullMQ queue on Redis (render --queue, worker, queue status/results).
 export { connectQueue, type QueueConnection, type QueueOptions } from './queue/connection.js';
-export { enqueueRender, type EnqueueOptions } from './queue/enqueue.js';
-export { collectBatch, type CollectOptions, type QueueReport } from './queue/collect.js';
-export { startWorker, type WorkerOptions, type RenderWorker, type WorkerJobEvent } from './queue/worker.js';
-export { queueStatus, type QueueStatus } from './queue/status.js';
+export { type EnqueueOptions, enqueueRender } from './queue/enqueue.js';
 export type { BatchRecord, JobData } from './queue/protocol.js';
+export { type QueueStatus, queueStatus } from './queue/status.js';
+export { type RenderWorker, startWorker, type WorkerJobEvent, type WorkerOptions } from './queue/worker.js';
+export { type Original, stemFor } from './renditions/discover.js';
+export {
+  DEFAULT_QUALITY,
+  FORCEABLE_FORMATS,
+  type ForceableFormat,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  outputFormatFor,
+  type QualitySettings,
+} from './renditions/formats.js';
+export {
+  buildImageObject,
+  type ImageObject,
+  type RenditionFile,
+  type RenditionSize,
+} from './renditions/image-object.js';
+export { MANIFEST_FILE } from './renditions/manifest.js';
+export { DEFAULT_PIXEL_LIMIT } from './renditions/pipeline.js';
+export {
+  type RenderFailure,
+  type RenderOptions,
+  type RenderProgress,
+  type RenderReport,
+  type RenderResult,
+  type RenderStatus,
+  renderOriginal,
+  renderOriginals,
+  renderSources,
+} from './renditions/render.js';
+export {
+  buildSrcset,
+  DEFAULT_MEDIA_URL,
+  fitWithinBox,
+  mediaPath,
+  mediaUrl,
+  NAMING_STYLES,
+  type NamingStyle,
+  type ParsedRenditionFileName,
+  type PixelSize,
+  parseRenditionFileName,
+  parseSrcset,
+  RENDITION_BOXES,
+  RENDITION_KEYS,
+  type RenditionKey,
+  relativeSize,
+  renditionFileName,
+  renditionSizes,
+  type SrcsetEntry,
+  safeName,
+} from './renditions/rules.js';
+export { parseShard, type Shard, shardOf } from './renditions/shard.js';
+export { IMAGE_RULES, type ImageFinding, type ImageRule, verifyImage } from './renditions/verify.js';
+// The read-only API over a content folder, and check.
+export {
+  BASE_URL_PLACEHOLDER,
+  type Content,
+  type ContentRecord,
+  InvalidContentError,
+  loadContent,
+  MAX_RECORD_BYTES,
+} from './server/content.js';
+export { PREPARED_CACHE_BYTES, PreparedCache, type PreparedResponse } from './server/prepared-cache.js';
+export { createContentServer, type ServerOptions } from './server/server.js';
+export { LocalStore } from './storage/local.js';
+// Where media is: a local folder or an S3-compatible bucket, behind one interface.
+export { isS3Url, openStore, parseS3Url, type S3Location, type S3Options } from './storage/location.js';
+export type { MediaStore, Staged, Stamp, StoredObject, WriteOptions } from './storage/store.js';

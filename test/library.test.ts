@@ -1,14 +1,37 @@
 /** The package's public API, imported as a user would (the built `exports` entry). */
 import path from 'node:path';
+import type { Image, ImageObject, Page } from 'content-api';
+import * as api from 'content-api';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { tempDir } from './fixtures/tmp.js';
 import { PAGES } from './page/variants.js';
-import * as api from 'content-api';
-import type { Image, Page, ImageObject } from 'content-api';
 
 describe('content-api as a library', () => {
   it('exports the render pipeline, the rules, the page model, validation and inspect', () => {
-    for (const name of ['renderOriginals', 'renderOriginal', 'renditionSizes', 'fitWithinBox', 'renditionFileName', 'buildSrcset', 'pageSchema', 'imageSchema', 'blockSchema', 'validatePage', 'verifyImage', 'inspectPage', 'fetchPage', 'pageJsonSchema', 'ContentApiError', 'SourceError', 'HttpError', 'loadPage', 'renderPage', 'renderSources', 'replaceValues', 'mediaPath']) {
+    for (const name of [
+      'renderOriginals',
+      'renderOriginal',
+      'renditionSizes',
+      'fitWithinBox',
+      'renditionFileName',
+      'buildSrcset',
+      'pageSchema',
+      'imageSchema',
+      'blockSchema',
+      'validatePage',
+      'verifyImage',
+      'inspectPage',
+      'fetchPage',
+      'pageJsonSchema',
+      'ContentApiError',
+      'SourceError',
+      'HttpError',
+      'loadPage',
+      'renderPage',
+      'renderSources',
+      'replaceValues',
+      'mediaPath',
+    ]) {
       expect(typeof (api as Record<string, unknown>)[name], name).not.toBe('undefined');
     }
     expect(api.RENDITION_KEYS).toEqual(['xs', 'sm', 'md', 'lg', 'xl']);
@@ -16,11 +39,24 @@ describe('content-api as a library', () => {
 
   it('renderPage: a page file and a folder of originals in, renditions and the updated page text out', async () => {
     const page = await api.loadPage(path.resolve(PAGES, '../content/pages/101.json'));
-    const report = await api.renderPage(page, { outDir: path.join(await tempDir(), 'media'), originals: path.resolve(PAGES, '../originals'), concurrency: 2 });
+    const report = await api.renderPage(page, {
+      outDir: path.join(await tempDir(), 'media'),
+      originals: path.resolve(PAGES, '../originals'),
+      concurrency: 2,
+    });
     expect(report.failures).toEqual([]);
-    expect(report.results.map((r) => path.basename(r.source)).sort()).toEqual(['dandelion.jpg', 'dune.jpg', 'ladybird.jpg', 'marigold.png', 'raindrops.webp', 'storm.jpg']);
+    expect(report.results.map((r) => path.basename(r.source)).sort()).toEqual([
+      'dandelion.jpg',
+      'dune.jpg',
+      'ladybird.jpg',
+      'marigold.png',
+      'raindrops.webp',
+      'storm.jpg',
+    ]);
     expect(report.text).toBe(page.text); // the sample's renditions were made from these originals: nothing to change
-    expect(api.mediaPath('https://cdn.example.org/media/a/b%20c.max-300x300.jpg', '/media/')).toBe('a/b c.max-300x300.jpg');
+    expect(api.mediaPath('https://cdn.example.org/media/a/b%20c.max-300x300.jpg', '/media/')).toBe(
+      'a/b c.max-300x300.jpg',
+    );
   });
 
   it('types: an Image object from render is a Content API Image', () => {
@@ -35,7 +71,10 @@ describe('check as a library', () => {
     const page = await api.loadPage(file);
     const bad = { ...page, json: { ...(page.json as object), colour: 'red' }, source: 'bad.json' };
     const report = await api.checkPages([page, bad]);
-    expect(report.pages.map((p) => [p.source, p.problems.map((f) => f.rule)])).toEqual([[file, []], ['bad.json', ['unknown-key']]]);
+    expect(report.pages.map((p) => [p.source, p.problems.map((f) => f.rule)])).toEqual([
+      [file, []],
+      ['bad.json', ['unknown-key']],
+    ]);
     expect(report).toMatchObject({ errors: 0, warnings: 1, images: 36, files: null });
     const off = await api.checkPages([bad], { policy: api.createPolicy({ rules: { 'unknown-key': 'off' } }) });
     expect(off).toMatchObject({ warnings: 0, ignored: 1 });

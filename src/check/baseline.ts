@@ -19,7 +19,9 @@ export interface BaselineEntry {
 
 const baselineSchema = z.object({
   version: z.literal(1),
-  findings: z.array(z.object({ page: z.string(), rule: z.string(), path: z.string(), count: z.int().min(1).optional() })),
+  findings: z.array(
+    z.object({ page: z.string(), rule: z.string(), path: z.string(), count: z.int().min(1).optional() }),
+  ),
 });
 
 export class BaselineError extends ContentApiError {
@@ -36,7 +38,10 @@ export function pageKey(source: string, baselineFile: string): string {
     const url = new URL(source);
     return `${url.pathname}${url.search}`;
   }
-  return path.relative(path.dirname(path.resolve(baselineFile)), path.resolve(source)).split(path.sep).join('/');
+  return path
+    .relative(path.dirname(path.resolve(baselineFile)), path.resolve(source))
+    .split(path.sep)
+    .join('/');
 }
 
 const keyOf = (page: string, rule: string, at: string) => JSON.stringify([page, rule, at]);
@@ -58,7 +63,12 @@ export class Baseline {
 
   static async load(file: string): Promise<Baseline> {
     const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new BaselineError(file, error.code === 'ENOENT' ? 'no such file (write one with --update-baseline)' : `cannot read (${error.code ?? error.message})`);
+      throw new BaselineError(
+        file,
+        error.code === 'ENOENT'
+          ? 'no such file (write one with --update-baseline)'
+          : `cannot read (${error.code ?? error.message})`,
+      );
     });
     let json: unknown;
     try {
@@ -67,7 +77,15 @@ export class Baseline {
       throw new BaselineError(file, `not JSON (${(error as Error).message.replace(/\s+/g, ' ')})`);
     }
     const parsed = baselineSchema.safeParse(json);
-    if (!parsed.success) throw new BaselineError(file, parsed.error.issues.map((i) => `$${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}: ${i.message}`).join('; '));
+    if (!parsed.success)
+      throw new BaselineError(
+        file,
+        parsed.error.issues
+          .map(
+            (i) => `$${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}: ${i.message}`,
+          )
+          .join('; '),
+      );
     return new Baseline(file, parsed.data.findings);
   }
 
@@ -128,7 +146,12 @@ export class BaselineRecorder {
         const [page, rule, at] = JSON.parse(key) as [string, string, string];
         return { page, rule, path: at, ...(count > 1 && { count }) };
       })
-      .sort((a, b) => a.page.localeCompare(b.page, 'en') || a.path.localeCompare(b.path, 'en', { numeric: true }) || a.rule.localeCompare(b.rule, 'en'));
+      .sort(
+        (a, b) =>
+          a.page.localeCompare(b.page, 'en') ||
+          a.path.localeCompare(b.path, 'en', { numeric: true }) ||
+          a.rule.localeCompare(b.rule, 'en'),
+      );
     return `${JSON.stringify({ version: 1, findings }, null, 2)}\n`;
   }
 }

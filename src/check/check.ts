@@ -7,13 +7,13 @@
  * files and the baseline are kept for the whole run.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
-import { validatePage, type Problem } from '../page/validate.js';
+import type { Policy } from '../config/policy.js';
+import { type Problem, validatePage } from '../page/validate.js';
 import { findImages, formatPath } from '../page/walk.js';
 import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
-import type { Policy } from '../config/policy.js';
 import type { Baseline, BaselineRecorder } from './baseline.js';
 import { mediaReferences } from './media.js';
-import { probe, urlPath, type FileFormat, type FileSource, type ProbeResult } from './probe.js';
+import { type FileFormat, type FileSource, type ProbeResult, probe, urlPath } from './probe.js';
 import { FILE_RULES, type FileRule } from './rules.js';
 import { BASE_URL_PLACEHOLDER, type LoadedPage } from './targets.js';
 
@@ -75,7 +75,14 @@ const PROBE_CACHE = 20_000;
 /** Pages checked at once: enough to keep the file reads busy while the next page is parsed. */
 const PAGES_IN_FLIGHT = 4;
 
-const EXTENSION_FORMATS: Record<string, FileFormat> = { jpg: 'jpeg', jpeg: 'jpeg', png: 'png', webp: 'webp', gif: 'gif', avif: 'avif' };
+const EXTENSION_FORMATS: Record<string, FileFormat> = {
+  jpg: 'jpeg',
+  jpeg: 'jpeg',
+  png: 'png',
+  webp: 'webp',
+  gif: 'gif',
+  avif: 'avif',
+};
 
 /** One check run: pages in, checked pages out (in order), counts in `summary`. */
 export class CheckRun {
@@ -87,7 +94,15 @@ export class CheckRun {
   constructor(options: CheckOptions = {}) {
     this.#options = options;
     this.#limit = pLimit(options.concurrency ?? 16);
-    this.summary = { pages: 0, images: 0, files: options.files ? { probed: 0, bytesRead: 0 } : null, errors: 0, warnings: 0, ignored: 0, baselined: 0 };
+    this.summary = {
+      pages: 0,
+      images: 0,
+      files: options.files ? { probed: 0, bytesRead: 0 } : null,
+      errors: 0,
+      warnings: 0,
+      ignored: 0,
+      baselined: 0,
+    };
   }
 
   /** Each page checked, in the order given, a few at a time. */
@@ -135,7 +150,14 @@ export class CheckRun {
       if (kept.severity === 'error') this.summary.errors++;
       else this.summary.warnings++;
     }
-    return { source: page.source, ...(page.baseUrl && { baseUrl: page.baseUrl }), problems, baselined, images, ...(this.#options.keepText && { text: page.text }) };
+    return {
+      source: page.source,
+      ...(page.baseUrl && { baseUrl: page.baseUrl }),
+      problems,
+      baselined,
+      images,
+      ...(this.#options.keepText && { text: page.text }),
+    };
   }
 
   #probe(url: string, files: FileSource): Promise<ProbeResult> {
@@ -167,20 +189,36 @@ export class CheckRun {
       locations.set(reference.url, result.location);
       const at = reference.path;
       if (!result.ok) {
-        problems.push({ severity: 'error', path: at, rule: result.reason === 'missing' ? 'file-missing' : 'file-unreadable', message: result.message });
+        problems.push({
+          severity: 'error',
+          path: at,
+          rule: result.reason === 'missing' ? 'file-missing' : 'file-unreadable',
+          message: result.message,
+        });
         return;
       }
       const { size } = reference;
       if (size && (result.width !== size.width || result.height !== size.height)) {
-        problems.push({ severity: 'error', path: at, rule: 'file-size', message: `${result.location} is ${result.width}x${result.height}, the JSON says ${size.width}x${size.height}` });
+        problems.push({
+          severity: 'error',
+          path: at,
+          rule: 'file-size',
+          message: `${result.location} is ${result.width}x${result.height}, the JSON says ${size.width}x${size.height}`,
+        });
       }
       const extension = /\.([A-Za-z0-9]+)$/.exec(urlPath(reference.url))?.[1]?.toLowerCase() ?? '';
       const expected = EXTENSION_FORMATS[extension];
       if (expected && result.format !== expected) {
-        problems.push({ severity: 'error', path: at, rule: 'file-format', message: `${result.location} is ${result.format}, its name says ${expected}` });
+        problems.push({
+          severity: 'error',
+          path: at,
+          rule: 'file-format',
+          message: `${result.location} is ${result.format}, its name says ${expected}`,
+        });
       }
     });
-    for (const image of images) for (const size of Object.values(image.sizes)) size.src = locations.get(size.url) ?? size.src;
+    for (const image of images)
+      for (const size of Object.values(image.sizes)) size.src = locations.get(size.url) ?? size.src;
     return problems;
   }
 }
@@ -189,7 +227,10 @@ export class CheckRun {
 export type CheckReport = Omit<CheckSummary, 'pages'> & { pages: CheckedPage[] };
 
 /** Checks pages and returns every result at once: for a library caller with few pages (the CLI streams them). */
-export async function checkPages(pages: Iterable<LoadedPage> | AsyncIterable<LoadedPage>, options: CheckOptions = {}): Promise<CheckReport> {
+export async function checkPages(
+  pages: Iterable<LoadedPage> | AsyncIterable<LoadedPage>,
+  options: CheckOptions = {},
+): Promise<CheckReport> {
   const run = new CheckRun(options);
   const results: CheckedPage[] = [];
   for await (const page of run.run(pages)) results.push(page);
@@ -197,20 +238,31 @@ export async function checkPages(pages: Iterable<LoadedPage> | AsyncIterable<Loa
 }
 
 function pageProblems(page: LoadedPage): Finding[] {
-  if (page.parseError !== undefined) return [{ severity: 'error', path: '$', rule: 'page-json', message: `not JSON (${page.parseError})` }];
+  if (page.parseError !== undefined)
+    return [{ severity: 'error', path: '$', rule: 'page-json', message: `not JSON (${page.parseError})` }];
   const problems: Finding[] = validatePage(page.json, page.baseUrl ? { baseUrl: page.baseUrl } : {}).problems;
   if (!page.baseUrl && page.text.includes(BASE_URL_PLACEHOLDER)) {
-    problems.unshift({ severity: 'error', path: '$', rule: 'base-url-placeholder', message: `the page holds ${BASE_URL_PLACEHOLDER} placeholders (a serve content folder): give --base-url to fill them` });
+    problems.unshift({
+      severity: 'error',
+      path: '$',
+      rule: 'base-url-placeholder',
+      message: `the page holds ${BASE_URL_PLACEHOLDER} placeholders (a serve content folder): give --base-url to fill them`,
+    });
   }
   return problems;
 }
 
 function imagesOf(json: unknown): CheckedImage[] {
   return [...findImages(json)].map(({ path, image }) => {
-    const sizes = (typeof image.sizes === 'object' && image.sizes ? image.sizes : {}) as Record<string, { width?: unknown; height?: unknown; url?: unknown }>;
+    const sizes = (typeof image.sizes === 'object' && image.sizes ? image.sizes : {}) as Record<
+      string,
+      { width?: unknown; height?: unknown; url?: unknown }
+    >;
     const entries = RENDITION_KEYS.flatMap((key) => {
       const { width, height, url } = sizes[key] ?? {};
-      return typeof width === 'number' && typeof height === 'number' && typeof url === 'string' ? [[key, { width, height, url, src: url }] as const] : [];
+      return typeof width === 'number' && typeof height === 'number' && typeof url === 'string'
+        ? [[key, { width, height, url, src: url }] as const]
+        : [];
     });
     return { path: formatPath(path), sizes: Object.fromEntries(entries) };
   });

@@ -3,7 +3,7 @@
  * format-preserving parser `render --page` edits pages with), for annotations that point at
  * a line. A path that is not in the text (a missing key) points at its nearest ancestor.
  */
-import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser';
+import { findNodeAtLocation, type Node, parseTree } from 'jsonc-parser';
 
 export interface TextPosition {
   /** 1-based. */
@@ -16,7 +16,9 @@ export interface TextPosition {
 export function parseJsonPath(jsonPath: string): Array<string | number> {
   const parts: Array<string | number> = [];
   for (const match of jsonPath.slice(1).matchAll(/\.([^.[]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g)) {
-    parts.push(match[2] !== undefined ? Number(match[2]) : match[3] !== undefined ? (JSON.parse(match[3]) as string) : match[1]!);
+    parts.push(
+      match[2] !== undefined ? Number(match[2]) : match[3] !== undefined ? (JSON.parse(match[3]) as string) : match[1]!,
+    );
   }
   return parts;
 }

@@ -55,7 +55,11 @@ export function mediaReferences(json: unknown, mediaPrefix: string): MediaRefere
       const object = value as Record<string, unknown>;
       const at = formatPath([...path, 'url']);
       if (sized(object) && !renditions.has(at) && underPrefix(object.url as string, mediaPrefix)) {
-        references.push({ path: at, url: object.url as string, size: { width: object.width as number, height: object.height as number } });
+        references.push({
+          path: at,
+          url: object.url as string,
+          size: { width: object.width as number, height: object.height as number },
+        });
         renditions.add(at);
       }
       for (const [name, child] of Object.entries(object)) visit(child, [...path, name], name);

@@ -9,9 +9,9 @@
  */
 import { stat } from 'node:fs/promises';
 import { imageSize } from 'image-size';
-import { request, type Dispatcher } from 'undici';
-import { ContentApiError, InvalidArgumentError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
+import { type Dispatcher, request } from 'undici';
 import { createDispatcher, fetchPrefix, type HttpOptions, type HttpResponse } from '../client/http.js';
+import { ContentApiError, InvalidArgumentError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
 import { mediaPath } from '../renditions/rules.js';
 import { LocalStore } from '../storage/local.js';
 import { isS3Url, openStore, type S3Options } from '../storage/location.js';
@@ -76,7 +76,12 @@ export interface FileSourceOptions extends HttpOptions {
 export async function openFileSource(target: string, options: FileSourceOptions = {}): Promise<FileSource> {
   const { mediaPrefix = '/media/', s3, ...http } = options;
   if (/^https?:\/\//i.test(target)) {
-    const source: FileSource = { kind: 'http', base: target, dispatcher: createDispatcher(http), http: { retries: 2, ...http } };
+    const source: FileSource = {
+      kind: 'http',
+      base: target,
+      dispatcher: createDispatcher(http),
+      http: { retries: 2, ...http },
+    };
     await assertReachable(source);
     return source;
   }
@@ -89,7 +94,10 @@ export async function openFileSource(target: string, options: FileSourceOptions 
     return { kind: 'store', store, mediaPrefix };
   }
   const info = await stat(target).catch(() => null);
-  if (!info?.isDirectory()) throw new InvalidArgumentError(`--verify-files ${target}: ${info ? 'is a file, not a folder or an http(s) base URL' : 'no such folder'}`);
+  if (!info?.isDirectory())
+    throw new InvalidArgumentError(
+      `--verify-files ${target}: ${info ? 'is a file, not a folder or an http(s) base URL' : 'no such folder'}`,
+    );
   return { kind: 'store', store: new LocalStore(target), mediaPrefix };
 }
 
@@ -104,11 +112,20 @@ async function assertReachable(source: Extract<FileSource, { kind: 'http' }>): P
     const response = await request(source.base, { method: 'HEAD', dispatcher: source.dispatcher });
     await response.body.dump();
   } catch (error) {
-    throw new MediaSourceError(`--verify-files ${source.base}: cannot reach the server (${oneLine(error)})`, { cause: error });
+    throw new MediaSourceError(`--verify-files ${source.base}: cannot reach the server (${oneLine(error)})`, {
+      cause: error,
+    });
   }
 }
 
-const FORMATS: Record<string, FileFormat> = { jpg: 'jpeg', png: 'png', webp: 'webp', gif: 'gif', heif: 'avif', avif: 'avif' };
+const FORMATS: Record<string, FileFormat> = {
+  jpg: 'jpeg',
+  png: 'png',
+  webp: 'webp',
+  gif: 'gif',
+  heif: 'avif',
+  avif: 'avif',
+};
 
 /** Pixel size and format from the first bytes of an image, or null when more bytes are needed or it is not an image. */
 export function sizeFromHeader(bytes: Uint8Array): { width: number; height: number; format: FileFormat } | null {
@@ -116,7 +133,11 @@ export function sizeFromHeader(bytes: Uint8Array): { width: number; height: numb
     const result = imageSize(bytes);
     if (!result.width || !result.height) return null;
     const swap = (result.orientation ?? 1) >= 5;
-    return { width: swap ? result.height : result.width, height: swap ? result.width : result.height, format: FORMATS[result.type ?? ''] ?? 'other' };
+    return {
+      width: swap ? result.height : result.width,
+      height: swap ? result.width : result.height,
+      format: FORMATS[result.type ?? ''] ?? 'other',
+    };
   } catch {
     return null;
   }
@@ -140,14 +161,30 @@ export async function probe(url: string, source: FileSource): Promise<ProbeResul
     if (found) return { ok: true, location, ...found, bytesRead };
     if (read.complete) break;
   }
-  return { ok: false, location, reason: 'unreadable', message: `${location}: not an image with a readable header`, bytesRead };
+  return {
+    ok: false,
+    location,
+    reason: 'unreadable',
+    message: `${location}: not an image with a readable header`,
+    bytesRead,
+  };
 }
 
-async function readFromStore(url: string, source: Extract<FileSource, { kind: 'store' }>, bytes: number): Promise<ReadResult> {
+async function readFromStore(
+  url: string,
+  source: Extract<FileSource, { kind: 'store' }>,
+  bytes: number,
+): Promise<ReadResult> {
   const { store } = source;
   const key = mediaPath(url, source.mediaPrefix);
   if (key === null) return { ok: false, location: url, reason: 'unreadable', message: `${url} has a malformed path` };
-  if (!isKey(key)) return { ok: false, location: store.describe(key), reason: 'outside', message: `${url} points outside ${store.location}` };
+  if (!isKey(key))
+    return {
+      ok: false,
+      location: store.describe(key),
+      reason: 'outside',
+      message: `${url} points outside ${store.location}`,
+    };
   const location = store.localPath(key) ?? store.describe(key);
   let head: Buffer | null;
   try {
@@ -165,9 +202,20 @@ async function readFromStore(url: string, source: Extract<FileSource, { kind: 's
 }
 
 /** Connection-level failures: the server as a whole is gone, not this file. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
-async function readOverHttp(url: string, source: Extract<FileSource, { kind: 'http' }>, bytes: number): Promise<ReadResult> {
+async function readOverHttp(
+  url: string,
+  source: Extract<FileSource, { kind: 'http' }>,
+  bytes: number,
+): Promise<ReadResult> {
   const target = new URL(urlPath(url), source.base.endsWith('/') ? source.base : `${source.base}/`).href;
   let response: HttpResponse;
   try {
@@ -175,7 +223,10 @@ async function readOverHttp(url: string, source: Extract<FileSource, { kind: 'ht
     response = await fetchPrefix(target, source.dispatcher, bytes, source.http);
   } catch (error) {
     const code = connectionCode(error);
-    if (code && UNREACHABLE.has(code)) throw new MediaSourceError(`--verify-files ${source.base}: cannot reach the server (${oneLine(error)})`, { cause: error });
+    if (code && UNREACHABLE.has(code))
+      throw new MediaSourceError(`--verify-files ${source.base}: cannot reach the server (${oneLine(error)})`, {
+        cause: error,
+      });
     return { ok: false, location: target, reason: 'unreadable', message: oneLine(error) };
   }
   if (response.status === 404 || response.status === 410) {
@@ -192,7 +243,11 @@ async function readOverHttp(url: string, source: Extract<FileSource, { kind: 'ht
 
 /** The system error code under an HTTP client error (`ECONNREFUSED`, ...), if any. */
 function connectionCode(error: unknown): string | undefined {
-  for (let cause = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; cause && depth < 4; cause = cause.cause as typeof cause, depth++) {
+  for (
+    let cause = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    cause && depth < 4;
+    cause = cause.cause as typeof cause, depth++
+  ) {
     if (typeof cause.code === 'string' && !cause.code.startsWith('CONTENT_API_')) return cause.code;
   }
   return undefined;

@@ -5,10 +5,10 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { InvalidArgumentError } from '../errors.js';
 import { createDispatcher } from '../client/http.js';
+import { type LoadedPage, type LoadPageOptions, loadPage } from '../client/pages.js';
+import { InvalidArgumentError } from '../errors.js';
 import { walkFiles } from '../fs/walk.js';
-import { loadPage, type LoadedPage, type LoadPageOptions } from '../client/pages.js';
 
 export type { LoadedPage };
 
@@ -48,7 +48,8 @@ export async function* loadTargets(targets: string[], options: TargetOptions): A
  * URL they are filled in, as `serve` does, and the page is checked against that base.
  */
 export function fillBaseUrl(page: LoadedPage, baseUrl: string | undefined): LoadedPage {
-  if (!baseUrl || page.parseError !== undefined || page.baseUrl || !page.text.includes(BASE_URL_PLACEHOLDER)) return page;
+  if (!baseUrl || page.parseError !== undefined || page.baseUrl || !page.text.includes(BASE_URL_PLACEHOLDER))
+    return page;
   const base = JSON.stringify(baseUrl.replace(/\/+$/, '')).slice(1, -1);
   const text = page.text.replaceAll(BASE_URL_PLACEHOLDER, base);
   return { ...page, text, json: JSON.parse(text), baseUrl };

@@ -18,7 +18,8 @@ export interface Styles {
 
 export function stylesFor(stream: NodeJS.WriteStream): Styles {
   const enabled = Boolean(stream.isTTY && (stream as WriteStream).hasColors?.()) && !process.env.NO_COLOR;
-  const wrap = (open: number, close: number) => (text: string) => (enabled ? `\x1b[${open}m${text}\x1b[${close}m` : text);
+  const wrap = (open: number, close: number) => (text: string) =>
+    enabled ? `\x1b[${open}m${text}\x1b[${close}m` : text;
   return { red: wrap(31, 39), yellow: wrap(33, 39), green: wrap(32, 39), dim: wrap(2, 22), bold: wrap(1, 22) };
 }
 
@@ -78,7 +79,12 @@ export async function assertWritableFile(flag: string, file: string): Promise<vo
   if ((await stat(file).catch(() => null))?.isDirectory()) throw notWritable(flag, file, 'it is a folder');
   const dir = path.dirname(path.resolve(file));
   await access(dir, constants.W_OK).catch((error: NodeJS.ErrnoException) => {
-    throw notWritable(flag, file, error.code === 'ENOENT' ? `no folder ${path.dirname(file)}` : (error.code ?? error.message), error);
+    throw notWritable(
+      flag,
+      file,
+      error.code === 'ENOENT' ? `no folder ${path.dirname(file)}` : (error.code ?? error.message),
+      error,
+    );
   });
 }
 

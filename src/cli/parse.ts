@@ -7,7 +7,12 @@ export function integerIn(flag: string, min: number, max = Number.MAX_SAFE_INTEG
   return (value: string): number => {
     const number = Number(value);
     if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < min || number > max) {
-      const range = max === Number.MAX_SAFE_INTEGER ? (min === 1 ? 'a positive integer' : `an integer >= ${min}`) : `an integer from ${min} to ${max}`;
+      const range =
+        max === Number.MAX_SAFE_INTEGER
+          ? min === 1
+            ? 'a positive integer'
+            : `an integer >= ${min}`
+          : `an integer from ${min} to ${max}`;
       throw new InvalidArgumentError(`Expected ${range} for ${flag} but got '${value}'.`);
     }
     return number;
@@ -23,7 +28,10 @@ function httpUrlOf(value: string): URL | null {
 /** An absolute http(s) URL. */
 export function httpUrl(flag: string) {
   return (value: string): string => {
-    if (!httpUrlOf(value)) throw new InvalidArgumentError(`Expected an absolute http(s) URL such as https://gallery.example.org for ${flag} but got '${value}'.`);
+    if (!httpUrlOf(value))
+      throw new InvalidArgumentError(
+        `Expected an absolute http(s) URL such as https://gallery.example.org for ${flag} but got '${value}'.`,
+      );
     return value;
   };
 }
@@ -31,11 +39,17 @@ export function httpUrl(flag: string) {
 /** A repeatable flag of http(s) origins (`https://cdn.example.org`, or any URL on it), commas allowed. */
 export function originsFor(flag: string) {
   return (value: string, previous: string[] = []): string[] => {
-    const origins = value.split(',').filter((part) => part.trim() !== '').map((part) => {
-      const url = httpUrlOf(part.trim());
-      if (!url) throw new InvalidArgumentError(`Expected an http(s) origin such as https://cdn.example.org for ${flag} but got '${part}'.`);
-      return url.origin;
-    });
+    const origins = value
+      .split(',')
+      .filter((part) => part.trim() !== '')
+      .map((part) => {
+        const url = httpUrlOf(part.trim());
+        if (!url)
+          throw new InvalidArgumentError(
+            `Expected an http(s) origin such as https://cdn.example.org for ${flag} but got '${part}'.`,
+          );
+        return url.origin;
+      });
     return [...previous, ...origins];
   };
 }

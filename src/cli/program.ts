@@ -2,13 +2,14 @@
  * The commander program: parses and normalises flags, then hands a typed options object to
  * a command module, imported lazily so `--help` never loads sharp.
  */
-import { Command, Option } from 'commander';
+
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { Command, Option } from 'commander';
+import { InvalidArgumentError } from '../errors.js';
 import { FORCEABLE_FORMATS } from '../renditions/formats.js';
 import { DEFAULT_MEDIA_URL, NAMING_STYLES } from '../renditions/rules.js';
 import { parseShard } from '../renditions/shard.js';
-import { InvalidArgumentError } from '../errors.js';
 import { printData } from './output.js';
 import { httpUrl, integerIn, originsFor } from './parse.js';
 
@@ -24,9 +25,13 @@ Exit codes:
   2  the command could not run (bad flags, unwritable output folder, ...)`;
 
 const S3_GROUP = 'S3 (s3:// locations; credentials, region and endpoint as every AWS tool reads them):';
-const S3_PATH_STYLE = 'address buckets as https://host/bucket/ (S3-compatible services; always on for IP addresses and localhost)';
+const S3_PATH_STYLE =
+  'address buckets as https://host/bucket/ (S3-compatible services; always on for IP addresses and localhost)';
 const s3EndpointOption = () =>
-  new Option('--s3-endpoint <url>', 'an S3-compatible service (default: AWS, or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)').argParser(httpUrl('--s3-endpoint'));
+  new Option(
+    '--s3-endpoint <url>',
+    'an S3-compatible service (default: AWS, or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)',
+  ).argParser(httpUrl('--s3-endpoint'));
 const s3Options = (flags: Record<string, unknown>) => ({
   endpoint: flags.s3Endpoint as string | undefined,
   pathStyle: Boolean(flags.s3PathStyle),
@@ -47,7 +52,8 @@ const queueTarget = (flags: Record<string, unknown>) => ({
 });
 
 /** `writePage` -> `--write-page`; `download` -> `--no-download`. */
-const flagName = (name: string) => (name === 'download' ? '--no-download' : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+const flagName = (name: string) =>
+  name === 'download' ? '--no-download' : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 export function buildProgram(): Command {
   const program = new Command('content-api')
@@ -80,37 +86,103 @@ ${EXIT_CODES}`,
         "the page with each Image's sizes and srcset brought in line, nothing else changed.",
     )
     .argument('[inputs...]', 'original image files and folders of them, or s3://bucket/prefix/')
-    .option('-o, --out <dir>', 'output folder or s3://bucket/prefix/; folder structure below the inputs is kept', 'media')
+    .option(
+      '-o, --out <dir>',
+      'output folder or s3://bucket/prefix/; folder structure below the inputs is kept',
+      'media',
+    )
     .option('--media-url <prefix>', 'URL prefix of the output folder in Image objects', DEFAULT_MEDIA_URL)
-    .addOption(new Option('--naming <style>', 'file names: max = <name>.max-<n>x<n>.<ext>, underscore = <name>_<n>x<n>.<ext>').choices(NAMING_STYLES).default('max'))
-    .addOption(new Option('--format <format>', 'convert every original to this format (default: keep web formats)').choices(FORCEABLE_FORMATS))
+    .addOption(
+      new Option('--naming <style>', 'file names: max = <name>.max-<n>x<n>.<ext>, underscore = <name>_<n>x<n>.<ext>')
+        .choices(NAMING_STYLES)
+        .default('max'),
+    )
+    .addOption(
+      new Option('--format <format>', 'convert every original to this format (default: keep web formats)').choices(
+        FORCEABLE_FORMATS,
+      ),
+    )
     .option('--jpeg-quality <1-100>', 'JPEG quality', integerIn('--jpeg-quality', 1, 100), 80)
     .option('--webp-quality <1-100>', 'WebP quality', integerIn('--webp-quality', 1, 100), 80)
     .option('--avif-quality <1-100>', 'AVIF quality', integerIn('--avif-quality', 1, 100), 50)
     .option('--keep-metadata', 'keep EXIF, XMP and IPTC metadata (default: stripped)')
     .option('--alt-text <file>', 'JSON object mapping originals (path or file name) to alt text')
-    .option('--pixel-limit <pixels>', 'refuse originals larger than this many pixels; 0 for no limit', integerIn('--pixel-limit', 0), 268_402_689)
-    .option('-j, --concurrency <n>', 'originals rendered at once (default: the number of cores)', integerIn('--concurrency', 1))
-    .option('--shard <i/n>', 'render only shard i (from 0) of n, by a hash of each original\'s name; auto/n takes i from JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX', (value: string) => value)
-    .option('-f, --force', 'render everything again, even what is up to date, and replace renditions another original wrote earlier')
+    .option(
+      '--pixel-limit <pixels>',
+      'refuse originals larger than this many pixels; 0 for no limit',
+      integerIn('--pixel-limit', 0),
+      268_402_689,
+    )
+    .option(
+      '-j, --concurrency <n>',
+      'originals rendered at once (default: the number of cores)',
+      integerIn('--concurrency', 1),
+    )
+    .option(
+      '--shard <i/n>',
+      "render only shard i (from 0) of n, by a hash of each original's name; auto/n takes i from JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX",
+      (value: string) => value,
+    )
+    .option(
+      '-f, --force',
+      'render everything again, even what is up to date, and replace renditions another original wrote earlier',
+    )
     .option('-n, --dry-run', 'list what would be written, write nothing')
     .option('--json', 'print one JSON document with every result and failure on stdout')
-    .optionsGroup('Re-rendering a page\'s images (--page):')
-    .option('--page <id|file|->', 'render every image of a page instead: a page id (from --base-url), a page endpoint URL, a JSON file, or - for standard input')
-    .option('--originals <dir>', 'originals for --page (a folder or s3://bucket/prefix/), matched by name to the images\' rendition files (<name>.max-<n>x<n>.<ext>)')
-    .addOption(new Option('--base-url <url>', 'the API base URL: fetches a page id, and resolves /media/... URLs for downloads').env('CONTENT_API_BASE_URL'))
-    .option('--no-download', 'never download an image\'s largest rendition when no original matches it; such images fail')
-    .option('--download-from <origin>', 'also download renditions from this origin (repeatable; default: only the --base-url origin)', originsFor('--download-from'))
-    .option('--write-page <file>', 'write the page with each Image\'s sizes and srcset replaced (- for standard output)')
-    .option('--timeout <ms>', 'network timeout for the page, downloads and S3 requests: connecting, waiting, silence', integerIn('--timeout', 1), 10_000)
+    .optionsGroup("Re-rendering a page's images (--page):")
+    .option(
+      '--page <id|file|->',
+      'render every image of a page instead: a page id (from --base-url), a page endpoint URL, a JSON file, or - for standard input',
+    )
+    .option(
+      '--originals <dir>',
+      "originals for --page (a folder or s3://bucket/prefix/), matched by name to the images' rendition files (<name>.max-<n>x<n>.<ext>)",
+    )
+    .addOption(
+      new Option(
+        '--base-url <url>',
+        'the API base URL: fetches a page id, and resolves /media/... URLs for downloads',
+      ).env('CONTENT_API_BASE_URL'),
+    )
+    .option(
+      '--no-download',
+      "never download an image's largest rendition when no original matches it; such images fail",
+    )
+    .option(
+      '--download-from <origin>',
+      'also download renditions from this origin (repeatable; default: only the --base-url origin)',
+      originsFor('--download-from'),
+    )
+    .option('--write-page <file>', "write the page with each Image's sizes and srcset replaced (- for standard output)")
+    .option(
+      '--timeout <ms>',
+      'network timeout for the page, downloads and S3 requests: connecting, waiting, silence',
+      integerIn('--timeout', 1),
+      10_000,
+    )
     .option('--retries <n>', 'HTTP retries for connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
-    .option('--deadline <ms>', 'whole-exchange deadline for the page and each download, connecting to last byte', integerIn('--deadline', 1), 60_000)
-    .option('--max-bytes <n>', 'largest page (file, stdin or HTTP) and largest download accepted', integerIn('--max-bytes', 1), 64 * 1024 * 1024)
+    .option(
+      '--deadline <ms>',
+      'whole-exchange deadline for the page and each download, connecting to last byte',
+      integerIn('--deadline', 1),
+      60_000,
+    )
+    .option(
+      '--max-bytes <n>',
+      'largest page (file, stdin or HTTP) and largest download accepted',
+      integerIn('--max-bytes', 1),
+      64 * 1024 * 1024,
+    )
     .optionsGroup(S3_GROUP)
     .addOption(s3EndpointOption())
     .option('--s3-path-style', S3_PATH_STYLE)
     .optionsGroup('Rendering on workers (content-api worker), through a BullMQ queue on Redis:')
-    .addOption(queueOption('enqueue one job per original; workers render them; this command prints the same report as a local render', false))
+    .addOption(
+      queueOption(
+        'enqueue one job per original; workers render them; this command prints the same report as a local render',
+        false,
+      ),
+    )
     .addOption(queueNameOption())
     .option('--detach', 'enqueue, print the batch id on stdout, and exit; read the report later with queue results')
     .addHelpText(
@@ -134,7 +206,11 @@ ${EXIT_CODES}`,
         mediaUrl: flags.mediaUrl as string,
         naming: flags.naming as (typeof NAMING_STYLES)[number],
         format: flags.format as (typeof FORCEABLE_FORMATS)[number] | undefined,
-        quality: { jpeg: flags.jpegQuality as number, webp: flags.webpQuality as number, avif: flags.avifQuality as number },
+        quality: {
+          jpeg: flags.jpegQuality as number,
+          webp: flags.webpQuality as number,
+          avif: flags.avifQuality as number,
+        },
         keepMetadata: Boolean(flags.keepMetadata),
         pixelLimit: flags.pixelLimit as number,
         concurrency: flags.concurrency as number | undefined,
@@ -145,12 +221,20 @@ ${EXIT_CODES}`,
         s3: s3Options(flags),
       };
       const { runRender, runRenderPage } = await import('./commands/render.js');
-      if (flags.detach && flags.queue === undefined) throw new InvalidArgumentError('--detach applies only with --queue');
+      if (flags.detach && flags.queue === undefined)
+        throw new InvalidArgumentError('--detach applies only with --queue');
       if (flags.queue !== undefined) {
-        if (flags.page !== undefined) throw new InvalidArgumentError('--queue does not apply to --page: a page\'s images are rendered here, together');
+        if (flags.page !== undefined)
+          throw new InvalidArgumentError(
+            "--queue does not apply to --page: a page's images are rendered here, together",
+          );
         if (flags.dryRun) throw new InvalidArgumentError('--dry-run plans here, reading only headers: drop --queue');
-        if (flags.concurrency !== undefined) throw new InvalidArgumentError('--concurrency is the workers\' (content-api worker --concurrency), not the queue\'s');
-        if (inputs.length === 0) throw new InvalidArgumentError('Expected originals to render (files, folders or s3:// prefixes)');
+        if (flags.concurrency !== undefined)
+          throw new InvalidArgumentError(
+            "--concurrency is the workers' (content-api worker --concurrency), not the queue's",
+          );
+        if (inputs.length === 0)
+          throw new InvalidArgumentError('Expected originals to render (files, folders or s3:// prefixes)');
         const { runQueueRender } = await import('./commands/queue.js');
         process.exitCode = await runQueueRender(inputs, {
           ...common,
@@ -161,15 +245,26 @@ ${EXIT_CODES}`,
         return;
       }
       if (flags.page === undefined) {
-        const pageOnly = ['originals', 'writePage', 'download', 'downloadFrom'].filter((name) => command.getOptionValueSource(name) === 'cli');
-        if (pageOnly.length > 0) throw new InvalidArgumentError(`${pageOnly.map(flagName).join(', ')} ${pageOnly.length === 1 ? 'applies' : 'apply'} only with --page`);
-        if (inputs.length === 0) throw new InvalidArgumentError('Expected originals to render (files or folders), or --page');
+        const pageOnly = ['originals', 'writePage', 'download', 'downloadFrom'].filter(
+          (name) => command.getOptionValueSource(name) === 'cli',
+        );
+        if (pageOnly.length > 0)
+          throw new InvalidArgumentError(
+            `${pageOnly.map(flagName).join(', ')} ${pageOnly.length === 1 ? 'applies' : 'apply'} only with --page`,
+          );
+        if (inputs.length === 0)
+          throw new InvalidArgumentError('Expected originals to render (files or folders), or --page');
         process.exitCode = await runRender(inputs, { ...common, altTextFile: flags.altText as string | undefined });
         return;
       }
-      if (inputs.length > 0) throw new InvalidArgumentError(`Expected original files and folders or --page, not both (got ${inputs.join(' ')} and --page)`);
-      if (flags.shard !== undefined) throw new InvalidArgumentError('--shard does not apply to --page: a page\'s images are rendered together');
-      if (flags.altText) throw new InvalidArgumentError('--alt-text does not apply to --page: the alt text is the page\'s own');
+      if (inputs.length > 0)
+        throw new InvalidArgumentError(
+          `Expected original files and folders or --page, not both (got ${inputs.join(' ')} and --page)`,
+        );
+      if (flags.shard !== undefined)
+        throw new InvalidArgumentError("--shard does not apply to --page: a page's images are rendered together");
+      if (flags.altText)
+        throw new InvalidArgumentError("--alt-text does not apply to --page: the alt text is the page's own");
       process.exitCode = await runRenderPage({
         ...common,
         page: flags.page as string,
@@ -193,12 +288,21 @@ ${EXIT_CODES}`,
         'as a local render, --concurrency at a time, into the output location each job names (an s3:// bucket, or ' +
         'a folder this machine shares). Run as many workers, on as many machines, as you like. SIGTERM finishes ' +
         'the jobs under way and exits; a worker killed outright loses nothing: its jobs run again elsewhere within ' +
-        '15 s. Credentials for S3 come from this machine\'s environment.',
+        "15 s. Credentials for S3 come from this machine's environment.",
     )
     .addOption(queueOption('the queue to work for'))
     .addOption(queueNameOption())
-    .option('-j, --concurrency <n>', 'originals rendered at once (default: the number of cores)', integerIn('--concurrency', 1))
-    .option('--timeout <ms>', 'connecting to Redis at start, and S3 timeouts: connecting, waiting, silence', integerIn('--timeout', 1), 10_000)
+    .option(
+      '-j, --concurrency <n>',
+      'originals rendered at once (default: the number of cores)',
+      integerIn('--concurrency', 1),
+    )
+    .option(
+      '--timeout <ms>',
+      'connecting to Redis at start, and S3 timeouts: connecting, waiting, silence',
+      integerIn('--timeout', 1),
+      10_000,
+    )
     .option('-q, --quiet', 'no line per job')
     .optionsGroup(S3_GROUP)
     .addOption(s3EndpointOption())
@@ -227,29 +331,38 @@ Exit codes:
   const queue = program
     .command('queue')
     .summary('what a render queue holds; the report of a batch')
-    .description('Look at a render queue (render --queue, content-api worker): its jobs, workers and rate, or the report of one batch.');
+    .description(
+      'Look at a render queue (render --queue, content-api worker): its jobs, workers and rate, or the report of one batch.',
+    );
   queue
     .command('status')
-    .description('Jobs waiting, active and retrying, workers connected, originals finished, the rate over the last minute and the time left, and the latest batches.')
+    .description(
+      'Jobs waiting, active and retrying, workers connected, originals finished, the rate over the last minute and the time left, and the latest batches.',
+    )
     .addOption(queueOption('the queue'))
     .option('--timeout <ms>', 'connecting to Redis', integerIn('--timeout', 1), 10_000)
     .addOption(queueNameOption())
     .option('--json', 'print the status as one JSON document')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ content-api queue status --queue redis://redis.internal:6379
   $ watch -n 5 content-api queue status --queue redis://redis.internal:6379
 
 Exit codes:
   0  the status was printed
-  2  Redis unreachable, no content-api queue of that name, bad flags`)
+  2  Redis unreachable, no content-api queue of that name, bad flags`,
+    )
     .action(async (flags: Record<string, unknown>) => {
       const { runQueueStatus } = await import('./commands/queue.js');
       process.exitCode = await runQueueStatus({ queue: queueTarget(flags), json: Boolean(flags.json) });
     });
   queue
     .command('results')
-    .description('The report of a batch (render --queue --detach printed its id), as render prints it: waits until every job has finished, unless --no-wait. Batches are kept 7 days.')
+    .description(
+      'The report of a batch (render --queue --detach printed its id), as render prints it: waits until every job has finished, unless --no-wait. Batches are kept 7 days.',
+    )
     .argument('<batch>', 'the batch id')
     .addOption(queueOption('the queue'))
     .option('--timeout <ms>', 'connecting to Redis', integerIn('--timeout', 1), 10_000)
@@ -257,7 +370,9 @@ Exit codes:
     .option('--no-wait', 'report what has finished now; the rest is listed as still queued')
     .option('--alt-text <file>', 'JSON object mapping originals (path or file name) to alt text, for the Image objects')
     .option('--json', 'print one JSON document with every result and failure on stdout')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ batch=$(content-api render s3://gallery-originals/ --out s3://gallery-media/media/ --queue redis://redis.internal:6379 --detach)
   $ content-api queue results "$batch" --queue redis://redis.internal:6379 --json > images.json
@@ -265,7 +380,8 @@ Examples:
 Exit codes:
   0  every original rendered or up to date
   1  some originals failed, or (--no-wait) are still queued
-  2  Redis unreachable, no such batch, bad flags`)
+  2  Redis unreachable, no such batch, bad flags`,
+    )
     .action(async (batch: string, flags: Record<string, unknown>) => {
       const { runQueueResults } = await import('./commands/queue.js');
       process.exitCode = await runQueueResults(batch, {
@@ -285,11 +401,29 @@ Exit codes:
         'every Image with its five rendition sizes, the linked resources, and every problem found (JSON path and rule).',
     )
     .argument('<target>', 'a page id, a page endpoint URL, a page JSON file, or - for standard input')
-    .addOption(new Option('--base-url <url>', 'the API base URL (no /api/v2 part): fetches a page id, fills {base_url} in a content-folder page').env('CONTENT_API_BASE_URL'))
-    .option('--format-api', 'request ?format=api (a page id) or say the page was requested so, and check the URL rule that goes with it')
-    .option('--timeout <ms>', 'timeout for connecting, headers, and between body chunks', integerIn('--timeout', 1), 10_000)
+    .addOption(
+      new Option(
+        '--base-url <url>',
+        'the API base URL (no /api/v2 part): fetches a page id, fills {base_url} in a content-folder page',
+      ).env('CONTENT_API_BASE_URL'),
+    )
+    .option(
+      '--format-api',
+      'request ?format=api (a page id) or say the page was requested so, and check the URL rule that goes with it',
+    )
+    .option(
+      '--timeout <ms>',
+      'timeout for connecting, headers, and between body chunks',
+      integerIn('--timeout', 1),
+      10_000,
+    )
     .option('--retries <n>', 'retries for connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
-    .option('--deadline <ms>', 'deadline for the whole exchange, connecting to last byte', integerIn('--deadline', 1), 60_000)
+    .option(
+      '--deadline <ms>',
+      'deadline for the whole exchange, connecting to last byte',
+      integerIn('--deadline', 1),
+      60_000,
+    )
     .option('--max-bytes <n>', 'largest response body accepted', integerIn('--max-bytes', 1), 16 * 1024 * 1024)
     .option('--json', 'print the report as one JSON document')
     .addHelpText(
@@ -330,20 +464,55 @@ Exit codes:
         'content-api.config.json (found upward from the working folder) or --config; flags win.',
     )
     .argument('<targets...>', 'page JSON files, folders, page ids, page endpoint URLs, or - for standard input')
-    .addOption(new Option('--base-url <url>', 'the API base URL: fetches page ids, fills {base_url} in content-folder pages, links the HTML report').env('CONTENT_API_BASE_URL').argParser(httpUrl('--base-url')))
-    .option('--verify-files <folder|url>', 'check every media file a page names: a folder or s3://bucket/prefix/ (URL paths below --media-prefix are looked up in it) or a base URL')
-    .option('--media-prefix <path>', 'URL path prefix of media files: strings under it are verified, and looked up below a --verify-files folder', '/media/')
+    .addOption(
+      new Option(
+        '--base-url <url>',
+        'the API base URL: fetches page ids, fills {base_url} in content-folder pages, links the HTML report',
+      )
+        .env('CONTENT_API_BASE_URL')
+        .argParser(httpUrl('--base-url')),
+    )
+    .option(
+      '--verify-files <folder|url>',
+      'check every media file a page names: a folder or s3://bucket/prefix/ (URL paths below --media-prefix are looked up in it) or a base URL',
+    )
+    .option(
+      '--media-prefix <path>',
+      'URL path prefix of media files: strings under it are verified, and looked up below a --verify-files folder',
+      '/media/',
+    )
     .addOption(new Option('--reporter <name>', 'how to report').choices(REPORTER_CHOICES).default('text'))
     .option('-o, --output <file>', 'write the report to this file instead of stdout')
-    .option('--config <file>', 'the config file (default: content-api.config.json in this folder or the nearest one above)')
+    .option(
+      '--config <file>',
+      'the config file (default: content-api.config.json in this folder or the nearest one above)',
+    )
     .option('--baseline <file>', 'fail only on findings that this baseline does not hold; list the ones fixed since')
-    .option('--update-baseline <file>', 'write every finding of this run to a baseline file (exit 0 unless the check could not run)')
+    .option(
+      '--update-baseline <file>',
+      'write every finding of this run to a baseline file (exit 0 unless the check could not run)',
+    )
     .option('--max-warnings <n>', 'warnings allowed before the check fails', integerIn('--max-warnings', 0), 0)
     .option('-j, --concurrency <n>', 'media files read at once', integerIn('--concurrency', 1), 16)
     .option('--timeout <ms>', 'network timeout for pages and files (HTTP and S3)', integerIn('--timeout', 1), 10_000)
-    .option('--retries <n>', 'HTTP retries for page ids: connection errors, 502, 503, 504 and 429', integerIn('--retries', 0), 3)
-    .option('--deadline <ms>', 'HTTP deadline for each page fetched, connecting to last byte', integerIn('--deadline', 1), 60_000)
-    .option('--max-bytes <n>', 'largest page accepted (file, stdin or HTTP)', integerIn('--max-bytes', 1), 16 * 1024 * 1024)
+    .option(
+      '--retries <n>',
+      'HTTP retries for page ids: connection errors, 502, 503, 504 and 429',
+      integerIn('--retries', 0),
+      3,
+    )
+    .option(
+      '--deadline <ms>',
+      'HTTP deadline for each page fetched, connecting to last byte',
+      integerIn('--deadline', 1),
+      60_000,
+    )
+    .option(
+      '--max-bytes <n>',
+      'largest page accepted (file, stdin or HTTP)',
+      integerIn('--max-bytes', 1),
+      16 * 1024 * 1024,
+    )
     .optionsGroup(S3_GROUP)
     .addOption(s3EndpointOption())
     .option('--s3-path-style', S3_PATH_STYLE)
@@ -392,11 +561,17 @@ Exit codes:
   program
     .command('serve')
     .summary('serve the read-only Content API over a content folder')
-    .description('Serve GET/HEAD/OPTIONS /api/v2/pages/<id>/, the linked resources and /media/ rendition files from a content folder (layout in the README). Invalid content stops the server with every problem listed.')
+    .description(
+      'Serve GET/HEAD/OPTIONS /api/v2/pages/<id>/, the linked resources and /media/ rendition files from a content folder (layout in the README). Invalid content stops the server with every problem listed.',
+    )
     .option('--content <dir>', 'the content folder', 'samples/content')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('-p, --port <n>', 'port (0: any free port)', integerIn('--port', 0, 65535), 8000)
-    .addOption(new Option('--base-url <url>', 'base of absolute URLs in responses (default: the request Host)').argParser(httpUrl('--base-url')))
+    .addOption(
+      new Option('--base-url <url>', 'base of absolute URLs in responses (default: the request Host)').argParser(
+        httpUrl('--base-url'),
+      ),
+    )
     .option('-q, --quiet', 'no access log')
     .addHelpText(
       'after',
@@ -424,9 +599,14 @@ Exit codes:
   program
     .command('schema')
     .summary('print the JSON Schema of the Page, or of the config file')
-    .description('Print the JSON Schema (draft 2020-12) of the Page, generated from the zod model, for other languages and tools; with --config, that of content-api.config.json.')
+    .description(
+      'Print the JSON Schema (draft 2020-12) of the Page, generated from the zod model, for other languages and tools; with --config, that of content-api.config.json.',
+    )
     .option('--config', 'print the schema of the config file (content-api.config.json) instead')
-    .addHelpText('after', '\nExamples:\n  $ content-api schema > page.schema.json\n  $ content-api schema | jq .properties.meta\n  $ content-api schema --config > content-api.config.schema.json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ content-api schema > page.schema.json\n  $ content-api schema | jq .properties.meta\n  $ content-api schema --config > content-api.config.schema.json',
+    )
     .action(async (flags: Record<string, unknown>) => {
       if (flags.config) {
         const { configJsonSchema } = await import('../config/config.js');

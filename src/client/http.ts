@@ -8,7 +8,7 @@
  * server controls escaped.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { ContentApiError, escapeText } from '../errors.js';
 import { decodeUtf8, parseJsonText } from '../page/json-text.js';
 
@@ -94,9 +94,17 @@ export async function fetchJson(url: string, dispatcher: Dispatcher, options: Ht
   const text = decoded.ok ? decoded.text : body.toString('utf8');
   const looksHtml = /text\/html/i.test(type) || /^\s*<(!doctype|html)/i.test(text.slice(0, 1024));
   if (status < 200 || status >= 300) throw statusError(url, status, looksHtml ? 'an HTML error page' : summarise(text));
-  if (looksHtml) throw new HttpError('CONTENT_API_HTTP_NOT_JSON', url, `got an HTML page (${type || 'no content type'}), not JSON`, { status });
+  if (looksHtml)
+    throw new HttpError('CONTENT_API_HTTP_NOT_JSON', url, `got an HTML page (${type || 'no content type'}), not JSON`, {
+      status,
+    });
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
-    throw new HttpError('CONTENT_API_HTTP_NOT_JSON', url, `content type is ${type || 'missing'}, not application/json`, { status });
+    throw new HttpError(
+      'CONTENT_API_HTTP_NOT_JSON',
+      url,
+      `content type is ${type || 'missing'}, not application/json`,
+      { status },
+    );
   }
   if (!decoded.ok) throw new HttpError('CONTENT_API_HTTP_NOT_JSON', url, decoded.reason, { status });
   const parsed = parseJsonText(text);
@@ -111,7 +119,11 @@ export async function fetchJson(url: string, dispatcher: Dispatcher, options: Ht
 export async function fetchBytes(url: string, dispatcher: Dispatcher, options: HttpOptions = {}): Promise<Buffer> {
   const { status, body, type } = await fetchWithRetries(url, dispatcher, 'image/*', options);
   if (status < 200 || status >= 300) {
-    throw statusError(url, status, /text\/html/i.test(type) ? 'an HTML error page' : summarise(body.toString('utf8', 0, 4096)));
+    throw statusError(
+      url,
+      status,
+      /text\/html/i.test(type) ? 'an HTML error page' : summarise(body.toString('utf8', 0, 4096)),
+    );
   }
   if (/^(text\/html|application\/(?:[\w.+-]+\+)?json)\b/i.test(type)) {
     throw new HttpError('CONTENT_API_HTTP_NOT_IMAGE', url, `content type is ${type}, not an image`, { status });
@@ -141,14 +153,25 @@ export async function fetchWithRetries(
  * returned as it came (206, 200, 404...); the deadline, retries and one-line `HttpError`s are
  * those of `fetchWithRetries`. For reading a file's header (`check --verify-files` over HTTP).
  */
-export async function fetchPrefix(url: string, dispatcher: Dispatcher, bytes: number, options: HttpOptions = {}): Promise<HttpResponse> {
+export async function fetchPrefix(
+  url: string,
+  dispatcher: Dispatcher,
+  bytes: number,
+  options: HttpOptions = {},
+): Promise<HttpResponse> {
   const headers = { accept: '*/*', range: `bytes=0-${bytes - 1}` };
   return exchange(url, dispatcher, headers, { ...HTTP_DEFAULTS, ...options }, bytes);
 }
 
 type Headers = Record<string, string>;
 
-async function exchange(url: string, dispatcher: Dispatcher, headers: Headers, o: Required<HttpOptions>, prefix?: number): Promise<HttpResponse> {
+async function exchange(
+  url: string,
+  dispatcher: Dispatcher,
+  headers: Headers,
+  o: Required<HttpOptions>,
+  prefix?: number,
+): Promise<HttpResponse> {
   for (let attempt = 0; ; attempt++) {
     let response: HttpResponse | undefined;
     let failure: HttpError | undefined;
@@ -178,7 +201,13 @@ function backoff(attempt: number, response: HttpResponse | undefined, o: Require
 }
 
 /** One request and its whole body (or its first `prefix` bytes, the rest left unread). */
-async function attempt1(url: string, dispatcher: Dispatcher, headers: Headers, o: Required<HttpOptions>, prefix?: number): Promise<HttpResponse> {
+async function attempt1(
+  url: string,
+  dispatcher: Dispatcher,
+  headers: Headers,
+  o: Required<HttpOptions>,
+  prefix?: number,
+): Promise<HttpResponse> {
   const signal = AbortSignal.timeout(o.deadlineMs);
   let received = 0;
   let declared: number | undefined;
@@ -219,7 +248,12 @@ function tooLarge(url: string, maxBytes: number, status: number): HttpError {
 }
 
 function statusError(url: string, status: number, detail: string): HttpError {
-  return new HttpError('CONTENT_API_HTTP_STATUS', url, `HTTP ${status}${status === 404 ? ' Not Found' : ''} (${detail})`, { status });
+  return new HttpError(
+    'CONTENT_API_HTTP_STATUS',
+    url,
+    `HTTP ${status}${status === 404 ? ' Not Found' : ''} (${detail})`,
+    { status },
+  );
 }
 
 /** A body quoted in an error: its `message` or `detail` when JSON, else its text on one line, cut at 80 characters. */
@@ -260,7 +294,8 @@ function httpErrorFrom(url: string, error: unknown, progress: Progress): HttpErr
     const reason = `timed out: no complete response within the ${progress.deadlineMs} ms deadline${got}`;
     return new HttpError('CONTENT_API_HTTP_TIMEOUT', url, reason, { status: progress.status, cause: error });
   }
-  if (/TIMEOUT/.test(code)) return new HttpError('CONTENT_API_HTTP_TIMEOUT', url, `timed out (${code})`, { cause: error });
+  if (/TIMEOUT/.test(code))
+    return new HttpError('CONTENT_API_HTTP_TIMEOUT', url, `timed out (${code})`, { cause: error });
   const message = (error as Error).message ?? String(error);
   const reason = CONNECTION_REASONS.get(code) ?? message;
   const detail = `${reason}${code && !reason.includes(code) ? ` (${code})` : ''}`;

@@ -2,11 +2,12 @@
  * Where pages come from: the page endpoint of spec 4.1 (`{base_url}/api/v2/pages/{id}/`),
  * a JSON file, or standard input.
  */
+
+import type { Dispatcher } from 'undici';
 import { escapeText, InvalidArgumentError } from '../errors.js';
 import { readFileWithin, readStreamWithin } from '../page/json-file.js';
 import { decodeUtf8, parseJsonText } from '../page/json-text.js';
 import { createDispatcher, fetchJson, HTTP_DEFAULTS, type HttpOptions, type JsonResponse } from './http.js';
-import type { Dispatcher } from 'undici';
 
 /** The endpoint URL of page `id`, with `?format=api` when asked. */
 export function pageUrl(baseUrl: string, id: number, formatApi = false): string {
@@ -74,10 +75,13 @@ export async function loadPage(target: string, options: LoadPageOptions = {}): P
   const endpoint = /^(https?:\/\/.+?)\/api\/v2\/pages\/(\d+)\/?$/.exec(target);
   if (endpoint) return loadPage(endpoint[2]!, { ...options, baseUrl: endpoint[1]! });
   if (/^https?:\/\//.test(target)) {
-    throw new InvalidArgumentError(`${escapeText(target)}: not a page endpoint URL ({base_url}/api/v2/pages/{id}/); give the page id and --base-url`);
+    throw new InvalidArgumentError(
+      `${escapeText(target)}: not a page endpoint URL ({base_url}/api/v2/pages/{id}/); give the page id and --base-url`,
+    );
   }
   if (/^\d+$/.test(target)) {
-    if (!options.baseUrl) throw new InvalidArgumentError(`Expected --base-url or CONTENT_API_BASE_URL to fetch page ${target}`);
+    if (!options.baseUrl)
+      throw new InvalidArgumentError(`Expected --base-url or CONTENT_API_BASE_URL to fetch page ${target}`);
     const url = pageUrl(options.baseUrl, Number(target));
     const dispatcher = options.dispatcher ?? createDispatcher(options);
     try {
@@ -89,7 +93,9 @@ export async function loadPage(target: string, options: LoadPageOptions = {}): P
   }
   const read = await readFileWithin(target, maxBytes);
   if (!read.ok) {
-    throw new InvalidArgumentError(`${escapeText(target)}: ${read.reason === 'no such file' ? 'no such file or page id' : read.reason}`);
+    throw new InvalidArgumentError(
+      `${escapeText(target)}: ${read.reason === 'no such file' ? 'no such file or page id' : read.reason}`,
+    );
   }
   return parsed(target, read.bytes);
 }

@@ -6,8 +6,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { ContentApiError } from '../errors.js';
 import { RULE_IDS } from '../check/rules.js';
+import { ContentApiError } from '../errors.js';
 
 export const CONFIG_FILE = 'content-api.config.json';
 
@@ -25,16 +25,28 @@ export const configSchema = z
       .describe('severity per rule id: "off" drops its findings, "warn" makes them warnings, "error" errors'),
     ignore: z
       .strictObject({
-        pages: z.array(z.string().min(1)).optional().describe('globs of page files (relative to this file; ** crosses folders) or page URLs not checked at all'),
+        pages: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('globs of page files (relative to this file; ** crosses folders) or page URLs not checked at all'),
         paths: z
           .array(z.string().regex(/^\$/, 'a JSON path starts with $'))
           .optional()
-          .describe('JSON paths whose findings (at the path or below it) are dropped; * stands for one key, [*] for any index'),
+          .describe(
+            'JSON paths whose findings (at the path or below it) are dropped; * stands for one key, [*] for any index',
+          ),
       })
       .optional(),
-    baseUrl: z.url({ protocol: /^https?$/ }).optional().describe('default for --base-url'),
+    baseUrl: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe('default for --base-url'),
     mediaPrefix: z.string().startsWith('/').optional().describe('default for --media-prefix'),
-    verifyFiles: z.string().min(1).optional().describe('default for --verify-files: a folder (relative to this file) or an http(s) base URL'),
+    verifyFiles: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('default for --verify-files: a folder (relative to this file) or an http(s) base URL'),
     reporter: z.enum(REPORTER_NAMES).optional().describe('default for --reporter'),
     output: z.string().min(1).optional().describe('default for --output (relative to this file)'),
     maxWarnings: z.int().min(0).optional().describe('default for --max-warnings'),
@@ -56,7 +68,12 @@ export class ConfigError extends ContentApiError {
   readonly problems: string[];
   constructor(file: string, problems: string[]) {
     // The first line names the file; each problem follows on its own line, as `path: message`.
-    super('CONTENT_API_INVALID_CONFIG', problems.length === 1 ? `${file}: ${problems[0]}` : `${file}: ${problems.length} problems\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    super(
+      'CONTENT_API_INVALID_CONFIG',
+      problems.length === 1
+        ? `${file}: ${problems[0]}`
+        : `${file}: ${problems.length} problems\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
     this.problems = problems;
   }
 }
@@ -80,7 +97,9 @@ export async function loadConfig(file?: string, cwd?: string): Promise<LoadedCon
   const found = file ?? (await findConfig(cwd));
   if (found === null) return { file: null, config: {} };
   const text = await readFile(found, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new ConfigError(found, [error.code === 'ENOENT' ? 'no such file' : `cannot read (${error.code ?? error.message})`]);
+    throw new ConfigError(found, [
+      error.code === 'ENOENT' ? 'no such file' : `cannot read (${error.code ?? error.message})`,
+    ]);
   });
   return { file: found, config: parseConfig(text, found) };
 }
@@ -95,12 +114,16 @@ export function parseConfig(text: string, file: string): Config {
   }
   const result = configSchema.safeParse(json);
   if (result.success) return result.data;
-  const at = (path: PropertyKey[]) => ['$', ...path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))].join('');
+  const at = (path: PropertyKey[]) =>
+    ['$', ...path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))].join('');
   throw new ConfigError(
     file,
     result.error.issues.flatMap((issue) =>
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => `${at([...issue.path, key])}: ${issue.path.at(-1) === 'rules' ? 'not a rule id' : 'not a key the config file takes'}`)
+        ? issue.keys.map(
+            (key) =>
+              `${at([...issue.path, key])}: ${issue.path.at(-1) === 'rules' ? 'not a rule id' : 'not a key the config file takes'}`,
+          )
         : [`${at(issue.path)}: ${issue.message}`],
     ),
   );

@@ -47,7 +47,10 @@ export function jsonPathPattern(pattern: string): RegExp {
 export function createPolicy(config: Config, baseDir: string = process.cwd()): Policy {
   const rules = (config.rules ?? {}) as Record<string, RuleSeverity | undefined>;
   const paths = (config.ignore?.paths ?? []).map(jsonPathPattern);
-  const pages = (config.ignore?.pages ?? []).map((glob) => ({ glob, pattern: globToRegExp(glob.replace(/^\.\//, '')) }));
+  const pages = (config.ignore?.pages ?? []).map((glob) => ({
+    glob,
+    pattern: globToRegExp(glob.replace(/^\.\//, '')),
+  }));
   return {
     severity(rule, severity) {
       const set = rules[rule];
@@ -56,7 +59,9 @@ export function createPolicy(config: Config, baseDir: string = process.cwd()): P
     ignoresPath: (jsonPath) => paths.some((pattern) => pattern.test(jsonPath)),
     ignoresPage(source) {
       if (pages.length === 0) return false;
-      const relative = /^https?:\/\//i.test(source) ? source : path.relative(baseDir, path.resolve(source)).split(path.sep).join('/');
+      const relative = /^https?:\/\//i.test(source)
+        ? source
+        : path.relative(baseDir, path.resolve(source)).split(path.sep).join('/');
       return pages.some(({ glob, pattern }) => pattern.test(relative) || glob === source);
     },
   };

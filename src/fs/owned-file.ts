@@ -3,8 +3,9 @@
  * exclusively, holding the owner's pid and host, so a later process can tell a live owner
  * from one that was killed on this host, and take over from it.
  */
-import { hostname } from 'node:os';
+
 import { open, readFile, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { isProcessAlive } from './atomic.js';
 
 export interface Owner {

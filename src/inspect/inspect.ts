@@ -1,8 +1,9 @@
 /** `inspect`: load one page (an id, a page endpoint URL, a file or standard input) and report on it. */
-import { InvalidArgumentError } from '../errors.js';
-import { fetchPage, loadPage, type FetchPageOptions, type LoadPageOptions } from '../client/pages.js';
-import { validatePage } from '../page/validate.js';
+
 import { fillBaseUrl } from '../check/targets.js';
+import { type FetchPageOptions, fetchPage, type LoadPageOptions, loadPage } from '../client/pages.js';
+import { InvalidArgumentError } from '../errors.js';
+import { validatePage } from '../page/validate.js';
 import { buildInspectReport, type InspectReport } from './report.js';
 
 export interface InspectOptions extends FetchPageOptions {
@@ -27,11 +28,15 @@ export interface InspectTargetOptions extends FetchPageOptions, Pick<LoadPageOpt
  */
 export async function inspectTarget(target: string, options: InspectTargetOptions): Promise<InspectReport> {
   if (/^\d+$/.test(target)) {
-    if (!options.baseUrl) throw new InvalidArgumentError(`Expected --base-url or CONTENT_API_BASE_URL to fetch page ${target}`);
+    if (!options.baseUrl)
+      throw new InvalidArgumentError(`Expected --base-url or CONTENT_API_BASE_URL to fetch page ${target}`);
     return inspectPage(Number(target), { ...options, baseUrl: options.baseUrl });
   }
   const page = fillBaseUrl(await loadPage(target, options), options.baseUrl);
   if (page.parseError !== undefined) throw new InvalidArgumentError(`${page.source}: not JSON (${page.parseError})`);
-  const { problems } = validatePage(page.json, { formatApi: options.formatApi, ...(page.baseUrl && { baseUrl: page.baseUrl }) });
+  const { problems } = validatePage(page.json, {
+    formatApi: options.formatApi,
+    ...(page.baseUrl && { baseUrl: page.baseUrl }),
+  });
   return buildInspectReport(page.source, page.json, problems);
 }

@@ -3,11 +3,12 @@
  * Image with its five sizes, the linked resources, and every problem found. Pure data; the
  * CLI formats it.
  */
-import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
-import type { Problem } from '../page/validate.js';
+
 import { escapeText } from '../errors.js';
 import { embedSource, plainText, shown } from '../page/text.js';
+import type { Problem } from '../page/validate.js';
 import { findImages, findObjects, formatPath } from '../page/walk.js';
+import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
 
 export interface InspectReport {
   url: string;
@@ -25,20 +26,32 @@ export interface InspectReport {
   };
   stage: { header: unknown; title: unknown; subtitle: unknown } | null;
   blocks: Array<{ index: number; type: string; id: string; summary: string }>;
-  images: Array<{ path: string; sizes: Partial<Record<RenditionKey, string>>; srcset: 'ok' | 'wrong' | 'missing' | 'absent'; naming: 'ok' | 'wrong' }>;
-  links: Array<{ kind: 'article' | 'exhibition' | 'news entry' | 'news category' | 'presentation'; title: string; url: string; path: string }>;
+  images: Array<{
+    path: string;
+    sizes: Partial<Record<RenditionKey, string>>;
+    srcset: 'ok' | 'wrong' | 'missing' | 'absent';
+    naming: 'ok' | 'wrong';
+  }>;
+  links: Array<{
+    kind: 'article' | 'exhibition' | 'news entry' | 'news category' | 'presentation';
+    title: string;
+    url: string;
+    path: string;
+  }>;
   problems: Problem[];
   errors: number;
   warnings: number;
 }
 
 type Json = Record<string, unknown>;
-const obj = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
+const obj = (value: unknown): Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
 /** A page's text on one line, linear in its length, escaped (page/text.ts). */
 const text = plainText;
 /** Any other value a page holds, as text to show, escaped. */
 const show = (value: unknown): string => escapeText(shown(value));
-const count = (list: unknown, noun: string) => `${Array.isArray(list) ? list.length : 0} ${noun}${Array.isArray(list) && list.length === 1 ? '' : 's'}`;
+const count = (list: unknown, noun: string) =>
+  `${Array.isArray(list) ? list.length : 0} ${noun}${Array.isArray(list) && list.length === 1 ? '' : 's'}`;
 
 const SUMMARIES: Record<string, (value: Json) => string> = {
   section_header: (v) => text(v.title),
@@ -46,7 +59,8 @@ const SUMMARIES: Record<string, (value: Json) => string> = {
   text_image: (v) => `${text(v.text, 40)} + image`,
   single_image: (v) => text(v.caption) || 'image',
   single_work: (v) => {
-    if (Array.isArray(v.works)) return `${count(v.works, 'work')}: ${v.works.map((w) => text(obj(w).title, 30)).join(', ')}`;
+    if (Array.isArray(v.works))
+      return `${count(v.works, 'work')}: ${v.works.map((w) => text(obj(w).title, 30)).join(', ')}`;
     const work = obj(v.work);
     return `${text(work.title, 40)}, ${text(work.artist, 30)}`;
   },
@@ -56,7 +70,8 @@ const SUMMARIES: Record<string, (value: Json) => string> = {
   banner: (v) => `${text(obj(v.banner).title, 40)} (${show(obj(v.banner).banner_type)})`,
   quarterly_articles: (v) => `${text(v.title, 40)}: ${count(v.articles, 'article')}`,
   news: (v) => `${text(v.title, 40)}: ${count(v.news_entries, 'entry')}`.replace('entrys', 'entries'),
-  related_presentations: (v) => `${text(v.title, 40)}: ${count(obj(v.large_presentations).presentations, 'presentation')}`,
+  related_presentations: (v) =>
+    `${text(v.title, 40)}: ${count(obj(v.large_presentations).presentations, 'presentation')}`,
   share_button: (v) => (Array.isArray(v.hashtags) ? v.hashtags.join(' ') : ''),
 };
 
@@ -99,8 +114,20 @@ export function buildInspectReport(url: string, json: unknown, problems: Problem
       const sizes = obj(image.sizes);
       return {
         path: at,
-        sizes: Object.fromEntries(RENDITION_KEYS.filter((k) => k in sizes).map((k) => [k, `${show(obj(sizes[k]).width)}x${show(obj(sizes[k]).height)}`])),
-        srcset: image.srcset === undefined ? (rules.has('image-srcset-present') ? 'missing' : 'absent') : [...rules].some((r) => r.startsWith('image-srcset')) ? 'wrong' : 'ok',
+        sizes: Object.fromEntries(
+          RENDITION_KEYS.filter((k) => k in sizes).map((k) => [
+            k,
+            `${show(obj(sizes[k]).width)}x${show(obj(sizes[k]).height)}`,
+          ]),
+        ),
+        srcset:
+          image.srcset === undefined
+            ? rules.has('image-srcset-present')
+              ? 'missing'
+              : 'absent'
+            : [...rules].some((r) => r.startsWith('image-srcset'))
+              ? 'wrong'
+              : 'ok',
         naming: rules.has('image-file-name') ? 'wrong' : 'ok',
       };
     }),
@@ -123,7 +150,8 @@ function findLinks(json: unknown): InspectReport['links'] {
     else if (/\/api\/gallery\/newsentries\//.test(url)) kind = 'news entry';
     else if (/\/api\/gallery\/newscategories\//.test(url)) kind = 'news category';
     else if ('list_presentation_stage' in value) kind = 'presentation';
-    if (kind) links.push({ kind, title: text(value.title ?? obj(value.list_presentation_stage).title, 50), url, path: at });
+    if (kind)
+      links.push({ kind, title: text(value.title ?? obj(value.list_presentation_stage).title, 50), url, path: at });
   }
   return links;
 }

@@ -6,7 +6,7 @@
  * host) share a source and are rendered once; `lake.max-*.jpg` and `lake.max-*.png` do not.
  */
 import path from 'node:path';
-import { findImages, formatPath, type FoundImage, type JsonPath } from '../page/walk.js';
+import { type FoundImage, findImages, formatPath, type JsonPath } from '../page/walk.js';
 import { mediaPath, parseRenditionFileName, safeName } from '../renditions/rules.js';
 
 /** A rendition the page names for an image, with its pixel size as the page gives it. */
@@ -47,7 +47,9 @@ export function groupPageImages(json: unknown, mediaUrl: string): PageImages {
     const largest = largestRendition(found.image.sizes);
     const named = largest && sourceOf(largest.url, mediaUrl);
     if (!largest || !named) {
-      const reason = largest ? `cannot read a file path from the URL ${largest.url}` : 'no rendition with a url, width and height to name its source';
+      const reason = largest
+        ? `cannot read a file path from the URL ${largest.url}`
+        : 'no rendition with a url, width and height to name its source';
       unusable.push({ path: found.path, reason });
       continue;
     }

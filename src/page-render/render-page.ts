@@ -2,14 +2,15 @@
  * `render --page`: every image of a page rendered again, each source once, and the page's
  * JSON text with each Image's `sizes` and `srcset` replaced by the new renditions.
  */
-import { escapeText, InvalidArgumentError } from '../errors.js';
-import { duplicateKeys } from '../page/json-text.js';
+
 import type { HttpOptions } from '../client/http.js';
 import type { LoadedPage } from '../client/pages.js';
+import { escapeText, InvalidArgumentError } from '../errors.js';
+import { duplicateKeys } from '../page/json-text.js';
 import { validatePage } from '../page/validate.js';
-import { findObjects, formatPath, type FoundImage } from '../page/walk.js';
+import { type FoundImage, findObjects, formatPath } from '../page/walk.js';
 import type { ImageObject } from '../renditions/image-object.js';
-import { renderSources, type RenderFailure, type RenderOptions, type RenderResult } from '../renditions/render.js';
+import { type RenderFailure, type RenderOptions, type RenderResult, renderSources } from '../renditions/render.js';
 import { DEFAULT_MEDIA_URL, type RenditionKey } from '../renditions/rules.js';
 import { verifyImage } from '../renditions/verify.js';
 import { groupPageImages, groupPaths, type ImageGroup } from './images.js';
@@ -68,7 +69,9 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
   if (duplicate) {
     const others = more.length > 0 ? ` (and ${more.length} more)` : '';
     const why = 'parsers disagree on which counts, so the page cannot be rewritten faithfully: remove the duplicates';
-    throw new InvalidArgumentError(`${page.source}: ${duplicate.path}: the key '${escapeText(duplicate.key)}' appears twice in one object${others}; ${why}`);
+    throw new InvalidArgumentError(
+      `${page.source}: ${duplicate.path}: the key '${escapeText(duplicate.key)}' appears twice in one object${others}; ${why}`,
+    );
   }
   const mediaUrl = options.mediaUrl ?? DEFAULT_MEDIA_URL;
   const { groups, unusable } = groupPageImages(page.json, mediaUrl);
@@ -108,21 +111,40 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
     for (const [old, now] of urlChanges(images, result.image)) replaced.set(old, now);
     for (const group of groups) {
       const moved = movedFolder(group, result.image);
-      if (moved) warnings.push(`${describe(group)}: its URLs move from ${moved.from} to ${moved.to} (new URLs are --media-url ${mediaUrl} and the path below it)`);
+      if (moved)
+        warnings.push(
+          `${describe(group)}: its URLs move from ${moved.from} to ${moved.to} (new URLs are --media-url ${mediaUrl} and the path below it)`,
+        );
     }
     if (entry.kind === 'rendition' && result.status !== 'skipped') {
       const { width, height } = entry.group.largest;
       const verb = result.status === 'planned' ? 'would be rendered' : 'rendered';
-      warnings.push(`${describe(entry.group)}: no original found, ${verb} from ${result.source} (${width}x${height}); the renditions are no sharper than it`);
+      warnings.push(
+        `${describe(entry.group)}: no original found, ${verb} from ${result.source} (${width}x${height}); the renditions are no sharper than it`,
+      );
     }
   }
   warnings.push(...staleReferences(page.json, groups, replaced));
-  if (groups.length === 0 && unusable.length === 0) warnings.push(`${page.source}: no Images in the page; nothing to render`);
+  if (groups.length === 0 && unusable.length === 0)
+    warnings.push(`${page.source}: no Images in the page; nothing to render`);
   for (const failure of rendered.failures) {
     const entry = bySource.get(failure.source)!;
-    failures.push({ ...failure, paths: [entry.group, ...entry.merged].flatMap(groupPaths), origin: entry.kind, error: `${describe(entry.group)}: ${failure.error}` });
+    failures.push({
+      ...failure,
+      paths: [entry.group, ...entry.merged].flatMap(groupPaths),
+      origin: entry.kind,
+      error: `${describe(entry.group)}: ${failure.error}`,
+    });
   }
-  return { page: page.source, results, failures, notStarted: rendered.notStarted, warnings, text: replaceValues(page.text, edits), updated };
+  return {
+    page: page.source,
+    results,
+    failures,
+    notStarted: rendered.notStarted,
+    warnings,
+    text: replaceValues(page.text, edits),
+    updated,
+  };
 }
 
 /**
@@ -137,7 +159,9 @@ function editsFor(found: FoundImage, image: ImageObject, warnings: string[]): Va
   if ('srcset' in found.image || found.srcsetRequired) target.srcset = image.srcset;
   if (verifyImage({ ...found.image, ...target }).some((finding) => finding.rule === 'image-relative-size')) {
     Object.assign(target, { width: image.width, height: image.height });
-    warnings.push(`${formatPath(found.path)}: width/height ${String(found.image.width)}/${String(found.image.height)} became ${image.width}/${image.height}, the new original's aspect ratio`);
+    warnings.push(
+      `${formatPath(found.path)}: width/height ${String(found.image.width)}/${String(found.image.height)} became ${image.width}/${image.height}, the new original's aspect ratio`,
+    );
   }
   return diffEdits(found.path, found.image, target);
 }
@@ -147,7 +171,9 @@ function urlChanges(images: FoundImage[], image: ImageObject): Array<[string, st
   return images.flatMap((found) =>
     Object.entries((found.image.sizes ?? {}) as Record<string, { url?: unknown }>).flatMap(([key, size]) => {
       const now = image.sizes[key as RenditionKey]?.url;
-      return typeof size?.url === 'string' && now !== undefined && size.url !== now ? [[size.url, now] as [string, string]] : [];
+      return typeof size?.url === 'string' && now !== undefined && size.url !== now
+        ? [[size.url, now] as [string, string]]
+        : [];
     }),
   );
 }
@@ -172,7 +198,10 @@ function staleReferences(json: unknown, groups: ImageGroup[], replaced: Map<stri
     if (inImage(formatPath(path))) continue;
     for (const [key, field] of Object.entries(value)) {
       const now = typeof field === 'string' ? replaced.get(field) : undefined;
-      if (now) warnings.push(`${formatPath([...path, key])}: still names ${String(field)}; the re-rendered file is ${now} (only Images are rewritten)`);
+      if (now)
+        warnings.push(
+          `${formatPath([...path, key])}: still names ${String(field)}; the re-rendered file is ${now} (only Images are rewritten)`,
+        );
     }
   }
   return warnings;
@@ -182,10 +211,14 @@ function staleReferences(json: unknown, groups: ImageGroup[], replaced: Map<stri
 function pageWarnings(page: LoadedPage, groups: ImageGroup[]): string[] {
   const inImage = insideImages(groups);
   const { problems } = validatePage(page.json, { baseUrl: page.baseUrl });
-  const others = problems.filter((problem) => problem.severity === 'error' && !(problem.rule.startsWith('image-') || inImage(problem.path)));
+  const others = problems.filter(
+    (problem) => problem.severity === 'error' && !(problem.rule.startsWith('image-') || inImage(problem.path)),
+  );
   if (others.length === 0) return [];
   const first = others[0]!;
-  return [`${page.source}: ${others.length} problem(s) that re-rendering does not fix, first ${first.path}: ${first.message} [${first.rule}] (see content-api check)`];
+  return [
+    `${page.source}: ${others.length} problem(s) that re-rendering does not fix, first ${first.path}: ${first.message} [${first.rule}] (see content-api check)`,
+  ];
 }
 
 /** Whether a formatted JSON path is one of the groups' Images or inside one. */

@@ -7,7 +7,15 @@
  * after the sibling named, with the separators the object already uses.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { applyEdits, findNodeAtLocation, modify, parseTree, type Edit, type FormattingOptions, type Node } from 'jsonc-parser';
+import {
+  applyEdits,
+  type Edit,
+  type FormattingOptions,
+  findNodeAtLocation,
+  modify,
+  type Node,
+  parseTree,
+} from 'jsonc-parser';
 import type { JsonPath } from '../page/walk.js';
 
 export interface ValueEdit {
@@ -29,14 +37,28 @@ export function diffEdits(path: JsonPath, before: unknown, after: unknown): Valu
   if (!isObject(before) || !isObject(after)) return isDeepStrictEqual(before, after) ? [] : [{ path, value: after }];
   const keys = Object.keys(after);
   const missing = keys.filter((key) => !(key in before));
-  if (missing.length > 0 && (Object.keys(before).length === 0 || missing.some((key) => typeof after[key] === 'object' && after[key] !== null))) {
+  if (
+    missing.length > 0 &&
+    (Object.keys(before).length === 0 || missing.some((key) => typeof after[key] === 'object' && after[key] !== null))
+  ) {
     const kept = Object.fromEntries(Object.entries(before).filter(([key]) => !(key in after)));
     return [{ path, value: { ...after, ...kept } }];
   }
   return keys.flatMap((key, i) =>
     key in before
       ? diffEdits([...path, key], before[key], after[key])
-      : [{ path: [...path, key], value: after[key], insert: { after: keys.slice(0, i).reverse().find((k) => k in before) } }],
+      : [
+          {
+            path: [...path, key],
+            value: after[key],
+            insert: {
+              after: keys
+                .slice(0, i)
+                .reverse()
+                .find((k) => k in before),
+            },
+          },
+        ],
   );
 }
 
@@ -50,7 +72,8 @@ export function replaceValues(text: string, edits: ValueEdit[]): string {
     const location = edit.path[0] === '$' ? edit.path.slice(1) : edit.path;
     if (edit.insert) {
       const parent = findNodeAtLocation(root, location.slice(0, -1));
-      if (parent?.type !== 'object') throw new Error(`no object at ${edit.path.slice(0, -1).join('.')} to add ${String(edit.path.at(-1))} to`);
+      if (parent?.type !== 'object')
+        throw new Error(`no object at ${edit.path.slice(0, -1).join('.')} to add ${String(edit.path.at(-1))} to`);
       changes.push(insertion(text, parent, String(location.at(-1)), edit.value, edit.insert.after));
       continue;
     }
@@ -72,7 +95,8 @@ export function replaceValues(text: string, edits: ValueEdit[]): string {
 function insertion(text: string, parent: Node, key: string, value: unknown, after: string | undefined): Edit {
   const properties = parent.children ?? [];
   const at = properties.findIndex((property) => property.children?.[0]?.value === after);
-  const between = (a: Node | undefined, b: Node | undefined) => (a && b ? text.slice(a.offset + a.length, b.offset) : undefined);
+  const between = (a: Node | undefined, b: Node | undefined) =>
+    a && b ? text.slice(a.offset + a.length, b.offset) : undefined;
   const lead = properties[0] ? text.slice(parent.offset + 1, properties[0].offset) : '';
   const separator = between(properties[0], properties[1]) ?? (lead.includes('\n') ? `,${lead}` : ', ');
   const [keyNode, valueNode] = properties[Math.max(at, 0)]?.children ?? [];
@@ -83,7 +107,9 @@ function insertion(text: string, parent: Node, key: string, value: unknown, afte
     return { offset: previous.offset + previous.length, length: 0, content: `${separator}${property}` };
   }
   const first = properties[0];
-  return first ? { offset: first.offset, length: 0, content: `${property}${separator}` } : { offset: parent.offset + 1, length: 0, content: property };
+  return first
+    ? { offset: first.offset, length: 0, content: `${property}${separator}` }
+    : { offset: parent.offset + 1, length: 0, content: property };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -94,5 +120,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function detectLayout(text: string): FormattingOptions {
   const indent = /\r?\n([ \t]+)\S/.exec(text)?.[1] ?? '  ';
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  return indent.startsWith('\t') ? { insertSpaces: false, tabSize: 1, eol } : { insertSpaces: true, tabSize: indent.length, eol };
+  return indent.startsWith('\t')
+    ? { insertSpaces: false, tabSize: 1, eol }
+    : { insertSpaces: true, tabSize: indent.length, eol };
 }

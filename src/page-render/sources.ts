@@ -9,8 +9,8 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { Dispatcher } from 'undici';
-import { InvalidArgumentError, oneLine } from '../errors.js';
 import { createDispatcher, fetchBytes, type HttpOptions } from '../client/http.js';
+import { InvalidArgumentError, oneLine } from '../errors.js';
 import { discoverOriginals, type Original } from '../renditions/discover.js';
 import { openManifest } from '../renditions/manifest.js';
 import { isS3Url, openStore, parseS3Url, type S3Options } from '../storage/location.js';
@@ -65,7 +65,12 @@ export async function resolveSources(groups: ImageGroup[], options: ResolveOptio
   const resolution: Resolution = { resolved: [], unresolved: [], stores: [] };
   const objects: Objects = new Map();
   const index = options.originals ? await indexOriginals(options.originals, options, objects, resolution.stores) : null;
-  const rendered = await renderedFrom(groups.map((group) => group.stem), options, objects, resolution.stores);
+  const rendered = await renderedFrom(
+    groups.map((group) => group.stem),
+    options,
+    objects,
+    resolution.stores,
+  );
   const byFile = new Map<string, ResolvedGroup>();
   const toDownload: ImageGroup[] = [];
   // Where the page shows one stem in several formats (lake.max-*.jpg and lake.max-*.png),
@@ -97,7 +102,9 @@ export async function resolveSources(groups: ImageGroup[], options: ResolveOptio
   if (options.download === false) {
     for (const group of toDownload) {
       const format = perStem.get(group.stem)! > 1 ? ` in its format (.${group.ext})` : '';
-      const notFound = index ? `no original named '${path.posix.basename(group.stem)}'${format} in ${options.originals}` : 'no --originals folder given';
+      const notFound = index
+        ? `no original named '${path.posix.basename(group.stem)}'${format} in ${options.originals}`
+        : 'no --originals folder given';
       resolution.unresolved.push({ group, source: group.stem, reason: `${notFound}, and downloads are off` });
     }
     return resolution;
@@ -125,7 +132,11 @@ export async function resolveSources(groups: ImageGroup[], options: ResolveOptio
   return resolution;
 }
 
-async function download(group: ImageGroup, dispatcher: Dispatcher, options: ResolveOptions): Promise<ResolvedGroup | UnresolvedGroup> {
+async function download(
+  group: ImageGroup,
+  dispatcher: Dispatcher,
+  options: ResolveOptions,
+): Promise<ResolvedGroup | UnresolvedGroup> {
   const url = downloadUrl(group.largest.url, options);
   if (!url.ok) return { group, source: url.href ?? group.largest.url, reason: url.reason };
   try {
@@ -141,7 +152,10 @@ async function download(group: ImageGroup, dispatcher: Dispatcher, options: Reso
  * http(s), and only from the base URL's origin or one in `downloadFrom`, so a page cannot
  * make the tool fetch from hosts the user did not name.
  */
-function downloadUrl(url: string, options: ResolveOptions): { ok: true; href: string } | { ok: false; href?: string; reason: string } {
+function downloadUrl(
+  url: string,
+  options: ResolveOptions,
+): { ok: true; href: string } | { ok: false; href?: string; reason: string } {
   const { baseUrl } = options;
   let parsed: URL;
   try {
@@ -149,11 +163,18 @@ function downloadUrl(url: string, options: ResolveOptions): { ok: true; href: st
   } catch {
     return { ok: false, reason: baseUrl ? 'not a valid URL' : 'a relative URL, and no --base-url to download it from' };
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, reason: `not downloaded: only http and https URLs are, and this one is ${parsed.protocol}` };
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return { ok: false, reason: `not downloaded: only http and https URLs are, and this one is ${parsed.protocol}` };
   const allowed = [...(baseUrl ? [new URL(baseUrl).origin] : []), ...(options.downloadFrom ?? [])];
   if (!allowed.includes(parsed.origin)) {
-    const api = baseUrl ? `the API's origin (${new URL(baseUrl).origin})` : 'an origin downloads may come from (no --base-url)';
-    return { ok: false, href: parsed.href, reason: `not downloaded: ${parsed.origin} is not ${api}; allow it with --download-from ${parsed.origin}` };
+    const api = baseUrl
+      ? `the API's origin (${new URL(baseUrl).origin})`
+      : 'an origin downloads may come from (no --base-url)';
+    return {
+      ok: false,
+      href: parsed.href,
+      reason: `not downloaded: ${parsed.origin} is not ${api}; allow it with --download-from ${parsed.origin}`,
+    };
   }
   return { ok: true, href: parsed.href };
 }
@@ -161,7 +182,11 @@ function downloadUrl(url: string, options: ResolveOptions): { ok: true; href: st
 type Match = { source: string } | { ambiguous: string[] };
 
 /** Extensions that name one format: `jpeg` and `jpe` are `jpg`, `tiff` is `tif`. */
-const SAME_FORMAT = new Map([['jpeg', 'jpg'], ['jpe', 'jpg'], ['tiff', 'tif']]);
+const SAME_FORMAT = new Map([
+  ['jpeg', 'jpg'],
+  ['jpe', 'jpg'],
+  ['tiff', 'tif'],
+]);
 const sameFormat = (ext: string) => SAME_FORMAT.get(ext) ?? ext;
 
 /**
@@ -169,7 +194,9 @@ const sameFormat = (ext: string) => SAME_FORMAT.get(ext) ?? ext;
  * ambiguous. `strict`: only candidates with the renditions' extension count at all.
  */
 function pick(sources: string[] | undefined, ext: string, strict: boolean): Match | null {
-  const sameExt = (sources ?? []).filter((source) => sameFormat(path.extname(source).slice(1).toLowerCase()) === sameFormat(ext));
+  const sameExt = (sources ?? []).filter(
+    (source) => sameFormat(path.extname(source).slice(1).toLowerCase()) === sameFormat(ext),
+  );
   const candidates = strict ? sameExt : (sources ?? []);
   if (candidates.length <= 1) return candidates[0] ? { source: candidates[0] } : null;
   return sameExt.length === 1 ? { source: sameExt[0]! } : { ambiguous: candidates };
@@ -190,7 +217,10 @@ async function renderedFrom(
   stores: MediaStore[],
 ): Promise<{ find(stem: string, ext: string, strict: boolean): Match | null }> {
   const out = await openStore(options.outDir, options.s3);
-  const entries = await openManifest(out).then((manifest) => manifest.entriesFor(stems)).catch(() => ({})).finally(() => out.close());
+  const entries = await openManifest(out)
+    .then((manifest) => manifest.entriesFor(stems))
+    .catch(() => ({}))
+    .finally(() => out.close());
   const buckets = new Map<string, MediaStore>();
   const byStem = new Map<string, Array<{ ext: string; source: string }>>();
   for (const [key, entry] of Object.entries(entries)) {
@@ -211,13 +241,18 @@ async function renderedFrom(
   return {
     find(stem, ext, strict) {
       const earlier = byStem.get(stem) ?? [];
-      const match = earlier.length === 1 && !strict ? earlier[0] : earlier.find((entry) => entry.ext === sameFormat(ext));
+      const match =
+        earlier.length === 1 && !strict ? earlier[0] : earlier.find((entry) => entry.ext === sameFormat(ext));
       return match ? { source: match.source } : null;
     },
   };
 }
 
-const isFile = (file: string) => stat(file).then((info) => info.isFile(), () => false);
+const isFile = (file: string) =>
+  stat(file).then(
+    (info) => info.isFile(),
+    () => false,
+  );
 
 /** The originals of a folder or bucket prefix, found by stem (`landscapes/storm`) or, failing that, by name (`storm`). */
 async function indexOriginals(
@@ -228,7 +263,8 @@ async function indexOriginals(
 ): Promise<{ find(stem: string, ext: string, strict: boolean): Match | null }> {
   if (!isS3Url(folder)) {
     const info = await stat(folder).catch(() => null);
-    if (!info?.isDirectory()) throw new InvalidArgumentError(`--originals ${folder}: ${info ? 'is a file, not a folder' : 'no such folder'}`);
+    if (!info?.isDirectory())
+      throw new InvalidArgumentError(`--originals ${folder}: ${info ? 'is a file, not a folder' : 'no such folder'}`);
   }
   const discovered = await discoverOriginals([folder], options.outDir, options.s3);
   stores.push(...discovered.stores);
@@ -236,9 +272,15 @@ async function indexOriginals(
   const byName = new Map<string, string[]>();
   for (const original of discovered.originals) {
     if (original.object) objects.set(original.source, original.object);
-    for (const [map, key] of [[byStem, original.stem], [byName, path.posix.basename(original.stem)]] as const) {
+    for (const [map, key] of [
+      [byStem, original.stem],
+      [byName, path.posix.basename(original.stem)],
+    ] as const) {
       map.set(key, [...(map.get(key) ?? []), original.source]);
     }
   }
-  return { find: (stem, ext, strict) => pick(byStem.get(stem), ext, strict) ?? pick(byName.get(path.posix.basename(stem)), ext, strict) };
+  return {
+    find: (stem, ext, strict) =>
+      pick(byStem.get(stem), ext, strict) ?? pick(byName.get(path.posix.basename(stem)), ext, strict),
+  };
 }

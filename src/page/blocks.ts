@@ -10,7 +10,9 @@ import { listStageSchema } from './list-stage.js';
 import { articleSummarySchema, exhibitionSummarySchema, newsEntrySchema } from './summaries.js';
 import { groupedWorkSchema, workSchema } from './work.js';
 
-const hexColour = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/, { error: 'expected a hex colour' });
+const hexColour = z
+  .string()
+  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/, { error: 'expected a hex colour' });
 const ratio = z.string().regex(/^\d+(?:\.\d+)?\/\d+(?:\.\d+)?$/, { error: 'expected an aspect ratio as w/h' });
 
 export const bannerSchema = z.strictObject({
@@ -51,7 +53,12 @@ export const BLOCK_VALUES = {
     layout: z.string(),
   }),
   quarterly_articles: z.strictObject({ title: z.string(), articles: z.array(articleSummarySchema) }),
-  news: z.strictObject({ title: z.string(), news_entries: z.array(newsEntrySchema), more_link_text: z.string(), more_link_url: z.string() }),
+  news: z.strictObject({
+    title: z.string(),
+    news_entries: z.array(newsEntrySchema),
+    more_link_text: z.string(),
+    more_link_url: z.string(),
+  }),
   banner: z.strictObject({ banner: bannerSchema, hide_logo: z.boolean() }),
   dek_quote_cta: z.strictObject({
     background_color: z.string(),
@@ -96,10 +103,13 @@ export const BLOCK_TYPES = Object.keys(BLOCK_VALUES) as BlockType[];
  */
 export const exhibitionsListValueSchema = z
   .looseObject({ title: z.string().nullable().optional(), more_link_text: z.string(), more_link_url: z.string() })
-  .refine((value) => Object.values(value).some((v) => Array.isArray(v)), { error: 'expected an array of exhibition summaries' });
+  .refine((value) => Object.values(value).some((v) => Array.isArray(v)), {
+    error: 'expected an array of exhibition summaries',
+  });
 export const exhibitionsArray = z.array(exhibitionSummarySchema);
 
-const blockOf = <T extends BlockType>(type: T) => z.strictObject({ type: z.literal(type), value: BLOCK_VALUES[type], id: uuid });
+const blockOf = <T extends BlockType>(type: T) =>
+  z.strictObject({ type: z.literal(type), value: BLOCK_VALUES[type], id: uuid });
 
 /** A block of one of the types the spec shows. */
 export const blockSchema = z.discriminatedUnion('type', [

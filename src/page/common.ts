@@ -11,7 +11,9 @@ export const isoDate = z.iso.date({ error: 'expected a date as YYYY-MM-DD' });
 /** `YYYY-MM-DDTHH:MM:SS.ffffff`, no zone offset (spec 2: "ISO 8601 strings without a zone offset"). */
 export const timestamp = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/, { error: 'expected a timestamp as YYYY-MM-DDTHH:MM:SS.ffffff without zone' })
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/, {
+    error: 'expected a timestamp as YYYY-MM-DDTHH:MM:SS.ffffff without zone',
+  })
   .refine((value) => !Number.isNaN(Date.parse(`${value.slice(0, 23)}Z`)), { error: 'not a real date and time' });
 
 export const uuid = z.uuid({ error: 'expected a UUID' });

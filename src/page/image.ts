@@ -19,7 +19,12 @@ export const imageSchema = z.strictObject({
   alt_text: z.string().nullable(),
   /** HTML credit line; present on some images. */
   credit: html.nullable().optional(),
-  sizes: z.strictObject(Object.fromEntries(RENDITION_KEYS.map((key) => [key, renditionSize])) as Record<(typeof RENDITION_KEYS)[number], typeof renditionSize>),
+  sizes: z.strictObject(
+    Object.fromEntries(RENDITION_KEYS.map((key) => [key, renditionSize])) as Record<
+      (typeof RENDITION_KEYS)[number],
+      typeof renditionSize
+    >,
+  ),
   /** `<url> <width>w` entries, xs..xl; absent on some nested images. */
   srcset: z.string().optional(),
 });

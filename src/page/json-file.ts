@@ -24,7 +24,10 @@ export async function readFileWithin(file: string, maxBytes: number): Promise<Re
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { ok: false, reason: code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? (error as Error).message})` };
+    return {
+      ok: false,
+      reason: code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? (error as Error).message})`,
+    };
   }
   try {
     const info = await handle.stat();
@@ -49,7 +52,10 @@ export async function readFileWithin(file: string, maxBytes: number): Promise<Re
 }
 
 /** Everything a stream gives, up to `maxBytes` (then it is destroyed and a reason returned). */
-export async function readStreamWithin(stream: AsyncIterable<Buffer | string> & { destroy?: () => void }, maxBytes: number): Promise<ReadResult> {
+export async function readStreamWithin(
+  stream: AsyncIterable<Buffer | string> & { destroy?: () => void },
+  maxBytes: number,
+): Promise<ReadResult> {
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of stream) {

@@ -7,7 +7,7 @@
  */
 import { visit } from 'jsonc-parser';
 import { escapedMessage } from '../errors.js';
-import { formatPath, MAX_WALK_DEPTH, type JsonPath } from './walk.js';
+import { formatPath, type JsonPath, MAX_WALK_DEPTH } from './walk.js';
 
 /** Deepest nesting of arrays and objects accepted in a page (real pages nest about 15 levels). */
 export const MAX_JSON_DEPTH = MAX_WALK_DEPTH;
@@ -63,7 +63,8 @@ export function depthExceeded(text: string, limit = MAX_JSON_DEPTH): { offset: n
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -92,7 +93,8 @@ export type ParsedJson = { ok: true; json: unknown } | { ok: false; reason: stri
 /** `JSON.parse`, after the depth check; the reason is one line, with control characters escaped. */
 export function parseJsonText(text: string): ParsedJson {
   const deep = depthExceeded(text);
-  if (deep) return { ok: false, reason: `nested deeper than ${MAX_JSON_DEPTH} levels (the limit) at offset ${deep.offset}` };
+  if (deep)
+    return { ok: false, reason: `nested deeper than ${MAX_JSON_DEPTH} levels (the limit) at offset ${deep.offset}` };
   try {
     return { ok: true, json: JSON.parse(text) };
   } catch (error) {

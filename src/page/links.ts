@@ -17,7 +17,8 @@ export interface ResourceUrl {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function* resourceUrls(page: unknown): Generator<ResourceUrl> {
   const body = isObject(page) && isObject(page.presentation_stage) ? page.presentation_stage.body : undefined;
@@ -28,19 +29,22 @@ export function* resourceUrls(page: unknown): Generator<ResourceUrl> {
     const value = block.value;
     const items = function* (key: string) {
       const list = value[key];
-      if (Array.isArray(list)) for (const [j, item] of list.entries()) if (isObject(item)) yield [item, [...at, key, j] as JsonPath] as const;
+      if (Array.isArray(list))
+        for (const [j, item] of list.entries()) if (isObject(item)) yield [item, [...at, key, j] as JsonPath] as const;
     };
     if (block.type === 'quarterly_articles') {
       for (const [article, p] of items('articles')) yield { kind: 'article', path: [...p, 'url'], holder: article };
     } else if (block.type === 'news') {
       for (const [entry, p] of items('news_entries')) {
         yield { kind: 'news entry', path: [...p, 'url'], holder: entry };
-        if (isObject(entry.category)) yield { kind: 'news category', path: [...p, 'category', 'url'], holder: entry.category };
+        if (isObject(entry.category))
+          yield { kind: 'news category', path: [...p, 'category', 'url'], holder: entry.category };
       }
     } else if (typeof block.type === 'string' && !Object.hasOwn(BLOCK_VALUES, block.type)) {
       // The exhibitions list, whose type name the spec does not show.
       for (const key of Object.keys(value)) {
-        for (const [item, p] of items(key)) if ('date_end_effective' in item) yield { kind: 'exhibition', path: [...p, 'url'], holder: item };
+        for (const [item, p] of items(key))
+          if ('date_end_effective' in item) yield { kind: 'exhibition', path: [...p, 'url'], holder: item };
       }
     }
   }

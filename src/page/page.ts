@@ -1,7 +1,7 @@
 /** Page (2.1): the response of `GET /api/v2/pages/{id}/`. */
 import { z } from 'zod';
-import { isoDate } from './common.js';
 import { anyBlockSchema, blockSchema } from './blocks.js';
+import { isoDate } from './common.js';
 import { listStageSchema } from './list-stage.js';
 import { pageMetaSchema } from './meta.js';
 import { presentationStageSchemaWith } from './stage.js';
@@ -23,7 +23,6 @@ function pageSchemaWith<B extends z.ZodType>(block: B) {
 
 /** The Page with blocks of the types the spec shows (for types and the JSON Schema). */
 export const pageSchema = pageSchemaWith(blockSchema);
-
 
 /** The same, with any block type: `validate.ts` checks each block by its own type. */
 export const pageEnvelopeSchema = pageSchemaWith(anyBlockSchema);

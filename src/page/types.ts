@@ -5,8 +5,19 @@ import type { imageSchema, renditionSize } from './image.js';
 import type { listStageSchema } from './list-stage.js';
 import type { pageMetaSchema, parentSummarySchema, socialMetaSchema } from './meta.js';
 import type { pageSchema, presentationStageSchema } from './page.js';
-import type { articleSummarySchema, exhibitionSummarySchema, newsCategorySchema, newsEntrySchema } from './summaries.js';
-import type { artworkInquirySchema, generalInquirySchema, groupedWorkSchema, inquiryFormDataSchema, workSchema } from './work.js';
+import type {
+  articleSummarySchema,
+  exhibitionSummarySchema,
+  newsCategorySchema,
+  newsEntrySchema,
+} from './summaries.js';
+import type {
+  artworkInquirySchema,
+  generalInquirySchema,
+  groupedWorkSchema,
+  inquiryFormDataSchema,
+  workSchema,
+} from './work.js';
 
 export type Page = z.infer<typeof pageSchema>;
 export type PageMeta = z.infer<typeof pageMetaSchema>;

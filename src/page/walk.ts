@@ -14,7 +14,15 @@ export const MAX_WALK_DEPTH = 256;
 /** `['$', 'presentation_stage', 'body', 2, 'value']` -> `$.presentation_stage.body[2].value`. */
 export function formatPath(path: JsonPath): string {
   return path
-    .map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${quoteKey(part)}]`))
+    .map((part, i) =>
+      typeof part === 'number'
+        ? `[${part}]`
+        : i === 0
+          ? part
+          : /^[A-Za-z_$][\w$]*$/.test(part)
+            ? `.${part}`
+            : `[${quoteKey(part)}]`,
+    )
     .join('');
 }
 
@@ -38,11 +46,14 @@ export function* findObjects(json: unknown, path: JsonPath = ['$']): Generator<F
   while (stack.length > 0) {
     const { value, path: at, depth } = stack.pop()!;
     if (typeof value !== 'object' || value === null || depth > MAX_WALK_DEPTH) continue;
-    const entries: Array<[string | number, unknown]> = Array.isArray(value) ? [...value.entries()] : Object.entries(value);
+    const entries: Array<[string | number, unknown]> = Array.isArray(value)
+      ? [...value.entries()]
+      : Object.entries(value);
     if (!Array.isArray(value)) yield { path: at, value: value as Record<string, unknown> };
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i]!;
-      if (typeof child === 'object' && child !== null) stack.push({ value: child, path: [...at, key], depth: depth + 1 });
+      if (typeof child === 'object' && child !== null)
+        stack.push({ value: child, path: [...at, key], depth: depth + 1 });
     }
   }
 }
@@ -61,7 +72,12 @@ const SRCSET_REQUIRED = [
 
 /** An object is an Image when it has a `sizes` object and a relative `width` or a `srcset`. */
 export function isImage(value: Record<string, unknown>): boolean {
-  return typeof value.sizes === 'object' && value.sizes !== null && !Array.isArray(value.sizes) && ('width' in value || 'srcset' in value);
+  return (
+    typeof value.sizes === 'object' &&
+    value.sizes !== null &&
+    !Array.isArray(value.sizes) &&
+    ('width' in value || 'srcset' in value)
+  );
 }
 
 export function* findImages(json: unknown): Generator<FoundImage> {

@@ -32,7 +32,9 @@ export const inquiryFormDataSchema = z.discriminatedUnion('inquiry_type', [gener
 const workFields = {
   image: imageSchema,
   inquiry_form_data: artworkInquirySchema,
-  overlay: z.array(z.strictObject({ type: z.literal('image'), value: z.strictObject({ image: imageSchema }), id: uuid })),
+  overlay: z.array(
+    z.strictObject({ type: z.literal('image'), value: z.strictObject({ image: imageSchema }), id: uuid }),
+  ),
   title: html,
   caption: html,
   artist: z.string(),

@@ -4,21 +4,21 @@
  * a periodic pass over the batch's jobs catches what events missed (a Redis restart, a
  * trimmed event stream), and puts back once a job that is gone without a result.
  */
-import { QueueEvents, type Queue } from 'bullmq';
+import { type Queue, QueueEvents } from 'bullmq';
 import { escapeText, QueueError } from '../errors.js';
 import { buildImageObject } from '../renditions/image-object.js';
 import type { RenderFailure, RenderOptions, RenderReport, RenderResult } from '../renditions/render.js';
-import { BULL_OPTIONS, withBull, type QueueConnection } from './connection.js';
+import { BULL_OPTIONS, type QueueConnection, withBull } from './connection.js';
 import { addJobs } from './enqueue.js';
 import {
   BATCH_ID,
+  type BatchRecord,
   batchJobSchema,
   batchRecordSchema,
-  resultRecordSchema,
-  RESULT_TTL_SECONDS,
-  type BatchRecord,
   type JobData,
+  RESULT_TTL_SECONDS,
   type ResultRecord,
+  resultRecordSchema,
 } from './protocol.js';
 
 export interface CollectOptions extends Pick<RenderOptions, 'altText' | 'onProgress'> {

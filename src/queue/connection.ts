@@ -6,7 +6,7 @@
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { InvalidArgumentError, QueueError, escapeText, oneLine } from '../errors.js';
+import { escapeText, InvalidArgumentError, oneLine, QueueError } from '../errors.js';
 import { DEFAULT_QUEUE_NAME, JOB_ID, keysFor, PROTOCOL, type QueueKeys } from './protocol.js';
 
 export interface QueueOptions {

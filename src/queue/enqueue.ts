@@ -10,17 +10,17 @@ import type { RenderOptions } from '../renditions/render.js';
 import { resolveSettings } from '../renditions/settings.js';
 import { inShard } from '../renditions/shard.js';
 import { isS3Url, openStore } from '../storage/location.js';
-import { redisNow, withBull, type QueueConnection } from './connection.js';
+import { type QueueConnection, redisNow, withBull } from './connection.js';
 import {
   ATTEMPTS,
   BACKOFF_MS,
+  type BatchRecord,
   batchId,
+  type JobData,
+  type JobTemplate,
   jobId,
   PROTOCOL,
   RESULT_TTL_SECONDS,
-  type BatchRecord,
-  type JobData,
-  type JobTemplate,
 } from './protocol.js';
 
 /** A local render's options, but for a dry run (done here) and a concurrency (the workers have theirs). */
@@ -80,11 +80,13 @@ export async function enqueueRender(
   };
   const id = batchId();
   const groups = byStem(originals);
-  const jobs = groups.map((group): JobData => ({
-    ...template,
-    originals: group.map(({ source, stem }) => ({ source: isS3Url(source) ? source : path.resolve(source), stem })),
-    batch: id,
-  }));
+  const jobs = groups.map(
+    (group): JobData => ({
+      ...template,
+      originals: group.map(({ source, stem }) => ({ source: isS3Url(source) ? source : path.resolve(source), stem })),
+      batch: id,
+    }),
+  );
 
   const record: BatchRecord = {
     protocol: PROTOCOL,

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import { FORCEABLE_FORMATS, OUTPUT_FORMATS } from '../renditions/formats.js';
-import { NAMING_STYLES, RENDITION_KEYS, type NamingStyle } from '../renditions/rules.js';
+import { NAMING_STYLES, type NamingStyle, RENDITION_KEYS } from '../renditions/rules.js';
 import { isS3Url, splitS3Object } from '../storage/location.js';
 import { isKey } from '../storage/store.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Queue } from 'bullmq';
 import { readBatch } from './collect.js';
-import { redisNow, withBull, type QueueConnection } from './connection.js';
+import { type QueueConnection, redisNow, withBull } from './connection.js';
 import { RESULT_TTL_SECONDS, TICK_MS } from './protocol.js';
 
 export interface QueueStatus {

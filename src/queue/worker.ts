@@ -10,33 +10,33 @@
  * and another worker runs them again (writes are idempotent, the manifest record comes last).
  */
 import { hostname } from 'node:os';
-import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import {
   ContentApiError,
   InvalidArgumentError,
-  oneLine,
   OutputNotWritableError,
+  oneLine,
   QueueError,
   SourceError,
   STORE_WIDE,
   StorageError,
 } from '../errors.js';
 import type { Original } from '../renditions/discover.js';
-import { openRenderSession, type Batch, type RenderSession } from '../renditions/render.js';
-import { isS3Url, openStore, splitS3Object, type S3Options } from '../storage/location.js';
+import { type Batch, openRenderSession, type RenderSession } from '../renditions/render.js';
+import { isS3Url, openStore, type S3Options, splitS3Object } from '../storage/location.js';
 import type { MediaStore } from '../storage/store.js';
 import { BULL_OPTIONS, connectQueue, type QueueConnection, type QueueOptions } from './connection.js';
 import {
+  type JobData,
   jobDataSchema,
   LOCK_MS,
-  PROTOCOL,
-  templateOf,
   MAX_STALLED,
+  PROTOCOL,
   RESULT_TTL_SECONDS,
+  type ResultRecord,
   STALLED_INTERVAL_MS,
   TICK_MS,
-  type JobData,
-  type ResultRecord,
+  templateOf,
 } from './protocol.js';
 
 export interface WorkerOptions extends QueueOptions {
@@ -106,7 +106,11 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     const kind = storeWideKind(error);
     if (kind !== 'denied') return kind === 'down';
     const key = queue.keys.denied(job.id!);
-    const [[, count]] = (await queue.redis.multi().incr(key).expire(key, 24 * 3600).exec()) as [[null, number]];
+    const [[, count]] = (await queue.redis
+      .multi()
+      .incr(key)
+      .expire(key, 24 * 3600)
+      .exec()) as [[null, number]];
     return count <= DENIED_PUTBACKS;
   };
 

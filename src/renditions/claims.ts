@@ -11,7 +11,7 @@ import { mkdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withLock } from '../fs/lock.js';
-import { createOwned, isDead, readOwned, self, type Owner } from '../fs/owned-file.js';
+import { createOwned, isDead, type Owner, readOwned, self } from '../fs/owned-file.js';
 import { walkFiles } from '../fs/walk.js';
 import { MANIFEST_FILE, recordedEntry } from './manifest.js';
 

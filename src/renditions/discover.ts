@@ -11,7 +11,6 @@ import { isBelow, isS3Url, openStore, type S3Options } from '../storage/location
 import type { MediaStore, Stamp } from '../storage/store.js';
 import { safeName } from './rules.js';
 
-
 /** Extensions picked up when a folder is recursed; a file named explicitly is always tried. */
 export const IMAGE_EXTENSIONS = new Set([
   '.jpg',
@@ -103,12 +102,17 @@ async function discover(discovery: Discovery, inputs: string[], outDir: string, 
         const single = await singleObject(input, s3);
         if (single) {
           discovery.stores.push(single.store);
-          add(single.store.describe(single.object.key), stemFor(single.object.key), { ...single.object, store: single.store });
+          add(single.store.describe(single.object.key), stemFor(single.object.key), {
+            ...single.object,
+            store: single.store,
+          });
           continue;
         }
       }
       if (found === 0 && skipped.length === 0) {
-        discovery.failures.push(new SourceError('CONTENT_API_UNREADABLE', input, 'no such object, and no objects below this prefix'));
+        discovery.failures.push(
+          new SourceError('CONTENT_API_UNREADABLE', input, 'no such object, and no objects below this prefix'),
+        );
       } else if (found === 0) {
         discovery.warnings.push(`${input}: no images found (objects ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
       } else if (unsaid(skipped).length > 0) discovery.warnings.push(notRendered(input, unsaid(skipped)));
@@ -156,7 +160,10 @@ async function discover(discovery: Discovery, inputs: string[], outDir: string, 
 }
 
 /** `s3://bucket/folder/photo.jpg` as one object, when it is there (its store is returned, to close). */
-async function singleObject(url: string, s3: S3Options): Promise<{ store: MediaStore; object: { key: string; stamp: Stamp } } | null> {
+async function singleObject(
+  url: string,
+  s3: S3Options,
+): Promise<{ store: MediaStore; object: { key: string; stamp: Stamp } } | null> {
   const slash = url.lastIndexOf('/');
   const store = await openStore(url.slice(0, slash + 1), s3);
   const found = await store.stat(url.slice(slash + 1)).catch(() => null);

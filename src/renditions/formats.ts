@@ -34,7 +34,8 @@ export interface SourceFormatInfo {
 export function unsupportedReason(info: SourceFormatInfo): string | null {
   if (info.format === 'svg') return 'SVG is a vector format; renditions are made from raster originals';
   if (info.format === 'pdf') return 'PDF is not an image format; export the page as an image first';
-  if (info.format === 'heif' && info.compression === 'hevc') return 'HEIC is not supported by this build; convert it to JPEG first';
+  if (info.format === 'heif' && info.compression === 'hevc')
+    return 'HEIC is not supported by this build; convert it to JPEG first';
   return null;
 }
 

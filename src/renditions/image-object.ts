@@ -1,7 +1,7 @@
 /**
  * The Image object of spec 2.5, built from the renditions written for an original.
  */
-import { buildSrcset, mediaUrl, relativeSize, RENDITION_KEYS, type PixelSize, type RenditionKey } from './rules.js';
+import { buildSrcset, mediaUrl, type PixelSize, RENDITION_KEYS, type RenditionKey, relativeSize } from './rules.js';
 
 /** One entry of an Image's `sizes`: a rendition's real pixel size and its URL. */
 export interface RenditionSize {

@@ -5,7 +5,7 @@
 import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp';
 import { SourceError, type SourceErrorCode } from '../errors.js';
 import { keepsAnimation, type OutputFormat, type QualitySettings, type SourceFormatInfo } from './formats.js';
-import { RENDITION_KEYS, renditionSizes, type PixelSize, type RenditionKey } from './rules.js';
+import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
 
 /** sharp's own default pixel limit (0x3FFF * 0x3FFF), the guard against decompression bombs. */
 export const DEFAULT_PIXEL_LIMIT = 268_402_689;
@@ -33,7 +33,8 @@ export interface EncodedRendition {
 
 /** Reads an original's header (no pixel decoding) and checks it against the pixel limit. */
 export async function readSourceInfo(source: string, input: Buffer | string, pixelLimit: number): Promise<SourceInfo> {
-  if (typeof input !== 'string' && input.length === 0) throw new SourceError('CONTENT_API_EMPTY_FILE', source, 'file is empty');
+  if (typeof input !== 'string' && input.length === 0)
+    throw new SourceError('CONTENT_API_EMPTY_FILE', source, 'file is empty');
   let meta: Metadata;
   try {
     // No limit on the header read: the check below says by how much an original is over.

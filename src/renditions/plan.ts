@@ -9,22 +9,22 @@ import { SourceError } from '../errors.js';
 import type { Original } from './discover.js';
 import {
   FILE_EXTENSIONS,
-  outputFormatFor,
-  unsupportedReason,
   type ForceableFormat,
   type OutputFormat,
+  outputFormatFor,
+  unsupportedReason,
 } from './formats.js';
 import type { RenditionFile } from './image-object.js';
 import { readSourceInfo, type SourceInfo } from './pipeline.js';
-import { readAndHash } from './source-bytes.js';
 import {
+  type NamingStyle,
   RENDITION_BOXES,
   RENDITION_KEYS,
+  type RenditionKey,
   renditionFileName,
   renditionSizes,
-  type NamingStyle,
-  type RenditionKey,
 } from './rules.js';
+import { readAndHash } from './source-bytes.js';
 
 export interface PlanSettings {
   naming: NamingStyle;

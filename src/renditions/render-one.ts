@@ -7,18 +7,18 @@ import path from 'node:path';
 import { oneLine, SourceError } from '../errors.js';
 import { isS3Url } from '../storage/location.js';
 import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
-import { sameStamp, type MediaStore, type Staged } from '../storage/store.js';
+import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
 import type { Claims } from './claims.js';
 import type { Original } from './discover.js';
 import type { OutputFormat } from './formats.js';
 import { buildImageObject, type RenditionFile } from './image-object.js';
 import { isIntact, type Manifest, type ManifestEntry } from './manifest.js';
-import { encodeRenditions, readSourceInfo, type EncodeSettings, type SourceInfo } from './pipeline.js';
+import { type EncodeSettings, encodeRenditions, readSourceInfo, type SourceInfo } from './pipeline.js';
 import type { Plan } from './plan.js';
 import type { RenderOptions, RenderResult, RenderStatus } from './render.js';
 import { RENDITION_KEYS, type RenditionKey } from './rules.js';
-import { settingsKey, type Settings } from './settings.js';
-import { changed, readAndHash, stampOf, type SourceBytes } from './source-bytes.js';
+import { type Settings, settingsKey } from './settings.js';
+import { changed, readAndHash, type SourceBytes, stampOf } from './source-bytes.js';
 
 /** An original rendered whose manifest record could not be written. */
 export const unrecorded = (source: string, error: unknown) =>

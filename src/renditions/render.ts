@@ -9,18 +9,18 @@ import { ContentApiError, SourceError } from '../errors.js';
 import { LocalStore } from '../storage/local.js';
 import { openStore, type S3Options } from '../storage/location.js';
 import { sweepSpools } from '../storage/spool.js';
-import { sameStamp, type MediaStore } from '../storage/store.js';
+import { type MediaStore, sameStamp } from '../storage/store.js';
 import { Claims } from './claims.js';
 import { discoverOriginals, type Original } from './discover.js';
 import type { ForceableFormat, OutputFormat, QualitySettings } from './formats.js';
 import type { ImageObject, RenditionFile } from './image-object.js';
-import { openManifest, type Manifest, type ManifestEntry } from './manifest.js';
+import { type Manifest, type ManifestEntry, openManifest } from './manifest.js';
 import type { SourceInfo } from './pipeline.js';
-import { planOriginal, splitCollisions, type Plan } from './plan.js';
-import { renderOne, unrecorded, type Context } from './render-one.js';
+import { type Plan, planOriginal, splitCollisions } from './plan.js';
+import { type Context, renderOne, unrecorded } from './render-one.js';
+import type { NamingStyle, PixelSize, RenditionKey } from './rules.js';
 import { resolveSettings, type Settings } from './settings.js';
 import { inShard, type Shard } from './shard.js';
-import type { NamingStyle, PixelSize, RenditionKey } from './rules.js';
 
 export interface RenderOptions {
   /** Output folder, or `s3://bucket/prefix/`; renditions keep the originals' folder structure below it. */

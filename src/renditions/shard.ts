@@ -48,6 +48,8 @@ export function parseShard(value: string, env: NodeJS.ProcessEnv = process.env):
   }
   const index = Number(text);
   if (index >= count)
-    throw new InvalidArgumentError(`--shard ${value}: the index${from} must be below ${count} (shards are numbered from 0)`);
+    throw new InvalidArgumentError(
+      `--shard ${value}: the index${from} must be below ${count} (shards are numbered from 0)`,
+    );
   return { index, count };
 }

@@ -5,7 +5,15 @@
  * Rounding: libvips rounds the shorter side, Wagtail truncates it; both are correct, so a
  * size is accepted within one pixel of the exact scaled value.
  */
-import { fitWithinBox, parseRenditionFileName, parseSrcset, RENDITION_BOXES, RENDITION_KEYS, type PixelSize, type RenditionKey } from './rules.js';
+import {
+  fitWithinBox,
+  type PixelSize,
+  parseRenditionFileName,
+  parseSrcset,
+  RENDITION_BOXES,
+  RENDITION_KEYS,
+  type RenditionKey,
+} from './rules.js';
 
 /** Stable rule ids, each with the one-line explanation the README and reports show. */
 export const IMAGE_RULES = {
@@ -13,13 +21,15 @@ export const IMAGE_RULES = {
   'image-box': 'each rendition fits inside its square box (300, 600, 1200, 2400, 4800 px)',
   'image-upscaled': 'no rendition is larger than the original (the largest rendition)',
   'image-aspect': 'each rendition keeps the aspect ratio, within a pixel of rounding',
-  'image-size': "each rendition's longer side is its box, or the original's when that is smaller (lg and xl then equal the original)",
+  'image-size':
+    "each rendition's longer side is its box, or the original's when that is smaller (lg and xl then equal the original)",
   'image-srcset-present': 'srcset is present on the page-level and block-level images',
   'image-srcset-order': 'srcset lists five "<url> <width>w" entries, in xs..xl order',
   'image-srcset-url': "each srcset URL is that size's URL",
   'image-srcset-width': "each srcset width descriptor is that size's width",
   'image-file-name': "each file name is <name>.max-<n>x<n>.<ext> or <name>_<n>x<n>.<ext> with its key's box",
-  'image-relative-size': "width/height agree with the renditions' aspect ratio (within a pixel on the largest rendition's short side)",
+  'image-relative-size':
+    "width/height agree with the renditions' aspect ratio (within a pixel on the largest rendition's short side)",
 } as const;
 
 export type ImageRule = keyof typeof IMAGE_RULES;
@@ -50,7 +60,14 @@ export interface ImageLike {
 
 const isSize = (value: unknown): value is SizeEntry => {
   const entry = value as SizeEntry | null;
-  return typeof entry === 'object' && entry !== null && Number.isInteger(entry.width) && Number.isInteger(entry.height) && entry.width > 0 && entry.height > 0;
+  return (
+    typeof entry === 'object' &&
+    entry !== null &&
+    Number.isInteger(entry.width) &&
+    Number.isInteger(entry.height) &&
+    entry.width > 0 &&
+    entry.height > 0
+  );
 };
 
 /** Checks one Image object against the rendition rules; returns every broken rule. */
@@ -62,38 +79,71 @@ export function verifyImage(image: ImageLike, options: VerifyImageOptions = {}):
   for (const key of RENDITION_KEYS) {
     if (!(key in sizes)) add('image-keys', 'sizes', `${key} is missing`);
   }
-  const entries = Object.fromEntries(present.map((key) => [key, sizes[key] as SizeEntry])) as Partial<Record<RenditionKey, SizeEntry>>;
+  const entries = Object.fromEntries(present.map((key) => [key, sizes[key] as SizeEntry])) as Partial<
+    Record<RenditionKey, SizeEntry>
+  >;
 
   // The reference original: the xl rendition, or the largest one present.
-  const largest = present.map((key) => entries[key]!).reduce<SizeEntry | undefined>((a, b) => (!a || b.width * b.height > a.width * a.height ? b : a), undefined);
+  const largest = present
+    .map((key) => entries[key]!)
+    .reduce<SizeEntry | undefined>((a, b) => (!a || b.width * b.height > a.width * a.height ? b : a), undefined);
   const reference = entries.xl ?? largest;
   for (const key of present) {
     const entry = entries[key]!;
     const box = RENDITION_BOXES[key];
     const at = `sizes.${key}`;
-    if (entry.width > box || entry.height > box) add('image-box', at, `${key} is ${entry.width}x${entry.height}, outside its ${box}x${box} box`);
+    if (entry.width > box || entry.height > box)
+      add('image-box', at, `${key} is ${entry.width}x${entry.height}, outside its ${box}x${box} box`);
     if (!reference) continue;
     if (entry.width > reference.width || entry.height > reference.height) {
-      add('image-upscaled', at, `${key} is ${entry.width}x${entry.height}, larger than the original ${reference.width}x${reference.height}`);
+      add(
+        'image-upscaled',
+        at,
+        `${key} is ${entry.width}x${entry.height}, larger than the original ${reference.width}x${reference.height}`,
+      );
     }
     if (!keepsAspect(entry, reference)) {
-      add('image-aspect', at, `${key} is ${entry.width}x${entry.height}, not the aspect ratio of ${reference.width}x${reference.height}`);
+      add(
+        'image-aspect',
+        at,
+        `${key} is ${entry.width}x${entry.height}, not the aspect ratio of ${reference.width}x${reference.height}`,
+      );
     }
     const expected = fitWithinBox(reference, box);
     if (Math.max(entry.width, entry.height) !== Math.max(expected.width, expected.height)) {
-      add('image-size', at, `${key} is ${entry.width}x${entry.height}; fitted to its ${box} px box the original gives ${expected.width}x${expected.height}`);
+      add(
+        'image-size',
+        at,
+        `${key} is ${entry.width}x${entry.height}; fitted to its ${box} px box the original gives ${expected.width}x${expected.height}`,
+      );
     }
     if (typeof entry.url === 'string') {
       const parsed = parseRenditionFileName(entry.url.split(/[?#]/)[0]!);
-      if (!parsed) add('image-file-name', `${at}.url`, `${key} file name does not follow <name>.max-<n>x<n>.<ext> or <name>_<n>x<n>.<ext>`);
-      else if (parsed.box !== box) add('image-file-name', `${at}.url`, `${key} file is named for a ${parsed.box} px box, not ${box}`);
+      if (!parsed)
+        add(
+          'image-file-name',
+          `${at}.url`,
+          `${key} file name does not follow <name>.max-<n>x<n>.<ext> or <name>_<n>x<n>.<ext>`,
+        );
+      else if (parsed.box !== box)
+        add('image-file-name', `${at}.url`, `${key} file is named for a ${parsed.box} px box, not ${box}`);
     }
   }
 
   checkSrcset(image.srcset, entries, options, add);
-  if (reference && typeof image.width === 'number' && typeof image.height === 'number' && image.width > 0 && image.height > 0) {
+  if (
+    reference &&
+    typeof image.width === 'number' &&
+    typeof image.height === 'number' &&
+    image.width > 0 &&
+    image.height > 0
+  ) {
     if (!keepsAspect(reference, { width: image.width, height: image.height })) {
-      add('image-relative-size', 'width', `width/height ${image.width}/${image.height} disagree with the largest rendition's ${reference.width}x${reference.height}`);
+      add(
+        'image-relative-size',
+        'width',
+        `width/height ${image.width}/${image.height} disagree with the largest rendition's ${reference.width}x${reference.height}`,
+      );
     }
   }
   return findings;
@@ -129,7 +179,17 @@ function checkSrcset(
     const entry = entries[key];
     const item = parsed[i]!;
     if (!entry) return;
-    if (item.url !== entry.url) add('image-srcset-url', 'srcset', `entry ${i + 1} URL ${item.url} is not the ${key} URL ${typeof entry.url === 'string' ? entry.url : JSON.stringify(entry.url)}`);
-    if (item.width !== entry.width) add('image-srcset-width', 'srcset', `entry ${i + 1} (${key}) says ${item.width}w but ${key} is ${entry.width} px wide`);
+    if (item.url !== entry.url)
+      add(
+        'image-srcset-url',
+        'srcset',
+        `entry ${i + 1} URL ${item.url} is not the ${key} URL ${typeof entry.url === 'string' ? entry.url : JSON.stringify(entry.url)}`,
+      );
+    if (item.width !== entry.width)
+      add(
+        'image-srcset-width',
+        'srcset',
+        `entry ${i + 1} (${key}) says ${item.width}w but ${key} is ${entry.width} px wide`,
+      );
   });
 }

@@ -15,11 +15,16 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ContentApiError, escapedMessage, escapeText } from '../errors.js';
-import { readFileWithin } from '../page/json-file.js';
 import { isInside } from '../fs/paths.js';
+import { readFileWithin } from '../page/json-file.js';
 import { decodeUtf8, parseJsonText } from '../page/json-text.js';
-import { articleSummarySchema, exhibitionSummarySchema, newsCategorySchema, newsEntrySchema } from '../page/summaries.js';
-import { validatePage, zodProblems, type Problem } from '../page/validate.js';
+import {
+  articleSummarySchema,
+  exhibitionSummarySchema,
+  newsCategorySchema,
+  newsEntrySchema,
+} from '../page/summaries.js';
+import { type Problem, validatePage, zodProblems } from '../page/validate.js';
 
 /** How absolute URLs are written in content files; replaced by the base URL when served. */
 export const BASE_URL_PLACEHOLDER = '{base_url}';
@@ -55,9 +60,21 @@ export class InvalidContentError extends ContentApiError {
 }
 
 const RESOURCES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string, z.ZodType]> = [
-  [/^quarterly\/articles\/(\d{4})\/(\d{2})\/(\d{2})\/([\w-]+)\.json$/, (m) => `/api/quarterly/articles/${m[1]}/${m[2]}/${m[3]}/${m[4]}/`, articleSummarySchema],
-  [/^gallery\/exhibitions\/(\d{4})\/([\w-]+)\.json$/, (m) => `/api/gallery/exhibitions/${m[1]}/${m[2]}/`, exhibitionSummarySchema],
-  [/^gallery\/newsentries\/(\d{4})\/(\d{2})\/(\d{2})\/([\w-]+)\.json$/, (m) => `/api/gallery/newsentries/${m[1]}/${m[2]}/${m[3]}/${m[4]}/`, newsEntrySchema],
+  [
+    /^quarterly\/articles\/(\d{4})\/(\d{2})\/(\d{2})\/([\w-]+)\.json$/,
+    (m) => `/api/quarterly/articles/${m[1]}/${m[2]}/${m[3]}/${m[4]}/`,
+    articleSummarySchema,
+  ],
+  [
+    /^gallery\/exhibitions\/(\d{4})\/([\w-]+)\.json$/,
+    (m) => `/api/gallery/exhibitions/${m[1]}/${m[2]}/`,
+    exhibitionSummarySchema,
+  ],
+  [
+    /^gallery\/newsentries\/(\d{4})\/(\d{2})\/(\d{2})\/([\w-]+)\.json$/,
+    (m) => `/api/gallery/newsentries/${m[1]}/${m[2]}/${m[3]}/${m[4]}/`,
+    newsEntrySchema,
+  ],
   [/^gallery\/newscategories\/([\w-]+)\.json$/, (m) => `/api/gallery/newscategories/${m[1]}/`, newsCategorySchema],
 ];
 
@@ -73,7 +90,8 @@ export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
  */
 export async function loadContent(folder: string): Promise<Content> {
   const info = await stat(folder).catch(() => null);
-  if (!info?.isDirectory()) throw new ContentApiError('CONTENT_API_NO_CONTENT', `${escapeText(folder)}: not a content folder`);
+  if (!info?.isDirectory())
+    throw new ContentApiError('CONTENT_API_NO_CONTENT', `${escapeText(folder)}: not a content folder`);
   const content: Content = { folder, pages: new Map(), resources: new Map(), mediaRoot: null, warnings: [] };
   const errors: string[] = [];
   const report = (file: string, problems: Problem[]) => {
@@ -98,7 +116,9 @@ export async function loadContent(folder: string): Promise<Content> {
       const other = content.pages.get(id);
       if (other) errors.push(`${file}: page ${id} is also ${other.file} [layout]`);
       if (json.id !== id) {
-        errors.push(`${file}: $.id: is ${escapeText(String(JSON.stringify(json.id)))}, but the file name says ${id} [layout]`);
+        errors.push(
+          `${file}: $.id: is ${escapeText(String(JSON.stringify(json.id)))}, but the file name says ${id} [layout]`,
+        );
       }
       report(file, validatePage(placed, { baseUrl: VALIDATION_BASE }).problems);
       content.pages.set(id, { file, text: JSON.stringify(json), json });

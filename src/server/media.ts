@@ -5,7 +5,7 @@
  * symlinks out are all a 404, and folders are never listed.
  */
 import { constants } from 'node:fs';
-import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open, realpath } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { isInside } from '../fs/paths.js';
@@ -50,7 +50,13 @@ export async function resolveMedia(root: string, rawPath: string): Promise<Media
 
 const httpDate = (date: Date) => date.toUTCString();
 
-export async function serveMedia(req: IncomingMessage, res: ServerResponse, root: string, rawPath: string, notFound: () => void): Promise<void> {
+export async function serveMedia(
+  req: IncomingMessage,
+  res: ServerResponse,
+  root: string,
+  rawPath: string,
+  notFound: () => void,
+): Promise<void> {
   const found = await resolveMedia(root, rawPath);
   const type = found && MEDIA_TYPES[path.extname(found.file).toLowerCase()];
   try {
@@ -86,7 +92,11 @@ async function respond(req: IncomingMessage, res: ServerResponse, found: MediaFi
       return void res.end(JSON.stringify({ message: 'Range not satisfiable.' }));
     }
     if (range) {
-      res.writeHead(206, { ...headers, 'content-range': `bytes ${range.start}-${range.end}/${found.size}`, 'content-length': range.end - range.start + 1 });
+      res.writeHead(206, {
+        ...headers,
+        'content-range': `bytes ${range.start}-${range.end}/${found.size}`,
+        'content-length': range.end - range.start + 1,
+      });
       if (req.method === 'HEAD') return void res.end();
       return sendExactly(found.handle, res, range.start, range.end);
     }
@@ -98,7 +108,8 @@ async function respond(req: IncomingMessage, res: ServerResponse, found: MediaFi
 
 function notModified(req: IncomingMessage, etag: string, mtime: Date): boolean {
   const ifNoneMatch = req.headers['if-none-match'];
-  if (ifNoneMatch) return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+  if (ifNoneMatch)
+    return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
   const since = Date.parse(req.headers['if-modified-since'] ?? '');
   return !Number.isNaN(since) && Math.floor(mtime.getTime() / 1000) <= Math.floor(since / 1000);
 }

@@ -46,7 +46,9 @@ export function createContentServer(content: Content, options: ServerOptions = {
   const server = createServer((req, res) => {
     const started = performance.now();
     res.on('finish', () => {
-      options.log?.(`${req.socket.remoteAddress ?? '-'} ${req.method} ${escapeText(req.url ?? '')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+      options.log?.(
+        `${req.socket.remoteAddress ?? '-'} ${req.method} ${escapeText(req.url ?? '')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`,
+      );
     });
     handle(req, res).catch(() => {
       if (!res.headersSent) sendJson(res, req, 500, { message: 'Internal error.' });
@@ -81,14 +83,18 @@ export function createContentServer(content: Content, options: ServerOptions = {
     if (!allowed(req, res)) return;
 
     for (const key of url.searchParams.keys()) {
-      if (key !== 'format') return sendJson(res, req, 400, { message: `query parameter is not an operation or a recognised field: ${key}` });
+      if (key !== 'format')
+        return sendJson(res, req, 400, {
+          message: `query parameter is not an operation or a recognised field: ${key}`,
+        });
     }
     const format = url.searchParams.get('format');
     if (format !== null && format !== 'api' && format !== 'json') return notFound(req, res);
 
     const pageMatch = PAGE_PATH.exec(pathname);
     const record = pageMatch ? content.pages.get(Number(pageMatch[1])) : content.resources.get(pathname);
-    if (!record) return sendJson(res, req, 404, { message: pageMatch ? 'No Page matches the given query.' : 'Not found.' });
+    if (!record)
+      return sendJson(res, req, 404, { message: pageMatch ? 'No Page matches the given query.' : 'Not found.' });
     if (req.method === 'OPTIONS') return sendOptions(res);
     const ready = prepare(record, base, format === 'api', Boolean(pageMatch));
     const headers = { allow: ALLOW, 'content-type': 'application/json', vary: 'Accept', etag: ready.etag };
@@ -132,5 +138,7 @@ const MAX_HOST = 261;
 /** `http://<Host>` when the Host header is a plain host[:port]; null otherwise. */
 function baseFromHost(req: IncomingMessage): string | null {
   const host = req.headers.host;
-  return host && host.length <= MAX_HOST && /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host) ? `http://${host}` : null;
+  return host && host.length <= MAX_HOST && /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host)
+    ? `http://${host}`
+    : null;
 }

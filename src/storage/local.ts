@@ -9,8 +9,8 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { OutputNotWritableError } from '../errors.js';
 import { sweepStaleTemps, tempPathFor } from '../fs/atomic.js';
-import { walkFiles } from '../fs/walk.js';
 import { isInside } from '../fs/paths.js';
+import { walkFiles } from '../fs/walk.js';
 import { assertKey, type MediaStore, type Staged, type Stamp, type StoredObject } from './store.js';
 
 export class LocalStore implements MediaStore {

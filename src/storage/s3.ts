@@ -6,19 +6,20 @@
  * ever started (a rendition is far below the 5 GB a PUT takes), so none is left dangling.
  * Loaded only for `s3://` locations, so local runs never load the SDK.
  */
+
+import type { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
   PutObjectCommand,
   S3Client,
-  type ListObjectsV2CommandOutput,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import type { Readable } from 'node:stream';
 import { escapeText, InvalidArgumentError, StorageError, type StorageErrorKind } from '../errors.js';
-import { s3Url, type S3Location, type S3Options } from './location.js';
+import { type S3Location, type S3Options, s3Url } from './location.js';
 import { assertKey, type MediaStore, type Staged, type Stamp, type StoredObject, type WriteOptions } from './store.js';
 
 export class S3Store implements MediaStore {
@@ -216,7 +217,9 @@ function clientConfig(options: S3Options): S3ClientConfig {
   for (const variable of ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'] as const) {
     const value = process.env[variable];
     if (value && !/^https?:\/\/[^/]/i.test(value)) {
-      throw new InvalidArgumentError(`Expected an http(s) URL such as http://127.0.0.1:9000 in ${variable} but got '${value}'`);
+      throw new InvalidArgumentError(
+        `Expected an http(s) URL such as http://127.0.0.1:9000 in ${variable} but got '${value}'`,
+      );
     }
   }
   const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
@@ -239,7 +242,12 @@ function clientConfig(options: S3Options): S3ClientConfig {
     maxAttempts: options.maxAttempts ?? 4,
     // Connecting, waiting for the response's headers, and any silence after: each bounded, and
     // an error when exceeded (the SDK only warns by default, and a stalled server hangs the run).
-    requestHandler: { connectionTimeout: timeout, requestTimeout: timeout, throwOnRequestTimeout: true, socketTimeout: timeout },
+    requestHandler: {
+      connectionTimeout: timeout,
+      requestTimeout: timeout,
+      throwOnRequestTimeout: true,
+      socketTimeout: timeout,
+    },
   };
 }
 
@@ -299,4 +307,3 @@ function s3Failure(error: unknown): { kind: StorageErrorKind; reason: string } {
     return { kind: 'server', reason: `server error (HTTP ${status}${name ? ` ${name}` : ''})${attempts}` };
   return { kind: 'other', reason: escapeText(name && name !== 'Error' ? `${name}: ${message}` : message) };
 }
-

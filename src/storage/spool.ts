@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isProcessAlive } from '../fs/atomic.js';
-import { sameStamp, type MediaStore, type Stamp } from './store.js';
+import { type MediaStore, type Stamp, sameStamp } from './store.js';
 
 const SPOOL_PATTERN = /^content-api-spool-(\d+)-[0-9a-f]{8}$/;
 

@@ -11,10 +11,11 @@ import { runCli } from '../cli/run-cli.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { loadVariants } from '../page/variants.js';
 
-const variant = (name: string) => structuredClone(loadVariants().find((v) => v.name === name)!.page) as Record<string, any>;
+const variant = (name: string) =>
+  structuredClone(loadVariants().find((v) => v.name === name)!.page) as Record<string, any>;
 
 describe('a baseline', () => {
-  it('records today\'s findings, then fails only on new ones and lists the fixed ones', async () => {
+  it("records today's findings, then fails only on new ones and lists the fixed ones", async () => {
     const dir = await tempDir();
     await mkdir(path.join(dir, 'pages', 'legacy'), { recursive: true });
     await writeFile(path.join(dir, 'pages', 'legacy', 'aspect.json'), JSON.stringify(variant('image-aspect')));
@@ -34,9 +35,14 @@ describe('a baseline', () => {
       ],
     });
     // The same findings from another working folder give the same file.
-    const again = await runCli(['check', path.join(dir, 'pages'), '--update-baseline', path.join(dir, 'ci', 'again.json')], { cwd: path.join(dir, 'ci') });
+    const again = await runCli(
+      ['check', path.join(dir, 'pages'), '--update-baseline', path.join(dir, 'ci', 'again.json')],
+      { cwd: path.join(dir, 'ci') },
+    );
     expect(again.code).toBe(0);
-    expect(await readFile(path.join(dir, 'ci', 'again.json'), 'utf8')).toBe(await readFile(path.join(dir, 'ci', 'baseline.json'), 'utf8'));
+    expect(await readFile(path.join(dir, 'ci', 'again.json'), 'utf8')).toBe(
+      await readFile(path.join(dir, 'ci', 'baseline.json'), 'utf8'),
+    );
 
     // Nothing new: exit 0, the known findings counted apart.
     const known = await runCli(['check', 'pages', '--baseline', 'ci/baseline.json'], { cwd: dir });
@@ -48,17 +54,32 @@ describe('a baseline', () => {
     delete page.presentation_stage.colour;
     page.presentation_stage.thumbnail.srcset = page.presentation_stage.thumbnail.srcset.replace(' 300w', ' 301w');
     await writeFile(path.join(dir, 'pages', 'legacy', 'key.json'), JSON.stringify(page));
-    const changed = await runCli(['check', 'pages', '--baseline', 'ci/baseline.json', '--reporter', 'json'], { cwd: dir });
+    const changed = await runCli(['check', 'pages', '--baseline', 'ci/baseline.json', '--reporter', 'json'], {
+      cwd: dir,
+    });
     expect(changed.code).toBe(1);
     const report = JSON.parse(changed.stdout);
-    expect(report.pages.flatMap((p: { problems: Array<{ rule: string }> }) => p.problems.map((f) => f.rule))).toEqual(['image-srcset-width']);
-    expect(report.pages.flatMap((p: { baselined: Array<{ rule: string }> }) => p.baselined.map((f) => f.rule))).toEqual(['image-aspect']);
-    expect(report).toMatchObject({ errors: 1, baselined: 1, fixed: [{ page: '../pages/legacy/key.json', rule: 'unknown-key', path: '$.presentation_stage.colour' }] });
+    expect(report.pages.flatMap((p: { problems: Array<{ rule: string }> }) => p.problems.map((f) => f.rule))).toEqual([
+      'image-srcset-width',
+    ]);
+    expect(report.pages.flatMap((p: { baselined: Array<{ rule: string }> }) => p.baselined.map((f) => f.rule))).toEqual(
+      ['image-aspect'],
+    );
+    expect(report).toMatchObject({
+      errors: 1,
+      baselined: 1,
+      fixed: [{ page: '../pages/legacy/key.json', rule: 'unknown-key', path: '$.presentation_stage.colour' }],
+    });
     const text = await runCli(['check', 'pages', '--baseline', 'ci/baseline.json'], { cwd: dir });
-    expect(text.stdout).toContain('Fixed since the baseline (1), removable from ci/baseline.json:\n  fixed   ../pages/legacy/key.json $.presentation_stage.colour  [unknown-key]\n');
+    expect(text.stdout).toContain(
+      'Fixed since the baseline (1), removable from ci/baseline.json:\n  fixed   ../pages/legacy/key.json $.presentation_stage.colour  [unknown-key]\n',
+    );
 
     // A baseline that is not there or not one: could not run.
-    expect(await runCli(['check', 'pages', '--baseline', 'ci/none.json'], { cwd: dir })).toMatchObject({ code: 2, stderr: 'error: --baseline ci/none.json: no such file (write one with --update-baseline)\n' });
+    expect(await runCli(['check', 'pages', '--baseline', 'ci/none.json'], { cwd: dir })).toMatchObject({
+      code: 2,
+      stderr: 'error: --baseline ci/none.json: no such file (write one with --update-baseline)\n',
+    });
     await writeFile(path.join(dir, 'ci', 'bad.json'), '{"version": 2, "findings": {}}');
     const bad = await runCli(['check', 'pages', '--baseline', 'ci/bad.json'], { cwd: dir });
     expect(bad.code).toBe(2);
@@ -71,11 +92,17 @@ describe('a baseline', () => {
     const dir = await tempDir();
     try {
       const file = path.join(dir, 'baseline.json');
-      expect((await runCli(['check', '101', '--base-url', server.base('defect'), '--update-baseline', file])).code).toBe(0);
-      expect(JSON.parse(await readFile(file, 'utf8')).findings).toEqual([{ page: '/defect/api/v2/pages/101/', rule: 'image-aspect', path: '$.presentation_stage.thumbnail.sizes.md' }]);
+      expect(
+        (await runCli(['check', '101', '--base-url', server.base('defect'), '--update-baseline', file])).code,
+      ).toBe(0);
+      expect(JSON.parse(await readFile(file, 'utf8')).findings).toEqual([
+        { page: '/defect/api/v2/pages/101/', rule: 'image-aspect', path: '$.presentation_stage.thumbnail.sizes.md' },
+      ]);
       const known = await runCli(['check', '101', '--base-url', server.base('defect'), '--baseline', file]);
       expect(known.code).toBe(0);
-      expect(pageKey('https://staging.example.org:8443/defect/api/v2/pages/101/', file)).toBe('/defect/api/v2/pages/101/');
+      expect(pageKey('https://staging.example.org:8443/defect/api/v2/pages/101/', file)).toBe(
+        '/defect/api/v2/pages/101/',
+      );
     } finally {
       await server.close();
     }

@@ -2,7 +2,7 @@
  * `content-api check` through the real binary: zero false positives on valid pages and edge
  * cases, every seeded defect found at its JSON path, real files checked on disk and over HTTP.
  */
-import { mkdir, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { renderOriginals } from '../../src/renditions/render.js';
 import { runCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
-import { startFixtureServer, type FixtureServer } from '../inspect/fixture-server.js';
+import { type FixtureServer, startFixtureServer } from '../inspect/fixture-server.js';
 import { loadPage, loadVariants, PAGES } from '../page/variants.js';
 import { startMediaServer } from './media-server.js';
 
@@ -27,14 +27,21 @@ async function renderedMedia(): Promise<string> {
 }
 
 const check = (...args: string[]) => runCli(['check', ...args]);
-const findings = (stdout: string) => JSON.parse(stdout).pages.flatMap((p: { problems: Array<{ severity: string; rule: string; path: string }> }) => p.problems.map((f) => `${f.severity} ${f.rule} ${f.path}`)).sort();
+const findings = (stdout: string) =>
+  JSON.parse(stdout)
+    .pages.flatMap((p: { problems: Array<{ severity: string; rule: string; path: string }> }) =>
+      p.problems.map((f) => `${f.severity} ${f.rule} ${f.path}`),
+    )
+    .sort();
 
 describe('valid pages: no findings', () => {
   it('the every-block sample, with its files on disk', async () => {
     const media = await renderedMedia();
     const result = await check(VALID, '--verify-files', media);
     expect(result.code).toBe(0);
-    expect(result.stdout.trim()).toMatch(/^1 page\(s\), 18 image\(s\), 30 files probed \(\d+\.\d KiB read per file\): no findings$/);
+    expect(result.stdout.trim()).toMatch(
+      /^1 page\(s\), 18 image\(s\), 30 files probed \(\d+\.\d KiB read per file\): no findings$/,
+    );
   });
 
   it('edge cases: tiny originals, 1 px panoramas, tall images, no srcset on nested images, Wagtail truncation', async () => {
@@ -46,7 +53,11 @@ describe('valid pages: no findings', () => {
     await writeImage(originals, 'tall.jpg', photo(400, 8000).jpeg());
     const media = path.join(dir, 'media');
     const rendered = await renderOriginals([SAMPLES, originals], { outDir: media });
-    const images = Object.fromEntries(rendered.results.filter((r) => r.source.startsWith(originals)).map((r) => [path.basename(r.source).split('.')[0], r.image]));
+    const images = Object.fromEntries(
+      rendered.results
+        .filter((r) => r.source.startsWith(originals))
+        .map((r) => [path.basename(r.source).split('.')[0], r.image]),
+    );
     const page = loadPage('presentation-every-block.json') as any;
     page.presentation_stage.thumbnail = images.tiny;
     page.presentation_stage.feature_large_image = images.panorama;
@@ -67,9 +78,18 @@ describe('valid pages: no findings', () => {
     const truncated = structuredClone(page);
     const size = (w: number, h: number, n: number) => ({ width: w, height: h, url: `/media/t.max-${n}x${n}.jpg` });
     truncated.presentation_stage.thumbnail = {
-      width: 1, height: 0.333, alt_text: null,
-      sizes: { xs: size(300, 99, 300), sm: size(600, 199, 600), md: size(1000, 333, 1200), lg: size(1000, 333, 2400), xl: size(1000, 333, 4800) },
-      srcset: '/media/t.max-300x300.jpg 300w, /media/t.max-600x600.jpg 600w, /media/t.max-1200x1200.jpg 1000w, /media/t.max-2400x2400.jpg 1000w, /media/t.max-4800x4800.jpg 1000w',
+      width: 1,
+      height: 0.333,
+      alt_text: null,
+      sizes: {
+        xs: size(300, 99, 300),
+        sm: size(600, 199, 600),
+        md: size(1000, 333, 1200),
+        lg: size(1000, 333, 2400),
+        xl: size(1000, 333, 4800),
+      },
+      srcset:
+        '/media/t.max-300x300.jpg 300w, /media/t.max-600x600.jpg 600w, /media/t.max-1200x1200.jpg 1000w, /media/t.max-2400x2400.jpg 1000w, /media/t.max-4800x4800.jpg 1000w',
     };
     await writeFile(file, JSON.stringify(truncated));
     expect(findings((await check(file, '--reporter', 'json')).stdout)).toEqual([]);
@@ -86,7 +106,9 @@ describe('seeded defects: each found at its JSON path', () => {
     const report = JSON.parse(result.stdout);
     for (const v of variants) {
       const page = report.pages.find((p: { source: string }) => p.source.endsWith(`${v.name}.json`));
-      const found = page.problems.map((f: { severity: string; rule: string; path: string }) => `${f.severity} ${f.rule} ${f.path}`).sort();
+      const found = page.problems
+        .map((f: { severity: string; rule: string; path: string }) => `${f.severity} ${f.rule} ${f.path}`)
+        .sort();
       expect(found, v.name).toEqual(v.expect.map((f) => `${f.severity} ${f.rule} ${f.path}`).sort());
     }
   });
@@ -94,8 +116,12 @@ describe('seeded defects: each found at its JSON path', () => {
   it('files: missing, wrong size, wrong format, not an image', async () => {
     const media = await renderedMedia();
     await rm(path.join(media, 'ladybird.max-300x300.jpg'));
-    await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000' } }).jpeg().toFile(path.join(media, 'ladybird.max-600x600.jpg'));
-    await sharp({ create: { width: 1200, height: 750, channels: 3, background: '#000' } }).png().toFile(path.join(media, 'ladybird.max-1200x1200.jpg'));
+    await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000' } })
+      .jpeg()
+      .toFile(path.join(media, 'ladybird.max-600x600.jpg'));
+    await sharp({ create: { width: 1200, height: 750, channels: 3, background: '#000' } })
+      .png()
+      .toFile(path.join(media, 'ladybird.max-1200x1200.jpg'));
     await writeFile(path.join(media, 'ladybird.max-2400x2400.jpg'), 'not an image');
     const result = await check(VALID, '--verify-files', media, '--reporter', 'json');
     expect(result.code).toBe(1);
@@ -103,10 +129,18 @@ describe('seeded defects: each found at its JSON path', () => {
     const l = '$.list_presentation_stage.thumbnail.sizes';
     expect(findings(result.stdout)).toEqual(
       [
-        `error file-missing ${t}.xs.url`, `error file-size ${t}.sm.url`, `error file-format ${t}.md.url`, `error file-unreadable ${t}.lg.url`,
-        `error file-missing ${l}.xs.url`, `error file-size ${l}.sm.url`, `error file-format ${l}.md.url`, `error file-unreadable ${l}.lg.url`,
-        `error file-missing $.presentation_stage.body[2].value.image.sizes.xs.url`, `error file-size $.presentation_stage.body[2].value.image.sizes.sm.url`,
-        `error file-format $.presentation_stage.body[2].value.image.sizes.md.url`, `error file-unreadable $.presentation_stage.body[2].value.image.sizes.lg.url`,
+        `error file-missing ${t}.xs.url`,
+        `error file-size ${t}.sm.url`,
+        `error file-format ${t}.md.url`,
+        `error file-unreadable ${t}.lg.url`,
+        `error file-missing ${l}.xs.url`,
+        `error file-size ${l}.sm.url`,
+        `error file-format ${l}.md.url`,
+        `error file-unreadable ${l}.lg.url`,
+        `error file-missing $.presentation_stage.body[2].value.image.sizes.xs.url`,
+        `error file-size $.presentation_stage.body[2].value.image.sizes.sm.url`,
+        `error file-format $.presentation_stage.body[2].value.image.sizes.md.url`,
+        `error file-unreadable $.presentation_stage.body[2].value.image.sizes.lg.url`,
       ].sort(),
     );
     const report = JSON.parse(result.stdout);
@@ -139,7 +173,13 @@ describe('--verify-files over HTTP', () => {
     try {
       const result = await check(VALID, '--verify-files', server.base, '--reporter', 'json');
       expect(result.code).toBe(1);
-      expect(findings(result.stdout)).toEqual(['error file-missing $.presentation_stage.feature_large_image.sizes.sm.url', 'error file-missing $.presentation_stage.body[9].value.banner.image.sizes.sm.url', 'error file-missing $.presentation_stage.body[11].value.news_entries[0].thumbnail.sizes.sm.url'].sort());
+      expect(findings(result.stdout)).toEqual(
+        [
+          'error file-missing $.presentation_stage.feature_large_image.sizes.sm.url',
+          'error file-missing $.presentation_stage.body[9].value.banner.image.sizes.sm.url',
+          'error file-missing $.presentation_stage.body[11].value.news_entries[0].thumbnail.sizes.sm.url',
+        ].sort(),
+      );
     } finally {
       await server.close();
     }
@@ -160,7 +200,10 @@ describe('targets, reporters and exit codes', () => {
     expect(defect.stdout).toMatch(/error +\$\.presentation_stage\.thumbnail\.sizes\.md {2}\[image-aspect\]/);
     const { spawnSync } = await import('node:child_process');
     const { BIN } = await import('../cli/run-cli.js');
-    const piped = spawnSync(process.execPath, [BIN, 'check', '-'], { input: await readFile(VALID), env: { ...process.env, NO_COLOR: '1' } });
+    const piped = spawnSync(process.execPath, [BIN, 'check', '-'], {
+      input: await readFile(VALID),
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     expect(piped.status).toBe(0);
     expect(piped.stdout.toString()).toMatch(/no findings/);
   });
@@ -174,23 +217,36 @@ describe('targets, reporters and exit codes', () => {
     expect(junit.code).toBe(1);
     expect(junit.stdout).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="content-api check">\n/);
     expect(junit.stdout).toContain(`<testsuite name="${file}" tests="1" failures="1" errors="0" skipped="0">`);
-    expect(junit.stdout).toContain('<testcase classname="' + file + '" name="$.presentation_stage.thumbnail.sizes.md [image-aspect]">');
-    expect(junit.stdout).toContain('<failure type="error:image-aspect" message="md is 1200x700, not the aspect ratio of 2560x1600">');
+    expect(junit.stdout).toContain(
+      `<testcase classname="${file}" name="$.presentation_stage.thumbnail.sizes.md [image-aspect]">`,
+    );
+    expect(junit.stdout).toContain(
+      '<failure type="error:image-aspect" message="md is 1200x700, not the aspect ratio of 2560x1600">',
+    );
     const github = await check(file, '--reporter', 'github');
     // The page file is on one line (JSON.stringify): the column points at the key "md".
     const oneLine = JSON.stringify(variant.page);
     const column = oneLine.indexOf('"md":{"width":1200,"height":700') + 1; // the variant's defect, found once
     expect(column).toBeGreaterThan(0);
     expect(oneLine.lastIndexOf('"md":{"width":1200,"height":700') + 1).toBe(column);
-    expect(github.stdout.trim()).toBe(`::error file=${file},line=1,col=${column},title=content-api image-aspect::$.presentation_stage.thumbnail.sizes.md: md is 1200x700, not the aspect ratio of 2560x1600`);
+    expect(github.stdout.trim()).toBe(
+      `::error file=${file},line=1,col=${column},title=content-api image-aspect::$.presentation_stage.thumbnail.sizes.md: md is 1200x700, not the aspect ratio of 2560x1600`,
+    );
     // Pretty-printed, the line is that of the key "md" in presentation_stage.thumbnail.sizes.
     const pretty = JSON.stringify(variant.page, null, 2);
     await writeFile(file, pretty);
     const lines = pretty.split('\n');
     const stage = lines.indexOf('  "presentation_stage": {');
-    const md = lines.findIndex((line, i) => line === '        "md": {' && lines[i + 1]!.trim() === '"width": 1200,' && lines[i + 2]!.trim() === '"height": 700,');
+    const md = lines.findIndex(
+      (line, i) =>
+        line === '        "md": {' &&
+        lines[i + 1]!.trim() === '"width": 1200,' &&
+        lines[i + 2]!.trim() === '"height": 700,',
+    );
     expect(stage * md).toBeGreaterThan(0);
-    expect((await check(file, '--reporter', 'github')).stdout).toContain(`::error file=${file},line=${md + 1},col=9,title=content-api image-aspect::`);
+    expect((await check(file, '--reporter', 'github')).stdout).toContain(
+      `::error file=${file},line=${md + 1},col=9,title=content-api image-aspect::`,
+    );
     const out = path.join(dir, 'report.xml');
     const written = await check(file, '--reporter', 'junit', '--output', out);
     expect(written.stdout).toBe('');
@@ -210,7 +266,9 @@ describe('targets, reporters and exit codes', () => {
     expect((await check(path.join(dir, 'nope.json'))).code).toBe(2);
     expect((await check('101')).stderr).toMatch(/Expected --base-url/);
     const unwritable = await check(file, '--output', path.join(dir, 'no-such-folder', 'report.xml'));
-    expect(unwritable.stderr).toBe(`error: --output ${path.join(dir, 'no-such-folder', 'report.xml')}: cannot write (no folder ${path.join(dir, 'no-such-folder')})\n`);
+    expect(unwritable.stderr).toBe(
+      `error: --output ${path.join(dir, 'no-such-folder', 'report.xml')}: cannot write (no folder ${path.join(dir, 'no-such-folder')})\n`,
+    );
     expect(unwritable.code).toBe(2);
     await mkdir(path.join(dir, 'broken'));
     await writeFile(path.join(dir, 'broken', 'bad.json'), '{"id": ');
@@ -224,7 +282,10 @@ describe('targets, reporters and exit codes', () => {
     const empty = await check(path.join(dir, 'empty'));
     expect(empty.stderr).toBe(`error: ${path.join(dir, 'empty')}: no .json files in this folder\n`);
     expect(empty.code).toBe(2);
-    for (const [where, reason] of [[path.join(dir, 'no-media'), 'no such folder'], [file, 'is a file, not a folder or an http(s) base URL']]) {
+    for (const [where, reason] of [
+      [path.join(dir, 'no-media'), 'no such folder'],
+      [file, 'is a file, not a folder or an http(s) base URL'],
+    ]) {
       const wrong = await check(VALID, '--verify-files', where!);
       expect(wrong.stderr).toBe(`error: --verify-files ${where}: ${reason}\n`);
       expect(wrong.code).toBe(2);

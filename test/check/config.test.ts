@@ -25,7 +25,11 @@ async function project(config: unknown): Promise<string> {
 }
 
 const findings = (stdout: string) =>
-  (JSON.parse(stdout) as { pages: Array<{ source: string; problems: Array<{ severity: string; rule: string }> }> }).pages.flatMap((p) => p.problems.map((f) => `${path.basename(p.source)} ${f.severity} ${f.rule}`)).sort();
+  (
+    JSON.parse(stdout) as { pages: Array<{ source: string; problems: Array<{ severity: string; rule: string }> }> }
+  ).pages
+    .flatMap((p) => p.problems.map((f) => `${path.basename(p.source)} ${f.severity} ${f.rule}`))
+    .sort();
 
 describe('the config file', () => {
   it('without one: both findings, exit 1', async () => {
@@ -36,47 +40,74 @@ describe('the config file', () => {
   });
 
   it('is found upward from the working folder: severities, ignored pages, flag defaults', async () => {
-    const dir = await project({ rules: { 'image-srcset-present': 'warn' }, ignore: { pages: ['pages/legacy/**'] }, reporter: 'json', maxWarnings: 1 });
+    const dir = await project({
+      rules: { 'image-srcset-present': 'warn' },
+      ignore: { pages: ['pages/legacy/**'] },
+      reporter: 'json',
+      maxWarnings: 1,
+    });
     const result = await runCli(['check', '../../pages'], { cwd: path.join(dir, 'deep', 'er') });
     expect(findings(result.stdout)).toEqual(['srcset.json warning image-srcset-present']);
     expect(JSON.parse(result.stdout)).toMatchObject({ errors: 0, warnings: 1, ignored: 0 });
     expect(result.code).toBe(0); // one warning, and the config allows one
 
     // Flags win over the file.
-    const flagged = await runCli(['check', '../../pages', '--reporter', 'text', '--max-warnings', '0'], { cwd: path.join(dir, 'deep', 'er') });
+    const flagged = await runCli(['check', '../../pages', '--reporter', 'text', '--max-warnings', '0'], {
+      cwd: path.join(dir, 'deep', 'er'),
+    });
     expect(flagged.stdout).toMatch(/^1 page\(s\), 18 image\(s\): 0 error\(s\), 1 warning\(s\)$/m);
     expect(flagged.code).toBe(1);
   });
 
   it('turns rules off and ignores JSON paths (the path and everything below it; * and [*] wildcards)', async () => {
-    const dir = await project({ rules: { 'unknown-key': 'off' }, ignore: { paths: ['$.presentation_stage.thumbnail'] } });
+    const dir = await project({
+      rules: { 'unknown-key': 'off' },
+      ignore: { paths: ['$.presentation_stage.thumbnail'] },
+    });
     const result = await runCli(['check', 'pages', '--reporter', 'json'], { cwd: dir });
     expect(findings(result.stdout)).toEqual([]);
     expect(JSON.parse(result.stdout).ignored).toBe(2);
     expect(result.code).toBe(0);
-    await writeFile(path.join(dir, 'content-api.config.json'), JSON.stringify({ ignore: { paths: ['$.*.thumbnail.srcset', '$.presentation_stage.body[*].value.nope'] } }));
-    expect(findings((await runCli(['check', 'pages', '--reporter', 'json'], { cwd: dir })).stdout)).toEqual(['key.json warning unknown-key']);
+    await writeFile(
+      path.join(dir, 'content-api.config.json'),
+      JSON.stringify({ ignore: { paths: ['$.*.thumbnail.srcset', '$.presentation_stage.body[*].value.nope'] } }),
+    );
+    expect(findings((await runCli(['check', 'pages', '--reporter', 'json'], { cwd: dir })).stdout)).toEqual([
+      'key.json warning unknown-key',
+    ]);
   });
 
   it('--config names another file; its relative paths are relative to it', async () => {
     const dir = await project(undefined);
     await mkdir(path.join(dir, 'ci'));
-    await writeFile(path.join(dir, 'ci', 'strict.json'), JSON.stringify({ rules: { 'unknown-key': 'error' }, output: 'out/report.json', reporter: 'json' }));
+    await writeFile(
+      path.join(dir, 'ci', 'strict.json'),
+      JSON.stringify({ rules: { 'unknown-key': 'error' }, output: 'out/report.json', reporter: 'json' }),
+    );
     await mkdir(path.join(dir, 'ci', 'out'));
     const result = await runCli(['check', 'pages', '--config', 'ci/strict.json'], { cwd: dir });
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`json report written to ${path.join(dir, 'ci', 'out', 'report.json')}: 2 error(s), 0 warning(s)\n`);
+    expect(result.stderr).toBe(
+      `json report written to ${path.join(dir, 'ci', 'out', 'report.json')}: 2 error(s), 0 warning(s)\n`,
+    );
     expect(result.code).toBe(1);
   });
 
   it('an invalid file stops the run (exit 2), every problem named by its JSON path', async () => {
-    const dir = await project({ rules: { 'image-srcset-present': 'loud', nope: 'off' }, ignore: { paths: ['thumbnail'] }, reporter: 'xml', verifyfiles: 'media' });
+    const dir = await project({
+      rules: { 'image-srcset-present': 'loud', nope: 'off' },
+      ignore: { paths: ['thumbnail'] },
+      reporter: 'xml',
+      verifyfiles: 'media',
+    });
     const result = await runCli(['check', 'pages'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')).toEqual([
       `error: ${path.join(dir, 'content-api.config.json')}: 5 problems`,
-      expect.stringMatching(/^ {2}\$\.rules\.image-srcset-present: Invalid option: expected one of "off"\|"warn"\|"error"$/),
+      expect.stringMatching(
+        /^ {2}\$\.rules\.image-srcset-present: Invalid option: expected one of "off"\|"warn"\|"error"$/,
+      ),
       '  $.rules.nope: not a rule id',
       '  $.ignore.paths[0]: a JSON path starts with $',
       expect.stringMatching(/^ {2}\$\.reporter: Invalid option: expected one of "text"\|/),
@@ -84,8 +115,12 @@ describe('the config file', () => {
       '',
     ]);
     await writeFile(path.join(dir, 'content-api.config.json'), '{ "rules": ');
-    expect((await runCli(['check', 'pages'], { cwd: dir })).stderr).toMatch(/^error: .*content-api\.config\.json: not JSON \(.+\)\n$/);
-    expect((await runCli(['check', 'pages', '--config', 'missing.json'], { cwd: dir })).stderr).toBe('error: missing.json: no such file\n');
+    expect((await runCli(['check', 'pages'], { cwd: dir })).stderr).toMatch(
+      /^error: .*content-api\.config\.json: not JSON \(.+\)\n$/,
+    );
+    expect((await runCli(['check', 'pages', '--config', 'missing.json'], { cwd: dir })).stderr).toBe(
+      'error: missing.json: no such file\n',
+    );
   });
 
   it('schema --config prints a JSON Schema that accepts good files and rejects bad ones', async () => {
@@ -93,7 +128,25 @@ describe('the config file', () => {
     expect(result.code).toBe(0);
     const schema = JSON.parse(result.stdout);
     const validate = new Ajv2020({ strict: false }).compile(schema);
-    expect(validate({ $schema: './content-api.config.schema.json', rules: { 'file-size': 'warn', 'image-srcset-present': 'off' }, ignore: { paths: ['$.meta'], pages: ['legacy/**'] }, baseUrl: 'https://gallery.example.org', mediaPrefix: '/media/', verifyFiles: 'media', reporter: 'sarif', maxWarnings: 3 })).toBe(true);
-    for (const bad of [{ rules: { nope: 'off' } }, { rules: { 'file-size': 'loud' } }, { reporter: 'xml' }, { extra: 1 }, { maxWarnings: -1 }]) expect(validate(bad), JSON.stringify(bad)).toBe(false);
+    expect(
+      validate({
+        $schema: './content-api.config.schema.json',
+        rules: { 'file-size': 'warn', 'image-srcset-present': 'off' },
+        ignore: { paths: ['$.meta'], pages: ['legacy/**'] },
+        baseUrl: 'https://gallery.example.org',
+        mediaPrefix: '/media/',
+        verifyFiles: 'media',
+        reporter: 'sarif',
+        maxWarnings: 3,
+      }),
+    ).toBe(true);
+    for (const bad of [
+      { rules: { nope: 'off' } },
+      { rules: { 'file-size': 'loud' } },
+      { reporter: 'xml' },
+      { extra: 1 },
+      { maxWarnings: -1 },
+    ])
+      expect(validate(bad), JSON.stringify(bad)).toBe(false);
   });
 });

@@ -7,30 +7,37 @@ import { existsSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderOriginals } from '../../src/renditions/render.js';
-import { runCli } from '../cli/run-cli.js';
-import { tempDir } from '../fixtures/tmp.js';
-import { loadVariants, PAGES } from '../page/variants.js';
 import { CheckRun } from '../../src/check/check.js';
 import { closeFileSource, openFileSource } from '../../src/check/probe.js';
 import { htmlReporter } from '../../src/check/reporters/html.js';
 import { loadPage } from '../../src/client/pages.js';
+import { renderOriginals } from '../../src/renditions/render.js';
+import { runCli } from '../cli/run-cli.js';
+import { tempDir } from '../fixtures/tmp.js';
+import { loadVariants, PAGES } from '../page/variants.js';
 import { startMediaServer } from './media-server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium (apt-get install chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium (apt-get install chromium)`);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 });
 afterAll(() => browser?.close());
-
 
 /** Renders the sample originals and writes the image-aspect variant (md says 1200x700; the file is 1200x750). */
 async function fixture() {
@@ -58,7 +65,18 @@ describe('the HTML report', () => {
   it('is one self-contained file: thumbnails of every rendition embedded, decoded offline with the media folder gone', async () => {
     const { dir, media, pageFile } = await fixture();
     const report = path.join(dir, 'report.html');
-    const result = await runCli(['check', pageFile, '--verify-files', media, '--reporter', 'html', '--output', report, '--base-url', 'https://gallery.example.org']);
+    const result = await runCli([
+      'check',
+      pageFile,
+      '--verify-files',
+      media,
+      '--reporter',
+      'html',
+      '--output',
+      report,
+      '--base-url',
+      'https://gallery.example.org',
+    ]);
     expect(result.code).toBe(1);
     // Opened elsewhere, later: the renditions are not there any more.
     await rm(media, { recursive: true });
@@ -75,11 +93,30 @@ describe('the HTML report', () => {
     const figures = await page.locator('.image figure').evaluateAll(async (nodes) =>
       Promise.all(
         nodes.map(async (figure) => {
-          const img = figure.querySelector('img') as unknown as { decode(): Promise<void>; naturalWidth: number; naturalHeight: number; complete: boolean; src: string; getBoundingClientRect(): { width: number; height: number } };
-          const decoded = await img.decode().then(() => true, () => false);
+          const img = figure.querySelector('img') as unknown as {
+            decode(): Promise<void>;
+            naturalWidth: number;
+            naturalHeight: number;
+            complete: boolean;
+            src: string;
+            getBoundingClientRect(): { width: number; height: number };
+          };
+          const decoded = await img.decode().then(
+            () => true,
+            () => false,
+          );
           const box = img.getBoundingClientRect();
           const link = figure.querySelector('a')?.getAttribute('href') ?? null;
-          return { width: Number(figure.getAttribute('data-width')), height: Number(figure.getAttribute('data-height')), natural: [img.naturalWidth, img.naturalHeight], drawn: box.width / box.height, decoded, complete: img.complete, src: img.src.slice(0, 23), link };
+          return {
+            width: Number(figure.getAttribute('data-width')),
+            height: Number(figure.getAttribute('data-height')),
+            natural: [img.naturalWidth, img.naturalHeight],
+            drawn: box.width / box.height,
+            decoded,
+            complete: img.complete,
+            src: img.src.slice(0, 23),
+            link,
+          };
         }),
       ),
     );
@@ -102,7 +139,9 @@ describe('the HTML report', () => {
     const items = await flagged.locator('li.error').allInnerTexts();
     expect(items).toHaveLength(2);
     expect(items.join('\n')).toContain('[image-aspect] md is 1200x700');
-    expect(items.join('\n')).toMatch(/\[file-size\] .*ladybird\.max-1200x1200\.jpg is 1200x750, the JSON says 1200x700/);
+    expect(items.join('\n')).toMatch(
+      /\[file-size\] .*ladybird\.max-1200x1200\.jpg is 1200x750, the JSON says 1200x700/,
+    );
     await page.screenshot({ path: process.env.CONTENT_API_SCREENSHOT ?? path.join(dir, 'report.png') });
     await close();
   });
@@ -112,12 +151,24 @@ describe('the HTML report', () => {
     const server = await startMediaServer(media);
     const report = path.join(dir, 'report.html');
     try {
-      expect((await runCli(['check', pageFile, '--verify-files', server.base, '--reporter', 'html', '--output', report])).code).toBe(1);
+      expect(
+        (await runCli(['check', pageFile, '--verify-files', server.base, '--reporter', 'html', '--output', report]))
+          .code,
+      ).toBe(1);
     } finally {
       await server.close();
     }
     const { page, requests, close } = await openOffline(report);
-    const decoded = await page.locator('img').evaluateAll((images) => Promise.all(images.map((img) => (img as unknown as { decode(): Promise<void> }).decode().then(() => true, () => false))));
+    const decoded = await page.locator('img').evaluateAll((images) =>
+      Promise.all(
+        images.map((img) =>
+          (img as unknown as { decode(): Promise<void> }).decode().then(
+            () => true,
+            () => false,
+          ),
+        ),
+      ),
+    );
     expect(decoded).toEqual(Array(90).fill(true));
     // Root-relative URLs and no --base-url: nothing to link to, so no link.
     expect(await page.locator('figure a').count()).toBe(0);
@@ -125,14 +176,16 @@ describe('the HTML report', () => {
     await close();
   });
 
-  it('without a way to reach the files it says so, with boxes at each rendition\'s proportions instead of broken images', async () => {
+  it("without a way to reach the files it says so, with boxes at each rendition's proportions instead of broken images", async () => {
     const { dir, pageFile } = await fixture();
     const report = path.join(dir, 'report.html');
     expect((await runCli(['check', pageFile, '--reporter', 'html', '--output', report])).code).toBe(1);
     const { page, requests, close } = await openOffline(report);
     expect(await page.locator('img').count()).toBe(0);
     expect(await page.locator('figure .placeholder').count()).toBe(90);
-    expect(await page.locator('p.note').first().innerText()).toMatch(/^No thumbnails: the rendition files were not read \(give --verify-files/);
+    expect(await page.locator('p.note').first().innerText()).toMatch(
+      /^No thumbnails: the rendition files were not read \(give --verify-files/,
+    );
     expect(requests).toEqual([]);
     await close();
   });
@@ -140,7 +193,9 @@ describe('the HTML report', () => {
   it('bounds itself: cards with findings first, a budget for thumbnails, the other pages listed in a line each', async () => {
     const { media, pageFile } = await fixture();
     const valid = path.join(PAGES, 'presentation-every-block.json');
-    const pages = await Promise.all([pageFile, ...Array.from({ length: 30 }, () => valid)].map((file) => loadPage(file)));
+    const pages = await Promise.all(
+      [pageFile, ...Array.from({ length: 30 }, () => valid)].map((file) => loadPage(file)),
+    );
     const files = await openFileSource(media);
     try {
       const reporter = htmlReporter({ files, maxFlaggedCards: 5, maxCleanCards: 10, thumbnailBudget: 40_000 });

@@ -3,8 +3,9 @@
  * size, any other string under the media prefix), and a place that cannot be reached at all
  * is "could not run", while a single missing file stays a finding.
  */
-import { createServer } from 'node:net';
+
 import { rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
@@ -27,7 +28,10 @@ async function mediaAndPage(edit: (page: any) => void) {
   return { dir, media, file };
 }
 
-const findings = (stdout: string) => (JSON.parse(stdout).pages[0].problems as Array<{ rule: string; path: string; message: string }>).map((f) => `${f.rule} ${f.path}`).sort();
+const findings = (stdout: string) =>
+  (JSON.parse(stdout).pages[0].problems as Array<{ rule: string; path: string; message: string }>)
+    .map((f) => `${f.rule} ${f.path}`)
+    .sort();
 
 describe('every media URL a page names', () => {
   it('meta.thumb: the file it names exists, with the size it states; other strings under /media/ exist and are images', async () => {
@@ -42,21 +46,27 @@ describe('every media URL a page names', () => {
     await writeFile(path.join(media, 'notes.txt'), 'plain text, not an image');
     const result = await runCli(['check', file, '--verify-files', media, '--reporter', 'json']);
     expect(result.code).toBe(1);
-    expect(findings(result.stdout)).toEqual([
-      `file-missing $.presentation_stage.thumbnail_caption`,
-      `file-missing ${NEWS}.meta.thumb.url`,
-      `file-size ${NEWS}.category.meta.thumb.url`,
-      `file-unreadable $.legacy_url`,
-    ].sort());
+    expect(findings(result.stdout)).toEqual(
+      [
+        `file-missing $.presentation_stage.thumbnail_caption`,
+        `file-missing ${NEWS}.meta.thumb.url`,
+        `file-size ${NEWS}.category.meta.thumb.url`,
+        `file-unreadable $.legacy_url`,
+      ].sort(),
+    );
     const messages = JSON.parse(result.stdout).pages[0].problems.map((f: { message: string }) => f.message);
-    expect(messages).toContain(`${path.join(media, 'landscapes/storm.max-1200x1200.jpg')} is 1200x800, the JSON says 1200x801`);
+    expect(messages).toContain(
+      `${path.join(media, 'landscapes/storm.max-1200x1200.jpg')} is 1200x800, the JSON says 1200x801`,
+    );
   });
 
   it('the same over HTTP, and a wrong format behind a media URL', async () => {
     const { media, file } = await mediaAndPage((page) => {
       page.presentation_stage.body[11].value.news_entries[0].meta.thumb.url = '/media/fake.jpg';
     });
-    await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#345' } }).png().toFile(path.join(media, 'fake.jpg'));
+    await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#345' } })
+      .png()
+      .toFile(path.join(media, 'fake.jpg'));
     const server = await startMediaServer(media);
     try {
       const result = await runCli(['check', file, '--verify-files', server.base, '--reporter', 'json']);
@@ -76,10 +86,19 @@ describe('a --verify-files place that cannot be reached', () => {
         probe.close(() => resolve(port));
       });
     });
-    const result = await runCli(['check', path.join(PAGES, 'presentation-every-block.json'), '--verify-files', `http://127.0.0.1:${port}`]);
+    const result = await runCli([
+      'check',
+      path.join(PAGES, 'presentation-every-block.json'),
+      '--verify-files',
+      `http://127.0.0.1:${port}`,
+    ]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(new RegExp(`^error: --verify-files http://127\\.0\\.0\\.1:${port}: cannot reach the server \\(.*ECONNREFUSED.*\\)\\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^error: --verify-files http://127\\.0\\.0\\.1:${port}: cannot reach the server \\(.*ECONNREFUSED.*\\)\\n$`,
+      ),
+    );
   });
 
   it('a server that goes away during the run: exit 2, not a finding per file', async () => {
@@ -95,10 +114,19 @@ describe('a --verify-files place that cannot be reached', () => {
     });
     await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
     try {
-      const result = await runCli(['check', file, '--verify-files', `http://127.0.0.1:${(front.address() as { port: number }).port}`, '--reporter', 'json']);
+      const result = await runCli([
+        'check',
+        file,
+        '--verify-files',
+        `http://127.0.0.1:${(front.address() as { port: number }).port}`,
+        '--reporter',
+        'json',
+      ]);
       expect(requests).toBe(1);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/^error: --verify-files http:\/\/127\.0\.0\.1:\d+: cannot reach the server \(.+\)\n$/);
+      expect(result.stderr).toMatch(
+        /^error: --verify-files http:\/\/127\.0\.0\.1:\d+: cannot reach the server \(.+\)\n$/,
+      );
     } finally {
       front.close();
     }

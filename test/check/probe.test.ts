@@ -6,10 +6,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeFileSource, openFileSource, probe, readMedia, type FileSource } from '../../src/check/probe.js';
+import { closeFileSource, type FileSource, openFileSource, probe, readMedia } from '../../src/check/probe.js';
 import { applyEnv, startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
-import { startMediaServer, type MediaServer } from './media-server.js';
+import { type MediaServer, startMediaServer } from './media-server.js';
 
 let media: string;
 let server: MediaServer;
@@ -22,15 +22,29 @@ beforeAll(async () => {
   media = await mkdtemp(path.join(tmpdir(), 'content-api-probe-'));
   await mkdir(path.join(media, 'sub'));
   // A JPEG with a 40 KB EXIF-like comment before its size: the header needs a second, larger read.
-  await sharp({ create: { width: 640, height: 360, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 30 } } }).jpeg().toFile(path.join(media, 'sub', 'photo.jpg'));
-  const big = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#123' } }).jpeg().withExif({ IFD0: { ImageDescription: 'x'.repeat(40_000) } }).toBuffer();
+  await sharp({
+    create: {
+      width: 640,
+      height: 360,
+      channels: 3,
+      background: '#000',
+      noise: { type: 'gaussian', mean: 128, sigma: 30 },
+    },
+  })
+    .jpeg()
+    .toFile(path.join(media, 'sub', 'photo.jpg'));
+  const big = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#123' } })
+    .jpeg()
+    .withExif({ IFD0: { ImageDescription: 'x'.repeat(40_000) } })
+    .toBuffer();
   await writeFile(path.join(media, 'long-header.jpg'), big);
   await writeFile(path.join(media, 'text.png'), 'not an image at all');
   server = await startMediaServer(media);
   serverNoRanges = await startMediaServer(media, { ranges: false });
   s3 = await startS3(['probe']);
   applyEnv(s3.env);
-  for (const name of ['sub/photo.jpg', 'long-header.jpg', 'text.png']) await s3.put('probe', `site/media/${name}`, await readFile(path.join(media, name)));
+  for (const name of ['sub/photo.jpg', 'long-header.jpg', 'text.png'])
+    await s3.put('probe', `site/media/${name}`, await readFile(path.join(media, name)));
 });
 
 afterAll(async () => {
@@ -63,7 +77,13 @@ describe.each(drivers)('%s', (_name, open) => {
   });
 
   it('probes size and format from the header, reading more only when the header is longer', async () => {
-    expect(await probe('/media/sub/photo.jpg', source)).toMatchObject({ ok: true, width: 640, height: 360, format: 'jpeg', bytesRead: 4096 });
+    expect(await probe('/media/sub/photo.jpg', source)).toMatchObject({
+      ok: true,
+      width: 640,
+      height: 360,
+      format: 'jpeg',
+      bytesRead: 4096,
+    });
     const long = await probe('https://cdn.example.org/media/long-header.jpg?v=2', source);
     expect(long).toMatchObject({ ok: true, width: 64, height: 48, format: 'jpeg' });
     expect(long.bytesRead).toBeGreaterThan(4096);
@@ -78,11 +98,15 @@ describe.each(drivers)('%s', (_name, open) => {
 describe('openFileSource', () => {
   it('refuses what is not a folder or a reachable server (exit 2 in the CLI)', async () => {
     const dir = await tempDir();
-    await expect(openFileSource(path.join(dir, 'none'))).rejects.toThrow(`--verify-files ${path.join(dir, 'none')}: no such folder`);
+    await expect(openFileSource(path.join(dir, 'none'))).rejects.toThrow(
+      `--verify-files ${path.join(dir, 'none')}: no such folder`,
+    );
     const closed = await startMediaServer(dir);
     await closed.close();
     await expect(openFileSource(closed.base)).rejects.toMatchObject({ code: 'CONTENT_API_MEDIA_UNREACHABLE' });
-    await expect(openFileSource('s3://no-such-bucket/media/')).rejects.toThrow('--verify-files s3://no-such-bucket/media/: no such bucket');
+    await expect(openFileSource('s3://no-such-bucket/media/')).rejects.toThrow(
+      '--verify-files s3://no-such-bucket/media/: no such bucket',
+    );
   });
 
   it('a folder keeps reads inside it', async () => {

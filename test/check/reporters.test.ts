@@ -42,14 +42,25 @@ describe('--reporter sarif', () => {
     expect(log.version).toBe('2.1.0');
     const run = log.runs[0];
     expect(run.tool.driver.name).toBe('content-api');
-    expect(run.tool.driver.rules.map((r: { id: string }) => r.id)).toEqual(expect.arrayContaining(['image-aspect', 'unknown-key', 'page-json', 'file-size', 'base-url-placeholder']));
-    const results = run.results.map((r: { ruleId: string; level: string; locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }> }) => ({
-      rule: r.ruleId,
-      level: r.level,
-      uri: r.locations[0]!.physicalLocation.artifactLocation.uri,
-      line: r.locations[0]!.physicalLocation.region?.startLine,
-    }));
-    const mdLine = pretty.split('\n').findIndex((line, i, lines) => line === '        "md": {' && lines[i + 2]!.trim() === '"height": 700,') + 1;
+    expect(run.tool.driver.rules.map((r: { id: string }) => r.id)).toEqual(
+      expect.arrayContaining(['image-aspect', 'unknown-key', 'page-json', 'file-size', 'base-url-placeholder']),
+    );
+    const results = run.results.map(
+      (r: {
+        ruleId: string;
+        level: string;
+        locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }>;
+      }) => ({
+        rule: r.ruleId,
+        level: r.level,
+        uri: r.locations[0]!.physicalLocation.artifactLocation.uri,
+        line: r.locations[0]!.physicalLocation.region?.startLine,
+      }),
+    );
+    const mdLine =
+      pretty
+        .split('\n')
+        .findIndex((line, i, lines) => line === '        "md": {' && lines[i + 2]!.trim() === '"height": 700,') + 1;
     expect(mdLine).toBeGreaterThan(1);
     expect(results).toEqual([
       { rule: 'image-aspect', level: 'error', uri: 'aspect.json', line: mdLine },
@@ -58,7 +69,9 @@ describe('--reporter sarif', () => {
     ]);
     const unknown = JSON.stringify(variant('unknown-key'), null, 2).split('\n');
     expect(unknown[results[2].line - 1]).toBe('    "colour": "red"');
-    expect(run.results[0].locations[0].logicalLocations[0].fullyQualifiedName).toBe('$.presentation_stage.thumbnail.sizes.md');
+    expect(run.results[0].locations[0].logicalLocations[0].fullyQualifiedName).toBe(
+      '$.presentation_stage.thumbnail.sizes.md',
+    );
   });
 });
 
@@ -81,18 +94,33 @@ describe('--reporter junit', () => {
     expect(xml).toContain('lone\\uD800surrogate\\uFFFF');
 
     const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-    if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: .ci/run installs Debian's chromium (apt-get install chromium)`);
+    if (!existsSync(chromiumPath))
+      throw new Error(`${chromiumPath} is missing: .ci/run installs Debian's chromium (apt-get install chromium)`);
     const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu'] });
     try {
       const tab = await browser.newPage();
       const parsed = await tab.evaluate((text) => {
-        type Element = { getAttribute(name: string): string | null; querySelector(selector: string): Element | null; textContent: string | null };
-        type Doc = { querySelector(selector: string): Element | null; querySelectorAll(selector: string): Iterable<Element> };
-        const Parser = (globalThis as unknown as { DOMParser: new () => { parseFromString(text: string, type: string): Doc } }).DOMParser;
+        type Element = {
+          getAttribute(name: string): string | null;
+          querySelector(selector: string): Element | null;
+          textContent: string | null;
+        };
+        type Doc = {
+          querySelector(selector: string): Element | null;
+          querySelectorAll(selector: string): Iterable<Element>;
+        };
+        const Parser = (
+          globalThis as unknown as { DOMParser: new () => { parseFromString(text: string, type: string): Doc } }
+        ).DOMParser;
         const doc = new Parser().parseFromString(text, 'application/xml');
         const error = doc.querySelector('parsererror');
         const cases = [...doc.querySelectorAll('testcase')];
-        return { error: error?.textContent ?? null, suite: doc.querySelector('testsuite')?.getAttribute('name'), names: cases.map((c) => c.getAttribute('name')), messages: cases.map((c) => c.querySelector('failure')?.getAttribute('message') ?? null) };
+        return {
+          error: error?.textContent ?? null,
+          suite: doc.querySelector('testsuite')?.getAttribute('name'),
+          names: cases.map((c) => c.getAttribute('name')),
+          messages: cases.map((c) => c.querySelector('failure')?.getAttribute('message') ?? null),
+        };
       }, xml);
       expect(parsed.error).toBeNull();
       expect(parsed.suite).toBe(file);
@@ -110,7 +138,10 @@ describe('--reporter json-lines', () => {
     const valid = path.join(PAGES, 'presentation-every-block.json');
     const result = await runCli(['check', valid, valid, '--reporter', 'json-lines']);
     expect(result.code).toBe(0);
-    const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((l) => l.type)).toEqual(['page', 'page', 'summary']);
     expect(lines[0]).toMatchObject({ source: valid, problems: [] });
     expect(lines[2]).toMatchObject({ pages: 2, images: 36, errors: 0, warnings: 0, files: null });

@@ -3,8 +3,7 @@
  * patches), a serve content folder with --base-url, folders that loop through symlinks or
  * hold special files, and many pages in a heap that cannot hold them all.
  */
-import { spawn } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { link, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,13 +23,22 @@ describe('the samples', () => {
 
   it('a serve content folder: --base-url fills {base_url} as serve does; without it, one finding says so', async () => {
     const pages = path.join(CONTENT, 'pages');
-    const filled = await runCli(['check', pages, '--base-url', 'http://127.0.0.1:8000', '--verify-files', path.join(CONTENT, 'media')]);
+    const filled = await runCli([
+      'check',
+      pages,
+      '--base-url',
+      'http://127.0.0.1:8000',
+      '--verify-files',
+      path.join(CONTENT, 'media'),
+    ]);
     expect(filled.stdout).toMatch(/^4 page\(s\), 26 image\(s\), \d+ files probed \(.+\): no findings\n$/);
     expect(filled.code).toBe(0);
     const bare = await runCli(['check', path.join(pages, '101.json'), '--reporter', 'json']);
     expect(bare.code).toBe(1);
     expect(JSON.parse(bare.stdout).pages[0].problems[0]).toEqual({
-      severity: 'error', path: '$', rule: 'base-url-placeholder',
+      severity: 'error',
+      path: '$',
+      rule: 'base-url-placeholder',
       message: 'the page holds {base_url} placeholders (a serve content folder): give --base-url to fill them',
     });
   });
@@ -48,7 +56,12 @@ describe('folder walks', () => {
     await symlink(path.join(dir, 'nowhere'), path.join(dir, 'dangling.json'));
     const result = await runCli(['check', dir, '--reporter', 'json-lines']);
     expect(result.code).toBe(0);
-    const sources = result.stdout.trim().split('\n').map((line) => JSON.parse(line)).filter((r) => r.type === 'page').map((r) => path.relative(dir, r.source));
+    const sources = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((r) => r.type === 'page')
+      .map((r) => path.relative(dir, r.source));
     expect(sources).toEqual([path.join('a', 'b', 'two.json'), path.join('a', 'one.json')]);
   });
 
@@ -64,9 +77,15 @@ describe('folder walks', () => {
 
 describe('memory does not grow with the number of pages', () => {
   /** The CLI in a heap of `heapMb` MB, its output counted rather than kept. */
-  function checkInSmallHeap(args: string[], heapMb: number): Promise<{ code: number | null; bytes: number; stderr: string }> {
+  function checkInSmallHeap(
+    args: string[],
+    heapMb: number,
+  ): Promise<{ code: number | null; bytes: number; stderr: string }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, BIN, 'check', ...args], { env: { ...process.env, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, BIN, 'check', ...args], {
+        env: { ...process.env, NO_COLOR: '1', CI: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let bytes = 0;
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (bytes += chunk.length));

@@ -22,7 +22,18 @@ describe('content-api render', () => {
     const result = await runCli(['render', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage: content-api render [options] [inputs...]');
-    for (const flag of ['--out', '--media-url', '--naming', '--format', '--jpeg-quality', '--pixel-limit', '--concurrency', '--force', '--dry-run', '--json']) {
+    for (const flag of [
+      '--out',
+      '--media-url',
+      '--naming',
+      '--format',
+      '--jpeg-quality',
+      '--pixel-limit',
+      '--concurrency',
+      '--force',
+      '--dry-run',
+      '--json',
+    ]) {
       expect(result.stdout).toContain(flag);
     }
     expect(result.stdout).toMatch(/Examples:\n {2}\$ content-api render samples\/originals --out media/);
@@ -58,14 +69,21 @@ describe('content-api render', () => {
     expect(report.failures).toEqual([]);
     expect(report.results.map((r: { status: string }) => r.status)).toEqual(['rendered', 'rendered']);
     const tall = report.results.find((r: { source: string }) => r.source.endsWith('Tall One.png'));
-    expect(tall.image.sizes.md).toEqual({ width: 300, height: 700, url: 'https://cdn.example.org/m/sub/tall-one.max-1200x1200.png' });
+    expect(tall.image.sizes.md).toEqual({
+      width: 300,
+      height: 700,
+      url: 'https://cdn.example.org/m/sub/tall-one.max-1200x1200.png',
+    });
     expect(tall.image.width).toBeCloseTo(300 / 700, 6);
     expect(tall.files).toHaveLength(5);
 
     const second = await runCli(['render', inDir, '--out', out, '--json']);
     expect(JSON.parse(second.stdout).results.map((r: { status: string }) => r.status)).toEqual(['skipped', 'skipped']);
     const forced = await runCli(['render', inDir, '--out', out, '--json', '--force']);
-    expect(JSON.parse(forced.stdout).results.map((r: { status: string }) => r.status)).toEqual(['rendered', 'rendered']);
+    expect(JSON.parse(forced.stdout).results.map((r: { status: string }) => r.status)).toEqual([
+      'rendered',
+      'rendered',
+    ]);
   });
 
   it('prints only a summary on stderr without --json, and no colour under NO_COLOR', async () => {
@@ -96,9 +114,21 @@ describe('content-api render', () => {
 
   it('an original named twice (directly and in its folder) is rendered once, not refused as a collision with itself', async () => {
     const { inDir, out } = await twoOriginals();
-    const result = await runCli(['render', inDir, path.join(inDir, 'wide.jpg'), `./${path.relative(process.cwd(), path.join(inDir, 'wide.jpg'))}`, path.join(inDir, 'sub'), '--out', out, '--json']);
+    const result = await runCli([
+      'render',
+      inDir,
+      path.join(inDir, 'wide.jpg'),
+      `./${path.relative(process.cwd(), path.join(inDir, 'wide.jpg'))}`,
+      path.join(inDir, 'sub'),
+      '--out',
+      out,
+      '--json',
+    ]);
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout).results.map((r: { source: string }) => path.relative(inDir, r.source))).toEqual(['sub/Tall One.png', 'wide.jpg']);
+    expect(JSON.parse(result.stdout).results.map((r: { source: string }) => path.relative(inDir, r.source))).toEqual([
+      'sub/Tall One.png',
+      'wide.jpg',
+    ]);
     expect(JSON.parse(result.stdout).warnings).toEqual([]); // sub/ held an image, found before through in/
   });
 
@@ -112,11 +142,15 @@ describe('content-api render', () => {
     expect(none.stderr).toContain(`warning: ${empty}: no images found (files ending in .jpg .jpeg`);
 
     const inside = await runCli(['render', inDir, '--out', dir]);
-    expect(inside.stderr).toBe(`error: ${inDir}: is inside the output folder ${dir}, whose files are never taken as originals; keep originals elsewhere\n`);
+    expect(inside.stderr).toBe(
+      `error: ${inDir}: is inside the output folder ${dir}, whose files are never taken as originals; keep originals elsewhere\n`,
+    );
     expect(inside.code).toBe(2);
 
     const dryRun = await runCli(['render', inDir, '--out', path.join(dir, 'notes.txt'), '--dry-run']);
-    expect(dryRun.stderr).toBe(`error: ${path.join(dir, 'notes.txt')}: output folder is not writable (a file is in the way, not a folder)\n`);
+    expect(dryRun.stderr).toBe(
+      `error: ${path.join(dir, 'notes.txt')}: output folder is not writable (a file is in the way, not a folder)\n`,
+    );
     expect(dryRun.code).toBe(2);
   });
 

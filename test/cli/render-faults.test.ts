@@ -30,7 +30,9 @@ async function noisyJpeg(file: string, width = 3000, height = 2000) {
   const pixels = Buffer.alloc(width * height * 3);
   for (let i = 0; i < pixels.length; i++) pixels[i] = (Math.random() * 256) | 0;
   await mkdir(path.dirname(file), { recursive: true });
-  await sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toFile(file);
+  await sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toFile(file);
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000) {
@@ -42,14 +44,19 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000) {
 }
 
 const hasRendition = (dir: string) => async () =>
-  ((await readdir(dir, { recursive: true }).catch(() => [])) as string[]).some((name) => /\.max-\d+x\d+\.jpg$/.test(name));
+  ((await readdir(dir, { recursive: true }).catch(() => [])) as string[]).some((name) =>
+    /\.max-\d+x\d+\.jpg$/.test(name),
+  );
 
 describe('bad originals fail alone', () => {
   it('names each bad file and its reason on one line, renders the rest, exits 1', async () => {
     const dir = await tempDir();
     const inDir = path.join(dir, 'in');
     await writeImage(inDir, 'good.jpg', photo(200, 150).jpeg());
-    await writeFile(path.join(inDir, 'corrupt.jpg'), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256)));
+    await writeFile(
+      path.join(inDir, 'corrupt.jpg'),
+      Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256)),
+    );
     const whole = await photo(200, 150).jpeg().toBuffer();
     await writeFile(path.join(inDir, 'truncated.jpg'), whole.subarray(0, whole.length >> 1));
     await writeFile(path.join(inDir, 'empty.png'), '');
@@ -62,7 +69,10 @@ describe('bad originals fail alone', () => {
     const args = ['render', inDir, svg, path.join(dir, 'missing.jpg'), '--out', out, '--pixel-limit', '50000'];
     const text = await runCli(args);
     expect(text.code).toBe(1);
-    const lines = text.stderr.trim().split('\n').filter((line) => line.startsWith('failed: '));
+    const lines = text.stderr
+      .trim()
+      .split('\n')
+      .filter((line) => line.startsWith('failed: '));
     const expected: Record<string, RegExp> = {
       'corrupt.jpg': /corrupt\.jpg: not an image in a supported format|corrupt\.jpg: cannot decode/,
       'truncated.jpg': /truncated\.jpg: cannot decode image/,
@@ -74,7 +84,10 @@ describe('bad originals fail alone', () => {
     };
     expect(lines).toHaveLength(Object.keys(expected).length);
     for (const [name, pattern] of Object.entries(expected)) {
-      expect(lines.filter((line) => line.includes(name)), name).toHaveLength(1);
+      expect(
+        lines.filter((line) => line.includes(name)),
+        name,
+      ).toHaveLength(1);
       expect(lines.find((line) => line.includes(name))).toMatch(pattern);
     }
     expect(text.stderr).toMatch(/1 rendered, 0 up to date, 7 failed/);
@@ -85,7 +98,9 @@ describe('bad originals fail alone', () => {
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout);
     expect(report.results.map((r: { source: string }) => path.basename(r.source))).toEqual(['good.jpg']);
-    const codes = Object.fromEntries(report.failures.map((f: { source: string; code: string }) => [path.basename(f.source), f.code]));
+    const codes = Object.fromEntries(
+      report.failures.map((f: { source: string; code: string }) => [path.basename(f.source), f.code]),
+    );
     expect(codes).toEqual({
       'corrupt.jpg': 'CONTENT_API_UNSUPPORTED_FORMAT',
       'truncated.jpg': 'CONTENT_API_CORRUPT_IMAGE',
@@ -115,7 +130,10 @@ describe('could not run: exit 2', () => {
     [['--format', 'bmp'], /argument 'bmp' is invalid\. Allowed choices are jpeg, png, webp, avif/],
     [['--naming', 'dots'], /Allowed choices are max, underscore/],
     [['--unknown-flag'], /unknown option '--unknown-flag'/],
-    [['--media-url', 'media'], /Expected a path starting with \/ or an absolute http\(s\) URL for the media URL but got 'media'/],
+    [
+      ['--media-url', 'media'],
+      /Expected a path starting with \/ or an absolute http\(s\) URL for the media URL but got 'media'/,
+    ],
   ])('%j', async (flags, message) => {
     const dir = await tempDir();
     const result = await runCli(['render', dir, '--out', path.join(dir, 'out'), ...flags]);
@@ -130,7 +148,9 @@ describe('could not run: exit 2', () => {
     await writeFile(path.join(dir, 'file'), 'not a folder');
     const result = await runCli(['render', source, '--out', path.join(dir, 'file', 'out')]);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toMatch(/^error: .*file\/out: output folder is not writable \(a file is in the way, not a folder\)$/);
+    expect(result.stderr.trim()).toMatch(
+      /^error: .*file\/out: output folder is not writable \(a file is in the way, not a folder\)$/,
+    );
   });
 
   it('a missing command argument', async () => {
@@ -160,7 +180,9 @@ describe('interruptions and concurrent runs', () => {
     await expectOnlyWholeFiles(out);
     const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
     expect(Object.keys(manifest.entries).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `photo-${i}.jpg`));
-    for (const entry of Object.values(manifest.entries) as Array<{ renditions: Record<string, { path: string; width: number; height: number }> }>) {
+    for (const entry of Object.values(manifest.entries) as Array<{
+      renditions: Record<string, { path: string; width: number; height: number }>;
+    }>) {
       for (const rendition of Object.values(entry.renditions)) {
         const meta = await sharp(path.join(out, rendition.path)).metadata();
         expect([meta.width, meta.height]).toEqual([rendition.width, rendition.height]);
@@ -191,12 +213,29 @@ describe('interruptions and concurrent runs', () => {
 
   it('two runs at once rendering different pictures of the same names: each name is rendered by one run, refused by the other', async () => {
     const dir = await tempDir();
-    for (const [batch, width] of [['a', 1600], ['b', 1000]] as const) {
-      await Promise.all(Array.from({ length: 6 }, (_, i) => writeImage(path.join(dir, batch), `same-${i}.jpg`, photo(width, 800).jpeg())));
+    for (const [batch, width] of [
+      ['a', 1600],
+      ['b', 1000],
+    ] as const) {
+      await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          writeImage(path.join(dir, batch), `same-${i}.jpg`, photo(width, 800).jpeg()),
+        ),
+      );
     }
     const out = path.join(dir, 'out');
-    const runs = await Promise.all(['a', 'b'].map((batch) => runCli(['render', path.join(dir, batch), '--out', out, '--concurrency', '1', '--json'])));
-    const reports = runs.map((run) => JSON.parse(run.stdout) as { results: Array<{ source: string }>; failures: Array<{ source: string; code: string; error: string }> });
+    const runs = await Promise.all(
+      ['a', 'b'].map((batch) =>
+        runCli(['render', path.join(dir, batch), '--out', out, '--concurrency', '1', '--json']),
+      ),
+    );
+    const reports = runs.map(
+      (run) =>
+        JSON.parse(run.stdout) as {
+          results: Array<{ source: string }>;
+          failures: Array<{ source: string; code: string; error: string }>;
+        },
+    );
     for (let i = 0; i < 6; i++) {
       const name = `same-${i}.jpg`;
       const rendered = reports.map((report) => report.results.some((r) => path.basename(r.source) === name));
@@ -220,13 +259,21 @@ describe('interruptions and concurrent runs', () => {
   it('two runs into one output folder at once keep both runs in the manifest', async () => {
     const dir = await tempDir();
     for (const batch of ['a', 'b']) {
-      await Promise.all(Array.from({ length: 6 }, (_, i) => writeImage(path.join(dir, batch), `${batch}${i}.jpg`, photo(1200, 800).jpeg())));
+      await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          writeImage(path.join(dir, batch), `${batch}${i}.jpg`, photo(1200, 800).jpeg()),
+        ),
+      );
     }
     const out = path.join(dir, 'out');
-    const [a, b] = await Promise.all(['a', 'b'].map((batch) => runCli(['render', path.join(dir, batch), '--out', out, '--concurrency', '1'])));
+    const [a, b] = await Promise.all(
+      ['a', 'b'].map((batch) => runCli(['render', path.join(dir, batch), '--out', out, '--concurrency', '1'])),
+    );
     expect([a!.code, b!.code]).toEqual([0, 0]);
     const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
-    expect(Object.keys(manifest.entries).sort()).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'b0', 'b1', 'b2', 'b3', 'b4', 'b5'].map((k) => `${k}.jpg`));
+    expect(Object.keys(manifest.entries).sort()).toEqual(
+      ['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'b0', 'b1', 'b2', 'b3', 'b4', 'b5'].map((k) => `${k}.jpg`),
+    );
     await expectOnlyWholeFiles(out);
   });
 });

@@ -23,17 +23,23 @@ describe('render in hostile surroundings', () => {
     await symlink(path.join(dir, 'in'), path.join(dir, 'in/a/again'));
     const result = await runCli(['render', path.join(dir, 'in'), '--out', path.join(dir, 'out'), '--json']);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout).results.map((r: { source: string }) => path.relative(dir, r.source))).toEqual(['in/a/one.jpg', 'in/two.jpg']);
+    expect(JSON.parse(result.stdout).results.map((r: { source: string }) => path.relative(dir, r.source))).toEqual([
+      'in/a/one.jpg',
+      'in/two.jpg',
+    ]);
   });
 
   it('files in a folder that are not rendered (SVG, PDF, camera raw) are named in a warning; notes beside originals are not', async () => {
     const dir = await tempDir();
     await writeImage(dir, 'in/photo.jpg', photo(400, 300).jpeg());
-    for (const name of ['logo.svg', 'catalogue.pdf', 'IMG_0001.CR2', 'SOURCES.md', 'alt.json']) await writeFile(path.join(dir, 'in', name), 'x');
+    for (const name of ['logo.svg', 'catalogue.pdf', 'IMG_0001.CR2', 'SOURCES.md', 'alt.json'])
+      await writeFile(path.join(dir, 'in', name), 'x');
     const result = await runCli(['render', path.join(dir, 'in'), '--out', path.join(dir, 'out')]);
     expect(result.code).toBe(0);
     const warnings = result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
-    expect(warnings).toEqual([`warning: ${path.join(dir, 'in')}: 3 file(s) not rendered, not an image type render takes (IMG_0001.CR2, catalogue.pdf, logo.svg)`]);
+    expect(warnings).toEqual([
+      `warning: ${path.join(dir, 'in')}: 3 file(s) not rendered, not an image type render takes (IMG_0001.CR2, catalogue.pdf, logo.svg)`,
+    ]);
   });
 
   it('an original whose name is legal but too long for its renditions fails alone; the rest is rendered and recorded', async () => {
@@ -48,8 +54,12 @@ describe('render in hostile surroundings', () => {
     expect(report.results.map((r: { source: string }) => path.basename(r.source))).toEqual(['short.jpg']);
     expect(report.failures).toHaveLength(1);
     expect(report.failures[0].error).toMatch(/aaaa\.jpg: cannot write renditions \(ENAMETOOLONG\)$/);
-    expect(Object.keys(JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries)).toEqual(['short.jpg']);
-    expect((await readdir(out)).filter((name) => name.includes('.tmp-') || name.startsWith('.content-api-claims'))).toEqual([]);
+    expect(Object.keys(JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries)).toEqual([
+      'short.jpg',
+    ]);
+    expect(
+      (await readdir(out)).filter((name) => name.includes('.tmp-') || name.startsWith('.content-api-claims')),
+    ).toEqual([]);
   });
 
   it('an output folder that cannot be made, even where the system loops (/proc): one line, exit 2, at once', async () => {
@@ -82,7 +92,11 @@ describe.skipIf(tiny === null)('a disk that fills up mid-run', () => {
     for (let i = 0; i < 6; i++) {
       const pixels = Buffer.alloc(1600 * 1200 * 3);
       for (let p = 0; p < pixels.length; p++) pixels[p] = (p * 2654435761 + i) >>> 24;
-      await writeImage(dir, `in/noisy-${i}.png`, sharp(pixels, { raw: { width: 1600, height: 1200, channels: 3 } }).png());
+      await writeImage(
+        dir,
+        `in/noisy-${i}.png`,
+        sharp(pixels, { raw: { width: 1600, height: 1200, channels: 3 } }).png(),
+      );
     }
     const out = path.join(tiny!, 'out');
     const result = await runCli(['render', path.join(dir, 'in'), '--out', out, '--json', '--concurrency', '1']);
@@ -93,11 +107,16 @@ describe.skipIf(tiny === null)('a disk that fills up mid-run', () => {
     expect(report.results.length + report.failures.length).toBe(6);
     const names = await readdir(out);
     expect(names.filter((name) => /\.tmp-|\.lock$/.test(name))).toEqual([]);
-    const manifest = names.includes(MANIFEST_FILE) ? JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')) : { entries: {} };
+    const manifest = names.includes(MANIFEST_FILE)
+      ? JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'))
+      : { entries: {} };
     // What the manifest records is there, whole; what failed is not recorded.
-    const recorded = Object.values(manifest.entries) as Array<{ renditions: Record<string, { path: string; bytes: number }> }>;
+    const recorded = Object.values(manifest.entries) as Array<{
+      renditions: Record<string, { path: string; bytes: number }>;
+    }>;
     for (const entry of recorded) {
-      for (const rendition of Object.values(entry.renditions)) expect((await readFile(path.join(out, rendition.path))).length).toBe(rendition.bytes);
+      for (const rendition of Object.values(entry.renditions))
+        expect((await readFile(path.join(out, rendition.path))).length).toBe(rendition.bytes);
     }
     expect(recorded.length).toBeLessThanOrEqual(report.results.length);
   });
@@ -110,7 +129,14 @@ describe('progress on a terminal', () => {
     const pixels = Buffer.alloc(4000 * 3000 * 3);
     for (let i = 0; i < pixels.length; i++) pixels[i] = (Math.random() * 256) | 0; // noise: a slow PNG encode
     await writeImage(dir, 'in/b-large.png', sharp(pixels, { raw: { width: 4000, height: 3000, channels: 3 } }).png());
-    const tty = await runInTerminal(['render', path.join(dir, 'in'), '--out', path.join(dir, 'out'), '--concurrency', '1']);
+    const tty = await runInTerminal([
+      'render',
+      path.join(dir, 'in'),
+      '--out',
+      path.join(dir, 'out'),
+      '--concurrency',
+      '1',
+    ]);
     expect(tty.code).toBe(0);
     // When the small one has finished (1/2), the line names the large one, which is under way.
     expect(tty.stdout).toMatch(/\] 1\/2 \S*b-large\.png/);

@@ -5,8 +5,8 @@
  */
 import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -29,9 +29,12 @@ beforeEach(() => {
   out = `s3://media/${prefix}`;
 });
 
-const cli = (args: string[], env: Record<string, string | undefined> = {}) => runCli(args, { env: { ...s3.env, ...env } });
-const renditionKeys = (objects: Map<string, number>) => [...objects.keys()].filter((key) => !key.includes('.content-api-manifest/'));
-const records = (objects: Map<string, number>) => [...objects.keys()].filter((key) => key.includes('.content-api-manifest/'));
+const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
+  runCli(args, { env: { ...s3.env, ...env } });
+const renditionKeys = (objects: Map<string, number>) =>
+  [...objects.keys()].filter((key) => !key.includes('.content-api-manifest/'));
+const records = (objects: Map<string, number>) =>
+  [...objects.keys()].filter((key) => key.includes('.content-api-manifest/'));
 
 async function originals(count = 3): Promise<string> {
   const dir = await tempDir();
@@ -49,7 +52,12 @@ async function expectComplete(recordCount: number): Promise<void> {
   expect(found).toHaveLength(recordCount);
   for (const key of found) {
     const { entry } = JSON.parse((await s3.get('media', key)).toString('utf8'));
-    for (const rendition of Object.values(entry.renditions) as Array<{ path: string; width: number; height: number; bytes: number }>) {
+    for (const rendition of Object.values(entry.renditions) as Array<{
+      path: string;
+      width: number;
+      height: number;
+      bytes: number;
+    }>) {
       expect(objects.get(prefix + rendition.path)).toBe(rendition.bytes);
       const meta = await sharp(await s3.get('media', prefix + rendition.path)).metadata();
       expect([meta.width, meta.height]).toEqual([rendition.width, rendition.height]);
@@ -64,13 +72,23 @@ describe('content-api render to and from a bucket', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     const report = JSON.parse(first.stdout);
-    expect(report.results.map((r: { status: string }) => r.status)).toEqual(['rendered', 'rendered', 'rendered', 'rendered']);
+    expect(report.results.map((r: { status: string }) => r.status)).toEqual([
+      'rendered',
+      'rendered',
+      'rendered',
+      'rendered',
+    ]);
     expect(report.results[0].files[0]).toMatch(new RegExp(`^s3://media/${prefix}`));
     const objects = await s3.objects('media', prefix);
     expect(renditionKeys(objects)).toContain(`${prefix}old-works/evening-light.max-300x300.png`);
     expect(renditionKeys(objects)).toHaveLength(20);
-    expect(await s3.head('media', `${prefix}photo-0.max-600x600.jpg`)).toMatchObject({ contentType: 'image/jpeg', cacheControl: 'public, max-age=31536000' });
-    expect(await s3.head('media', `${prefix}old-works/evening-light.max-300x300.png`)).toMatchObject({ contentType: 'image/png' });
+    expect(await s3.head('media', `${prefix}photo-0.max-600x600.jpg`)).toMatchObject({
+      contentType: 'image/jpeg',
+      cacheControl: 'public, max-age=31536000',
+    });
+    expect(await s3.head('media', `${prefix}old-works/evening-light.max-300x300.png`)).toMatchObject({
+      contentType: 'image/png',
+    });
     await expectComplete(4);
 
     await s3.sync();
@@ -84,13 +102,20 @@ describe('content-api render to and from a bucket', () => {
     await writeImage(dir, 'photo-1.jpg', photo(1300, 500).jpeg());
     const changed = await cli(['render', dir, '--out', out, '--json']);
     expect(changed.code).toBe(0);
-    const statuses = Object.fromEntries(JSON.parse(changed.stdout).results.map((r: { source: string; status: string }) => [path.basename(r.source), r.status]));
+    const statuses = Object.fromEntries(
+      JSON.parse(changed.stdout).results.map((r: { source: string; status: string }) => [
+        path.basename(r.source),
+        r.status,
+      ]),
+    );
     expect(statuses).toMatchObject({ 'photo-0.jpg': 'skipped', 'photo-1.jpg': 'rendered', 'photo-2.jpg': 'skipped' });
     await s3.sync();
     const rewritten = s3.puts.slice(putsBefore);
     expect(rewritten.sort()).toEqual([
       `media/${prefix}.content-api-manifest/photo-1.jpg.json`,
-      ...['1200x1200', '2400x2400', '300x300', '4800x4800', '600x600'].map((box) => `media/${prefix}photo-1.max-${box}.jpg`),
+      ...['1200x1200', '2400x2400', '300x300', '4800x4800', '600x600'].map(
+        (box) => `media/${prefix}photo-1.max-${box}.jpg`,
+      ),
     ]);
     await expectComplete(4);
   });
@@ -140,7 +165,9 @@ describe('content-api render to and from a bucket', () => {
 
     const empty = await cli(['render', `s3://originals/empty-${bucketRun}/`, '--out', out]);
     expect(empty.code).toBe(1);
-    expect(empty.stderr).toMatch(new RegExp(`failed: s3://originals/empty-${bucketRun}/nothing\\.jpg: object is empty`));
+    expect(empty.stderr).toMatch(
+      new RegExp(`failed: s3://originals/empty-${bucketRun}/nothing\\.jpg: object is empty`),
+    );
 
     const local = await tempDir();
     const toFolder = await cli(['render', `s3://originals/${source}`, '--out', local, '--json']);
@@ -152,7 +179,11 @@ describe('content-api render to and from a bucket', () => {
     await s3.sync();
     const before = s3.requests.length;
     const unchanged = await cli(['render', `s3://originals/${source}`, '--out', out, '--json']);
-    expect(JSON.parse(unchanged.stdout).results.map((r: { status: string }) => r.status)).toEqual(['skipped', 'skipped', 'skipped']);
+    expect(JSON.parse(unchanged.stdout).results.map((r: { status: string }) => r.status)).toEqual([
+      'skipped',
+      'skipped',
+      'skipped',
+    ]);
     await s3.sync();
     expect(s3.requests.slice(before).filter((line) => line.startsWith(`GET /originals/${source}`))).toEqual([]);
 
@@ -184,11 +215,29 @@ describe('content-api render to and from a bucket', () => {
   it('render --page writes renditions to a bucket; check --verify-files reads them there, and finds a resized and a deleted one', async () => {
     const dir = await tempDir();
     await mkdir(path.join(dir, 'originals/landscapes'), { recursive: true });
-    for (const name of ['dandelion.jpg', 'ladybird.jpg', 'marigold.png', 'raindrops.webp', 'Yellow Flower.jpg', 'landscapes/dune.jpg', 'landscapes/storm.jpg']) {
+    for (const name of [
+      'dandelion.jpg',
+      'ladybird.jpg',
+      'marigold.png',
+      'raindrops.webp',
+      'Yellow Flower.jpg',
+      'landscapes/dune.jpg',
+      'landscapes/storm.jpg',
+    ]) {
       await copyFile(path.join('samples/originals', name), path.join(dir, 'originals', name));
     }
     const page = path.join(dir, 'page.json');
-    const run = await cli(['render', '--page', 'samples/content/pages/101.json', '--originals', path.join(dir, 'originals'), '--out', out, '--write-page', page]);
+    const run = await cli([
+      'render',
+      '--page',
+      'samples/content/pages/101.json',
+      '--originals',
+      path.join(dir, 'originals'),
+      '--out',
+      out,
+      '--write-page',
+      page,
+    ]);
     expect(run.stderr).toMatch(/rendered/);
     expect(run.code).toBe(0);
     const objects = await s3.objects('media', prefix);
@@ -210,15 +259,32 @@ describe('content-api render to and from a bucket', () => {
     expect(good.code).toBe(0);
     await s3.put('media', `${prefix}dandelion.max-600x600.jpg`, await photo(500, 400).jpeg().toBuffer());
     await s3.remove('media', `${prefix}landscapes/storm.max-300x300.jpg`);
-    const bad = await cli(['check', page, '--base-url', 'http://127.0.0.1:8000', '--verify-files', out, '--reporter', 'json-lines']);
+    const bad = await cli([
+      'check',
+      page,
+      '--base-url',
+      'http://127.0.0.1:8000',
+      '--verify-files',
+      out,
+      '--reporter',
+      'json-lines',
+    ]);
     expect(bad.code).toBe(1);
-    const findings = bad.stdout.trim().split('\n').map((line) => JSON.parse(line)).flatMap((record) => record.problems ?? []);
-    expect(findings.filter((f: { rule: string }) => f.rule === 'file-size').map((f: { message: string }) => f.message)).toEqual(
-      expect.arrayContaining([expect.stringMatching(new RegExp(`^s3://media/${prefix}dandelion\\.max-600x600\\.jpg is 500x400`))]),
+    const findings = bad.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .flatMap((record) => record.problems ?? []);
+    expect(
+      findings.filter((f: { rule: string }) => f.rule === 'file-size').map((f: { message: string }) => f.message),
+    ).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(new RegExp(`^s3://media/${prefix}dandelion\\.max-600x600\\.jpg is 500x400`)),
+      ]),
     );
-    expect(findings.filter((f: { rule: string }) => f.rule === 'file-missing').map((f: { message: string }) => f.message)).toEqual(
-      expect.arrayContaining([`s3://media/${prefix}landscapes/storm.max-300x300.jpg does not exist`]),
-    );
+    expect(
+      findings.filter((f: { rule: string }) => f.rule === 'file-missing').map((f: { message: string }) => f.message),
+    ).toEqual(expect.arrayContaining([`s3://media/${prefix}landscapes/storm.max-300x300.jpg does not exist`]));
   });
 
   it('an endpoint that keeps answering 503 SlowDown is retried with backoff, then exit 2 naming it throttled', async () => {
@@ -226,12 +292,16 @@ describe('content-api render to and from a bucket', () => {
     const server = createServer((_request, response) => {
       requests++;
       response.writeHead(503, { 'content-type': 'application/xml' });
-      response.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>');
+      response.end(
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>',
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const result = await cli(['render', 'samples/originals', '--out', 's3://media/throttled/'], { AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}` });
+      const result = await cli(['render', 'samples/originals', '--out', 's3://media/throttled/'], {
+        AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+      });
       expect(result.code).toBe(2);
       expect(result.stderr).toBe('error: s3://media/throttled/: throttled after 4 attempts\n');
       expect(requests).toBe(4);
@@ -251,7 +321,9 @@ describe('content-api render to and from a bucket', () => {
         AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
       });
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/^error: s3:\/\/media\/stalled\/: endpoint unreachable \(ETIMEDOUT\) after 4 attempts\n$/);
+      expect(result.stderr).toMatch(
+        /^error: s3:\/\/media\/stalled\/: endpoint unreachable \(ETIMEDOUT\) after 4 attempts\n$/,
+      );
       expect(Date.now() - started).toBeLessThan(20_000);
     } finally {
       for (const socket of sockets) socket.destroy();
@@ -263,29 +335,66 @@ describe('content-api render to and from a bucket', () => {
     await s3.put('originals', `one-${bucketRun}/photo.jpg`, await photo(640, 480).jpeg().toBuffer());
     const one = await cli(['render', `s3://originals/one-${bucketRun}/photo.jpg`, '--out', out, '--json']);
     expect(one.code).toBe(0);
-    expect(JSON.parse(one.stdout).results[0]).toMatchObject({ source: `s3://originals/one-${bucketRun}/photo.jpg`, status: 'rendered' });
+    expect(JSON.parse(one.stdout).results[0]).toMatchObject({
+      source: `s3://originals/one-${bucketRun}/photo.jpg`,
+      status: 'rendered',
+    });
     expect(await s3.head('media', `${prefix}photo.max-300x300.jpg`)).toMatchObject({ contentType: 'image/jpeg' });
     const none = await cli(['render', `s3://originals/nothing-${bucketRun}/`, '--out', out]);
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(new RegExp(`failed: s3://originals/nothing-${bucketRun}/: no such object, and no objects below this prefix`));
+    expect(none.stderr).toMatch(
+      new RegExp(`failed: s3://originals/nothing-${bucketRun}/: no such object, and no objects below this prefix`),
+    );
   });
 
   it('s3:/ with one slash is refused, never taken for a local folder', async () => {
     const dir = await tempDir();
-    const result = await runCli(['render', 'samples/originals/dandelion.jpg', '--out', 's3:/media/x/'], { cwd: dir, env: s3.env });
+    const result = await runCli(['render', 'samples/originals/dandelion.jpg', '--out', 's3:/media/x/'], {
+      cwd: dir,
+      env: s3.env,
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/Expected s3:\/\/bucket\/prefix\/ with a valid bucket name but got 's3:\/media\/x\/'/);
+    expect(result.stderr).toMatch(
+      /Expected s3:\/\/bucket\/prefix\/ with a valid bucket name but got 's3:\/media\/x\/'/,
+    );
     expect(await readdir(dir)).toEqual([]);
   });
 
   describe('a bucket that cannot be used is exit 2 with one line naming it', () => {
     const cases: Array<[string, () => [string[], Record<string, string | undefined>], RegExp]> = [
-      ['no credentials', () => [['render', 'samples/originals', '--out', out], { AWS_ACCESS_KEY_ID: undefined, AWS_SECRET_ACCESS_KEY: undefined }], /no AWS credentials/],
-      ['an unknown access key', () => [['render', 'samples/originals', '--out', out], { AWS_ACCESS_KEY_ID: 'NOBODY' }], /access denied/],
-      ['a bucket that does not exist', () => [['render', 'samples/originals', '--out', 's3://no-such-bucket/media/'], {}], /s3:\/\/no-such-bucket\/media\/: no such bucket/],
-      ['an endpoint that is down', () => [['render', 'samples/originals', '--out', out], { AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9' }], /endpoint unreachable/],
-      ['originals in a missing bucket', () => [['render', 's3://no-such-bucket/in/', '--out', out], {}], /s3:\/\/no-such-bucket\/in\/: no such bucket/],
-      ['an s3:// URL that is no bucket name', () => [['render', 'samples/originals', '--out', 's3://A_B/'], {}], /Expected s3:\/\/bucket\/prefix\//],
+      [
+        'no credentials',
+        () => [
+          ['render', 'samples/originals', '--out', out],
+          { AWS_ACCESS_KEY_ID: undefined, AWS_SECRET_ACCESS_KEY: undefined },
+        ],
+        /no AWS credentials/,
+      ],
+      [
+        'an unknown access key',
+        () => [['render', 'samples/originals', '--out', out], { AWS_ACCESS_KEY_ID: 'NOBODY' }],
+        /access denied/,
+      ],
+      [
+        'a bucket that does not exist',
+        () => [['render', 'samples/originals', '--out', 's3://no-such-bucket/media/'], {}],
+        /s3:\/\/no-such-bucket\/media\/: no such bucket/,
+      ],
+      [
+        'an endpoint that is down',
+        () => [['render', 'samples/originals', '--out', out], { AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9' }],
+        /endpoint unreachable/,
+      ],
+      [
+        'originals in a missing bucket',
+        () => [['render', 's3://no-such-bucket/in/', '--out', out], {}],
+        /s3:\/\/no-such-bucket\/in\/: no such bucket/,
+      ],
+      [
+        'an s3:// URL that is no bucket name',
+        () => [['render', 'samples/originals', '--out', 's3://A_B/'], {}],
+        /Expected s3:\/\/bucket\/prefix\//,
+      ],
     ];
     it.each(cases)('%s', async (_name, make, message) => {
       const [args, env] = make();

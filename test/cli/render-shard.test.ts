@@ -13,7 +13,9 @@ import { tempDir } from '../fixtures/tmp.js';
 import { runCli } from './run-cli.js';
 
 async function files(dir: string): Promise<Map<string, Buffer>> {
-  const names = ((await readdir(dir, { recursive: true })) as string[]).filter((name) => /\.(jpg|png)$/.test(name)).sort();
+  const names = ((await readdir(dir, { recursive: true })) as string[])
+    .filter((name) => /\.(jpg|png)$/.test(name))
+    .sort();
   return new Map(await Promise.all(names.map(async (name) => [name, await readFile(path.join(dir, name))] as const)));
 }
 
@@ -21,7 +23,12 @@ describe('content-api render --shard', () => {
   it('shards 0/3, 1/3 and 2/3, run separately, equal one render of the whole batch: same files, same manifest', async () => {
     const dir = await tempDir();
     const input = path.join(dir, 'in');
-    for (let i = 0; i < 9; i++) await writeImage(input, `${i % 3 ? 'a' : 'b/deep'}/photo-${i}.${i % 4 ? 'jpg' : 'png'}`, i % 4 ? photo(500 + i, 400).jpeg() : photo(400, 300 + i).png());
+    for (let i = 0; i < 9; i++)
+      await writeImage(
+        input,
+        `${i % 3 ? 'a' : 'b/deep'}/photo-${i}.${i % 4 ? 'jpg' : 'png'}`,
+        i % 4 ? photo(500 + i, 400).jpeg() : photo(400, 300 + i).png(),
+      );
     const whole = path.join(dir, 'whole');
     const sharded = path.join(dir, 'sharded');
     expect((await runCli(['render', input, '--out', whole])).code).toBe(0);
@@ -59,9 +66,15 @@ describe('content-api render --shard', () => {
   it.each([
     [['--shard', '3/3'], {}, /--shard 3\/3: the index must be below 3/],
     [['--shard', 'x/3'], {}, /Expected i\/n \(0 <= i < n\) or auto\/n for --shard but got 'x\/3'/],
-    [['--shard', 'auto/4'], { JOB_COMPLETION_INDEX: undefined, AWS_BATCH_JOB_ARRAY_INDEX: undefined }, /no shard index in the environment/],
+    [
+      ['--shard', 'auto/4'],
+      { JOB_COMPLETION_INDEX: undefined, AWS_BATCH_JOB_ARRAY_INDEX: undefined },
+      /no shard index in the environment/,
+    ],
   ] as const)('%j is exit 2 with one line', async (args, env, message) => {
-    const result = await runCli(['render', 'samples/originals', '--out', path.join(await tempDir(), 'out'), ...args], { env });
+    const result = await runCli(['render', 'samples/originals', '--out', path.join(await tempDir(), 'out'), ...args], {
+      env,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(message);

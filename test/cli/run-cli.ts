@@ -2,7 +2,7 @@
  * Runs the built binary as a user would: `node bin/content-api.js ...`, without colour and
  * as in CI, and collects its exit code and output.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 

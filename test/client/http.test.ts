@@ -40,7 +40,9 @@ describe('a deadline for the whole exchange', () => {
     const error = await failure(fetchJson(server.url(), dispatcher, { ...fast, deadlineMs: 800 }));
     await dispatcher.close();
     expect(error.code).toBe('CONTENT_API_HTTP_TIMEOUT');
-    expect(error.message).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/: timed out: no complete response within the 800 ms deadline, \d+ bytes received$/);
+    expect(error.message).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/: timed out: no complete response within the 800 ms deadline, \d+ bytes received$/,
+    );
     // Bounded: the deadline, not the per-wait timeout (5 s) or forever; generous for a loaded machine.
     expect(Date.now() - started).toBeLessThan(4_000);
   });
@@ -57,7 +59,9 @@ describe('a body that breaks mid-way is reported with its real reason', () => {
     const error = await failure(fetchJson(server.url(), dispatcher, { ...fast, retries: 2 }));
     await dispatcher.close();
     expect(error.code).toBe('CONTENT_API_HTTP_CONNECTION');
-    expect(error.message).toMatch(/: HTTP 200 body broken after 21 of the 5000 bytes its Content-Length promised: connection reset \(UND_ERR_SOCKET\)$/);
+    expect(error.message).toMatch(
+      /: HTTP 200 body broken after 21 of the 5000 bytes its Content-Length promised: connection reset \(UND_ERR_SOCKET\)$/,
+    );
     expect(error.message).not.toMatch(/after retries/);
     expect(server.hits).toBe(3);
   });
@@ -71,12 +75,17 @@ describe('a body that breaks mid-way is reported with its real reason', () => {
     const dispatcher = createDispatcher(fast);
     const error = await failure(fetchBytes(server.url('/a.jpg'), dispatcher, fast));
     await dispatcher.close();
-    expect(error.message).toMatch(/\/a\.jpg: HTTP 200 body broken after 1000: connection reset \((ECONNRESET|UND_ERR_SOCKET)\)$/);
+    expect(error.message).toMatch(
+      /\/a\.jpg: HTTP 200 body broken after 1000: connection reset \((ECONNRESET|UND_ERR_SOCKET)\)$/,
+    );
   });
 
   it('a body past the size cap stops at the cap, or before reading when Content-Length says so', async () => {
     server = await httpServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', ...(req.url === '/declared' && { 'content-length': 1_000_000 }) });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        ...(req.url === '/declared' && { 'content-length': 1_000_000 }),
+      });
       res.end(`"${'x'.repeat(999_998)}"`);
     });
     const dispatcher = createDispatcher(fast);
@@ -129,7 +138,9 @@ describe('what the server controls is escaped before it is printed', () => {
     for (const error of [json, refused, type]) expect(error.message).toMatch(PRINTABLE);
     expect(json.message).toMatch(/\/page: HTTP 404 Not Found \(gone\\u001b\[0m forged line\)$/);
     // undici refuses a control character in a header; an 8-bit one (C1 CSI, as Latin-1) gets through, escaped.
-    expect(refused.message).toMatch(/\/page: Response does not match the HTTP\/1\.1 protocol \(Invalid header value char\)$/);
+    expect(refused.message).toMatch(
+      /\/page: Response does not match the HTTP\/1\.1 protocol \(Invalid header value char\)$/,
+    );
     expect(type.message).toMatch(/\/page: content type is text\/\\u009b1mplain, not application\/json$/);
   });
 
@@ -143,7 +154,11 @@ describe('JSON bodies are UTF-8 and bounded in depth', () => {
   it('refuses invalid UTF-8 and a page nested 200,000 levels deep, each in one line', async () => {
     server = await httpServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(req.url === '/latin1' ? Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d]) : '['.repeat(200_000) + ']'.repeat(200_000));
+      res.end(
+        req.url === '/latin1'
+          ? Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d])
+          : '['.repeat(200_000) + ']'.repeat(200_000),
+      );
     });
     const dispatcher = createDispatcher(fast);
     const latin1 = await failure(fetchJson(server.url('/latin1'), dispatcher, fast));
@@ -154,7 +169,7 @@ describe('JSON bodies are UTF-8 and bounded in depth', () => {
   });
 });
 
-describe('fetchPrefix: a file\'s first bytes, for header probes', () => {
+describe("fetchPrefix: a file's first bytes, for header probes", () => {
   it('asks for a range, reads no further when the server ignores it, and reports a broken body in one line', async () => {
     const file = Buffer.alloc(1024 * 1024, 7);
     server = await httpServer((req, res) => {
@@ -164,7 +179,11 @@ describe('fetchPrefix: a file\'s first bytes, for header probes', () => {
         return void setTimeout(() => res.socket?.destroy(), 20);
       }
       if (req.url === '/ranged' && req.headers.range === 'bytes=0-4095') {
-        res.writeHead(206, { 'content-type': 'image/jpeg', 'content-range': `bytes 0-4095/${file.length}`, 'content-length': 4096 });
+        res.writeHead(206, {
+          'content-type': 'image/jpeg',
+          'content-range': `bytes 0-4095/${file.length}`,
+          'content-length': 4096,
+        });
         return void res.end(file.subarray(0, 4096));
       }
       res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': file.length });
@@ -177,6 +196,8 @@ describe('fetchPrefix: a file\'s first bytes, for header probes', () => {
     await dispatcher.close();
     expect([ranged.status, ranged.body.length]).toEqual([206, 4096]);
     expect([ignored.status, ignored.body.length]).toEqual([200, 4096]);
-    expect(broken.message).toMatch(/\/broken: HTTP 200 body broken after 100 of the 1048576 bytes its Content-Length promised: connection reset \(UND_ERR_SOCKET\)$/);
+    expect(broken.message).toMatch(
+      /\/broken: HTTP 200 body broken after 100 of the 1048576 bytes its Content-Length promised: connection reset \(UND_ERR_SOCKET\)$/,
+    );
   });
 });

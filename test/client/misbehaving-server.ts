@@ -5,8 +5,8 @@
  * socket, for what `node:http` refuses to send.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createNetServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type Server } from 'node:net';
 
 export interface TestServer {
   url(path?: string): string;
@@ -31,7 +31,9 @@ async function listen(server: Server, hits: { count: number }): Promise<TestServ
 }
 
 /** A `node:http` server whose handler misbehaves as it likes. */
-export function httpServer(handler: (req: IncomingMessage, res: ServerResponse, hit: number) => void): Promise<TestServer> {
+export function httpServer(
+  handler: (req: IncomingMessage, res: ServerResponse, hit: number) => void,
+): Promise<TestServer> {
   const hits = { count: 0 };
   const server = createHttpServer((req, res) => handler(req, res, ++hits.count));
   return listen(server, hits);

@@ -56,16 +56,21 @@ describe('one size cap for every way a page arrives', () => {
     const dir = await tempDir();
     const file = path.join(dir, 'big.json');
     await writeFile(file, JSON.stringify({ padding: 'x'.repeat(2000) }));
-    expect(await refusal(file, { maxBytes: 1000 })).toBe(`${file}: larger than 1000 bytes, the cap on a page (--max-bytes)`);
+    expect(await refusal(file, { maxBytes: 1000 })).toBe(
+      `${file}: larger than 1000 bytes, the cap on a page (--max-bytes)`,
+    );
     expect((await loadPage(file, { maxBytes: 3000 })).json).toEqual({ padding: 'x'.repeat(2000) });
   });
 
   it('standard input past the cap', async () => {
-    const stdin = (max: number) => readStreamWithin(Readable.from([Buffer.alloc(600, 0x20), Buffer.alloc(600, 0x20)]), max).then((r) => {
-      if (!r.ok) throw new InvalidArgumentError(`standard input: ${r.reason}`);
-      return r.bytes;
-    });
-    expect(await refusal('-', { maxBytes: 1000, stdin })).toBe('standard input: larger than 1000 bytes, the cap on a page (--max-bytes)');
+    const stdin = (max: number) =>
+      readStreamWithin(Readable.from([Buffer.alloc(600, 0x20), Buffer.alloc(600, 0x20)]), max).then((r) => {
+        if (!r.ok) throw new InvalidArgumentError(`standard input: ${r.reason}`);
+        return r.bytes;
+      });
+    expect(await refusal('-', { maxBytes: 1000, stdin })).toBe(
+      'standard input: larger than 1000 bytes, the cap on a page (--max-bytes)',
+    );
   });
 
   it('a page over HTTP past the cap', async () => {
@@ -78,7 +83,7 @@ describe('one size cap for every way a page arrives', () => {
   });
 });
 
-describe('text that is not a page\'s JSON is returned with a one-line parseError', () => {
+describe("text that is not a page's JSON is returned with a one-line parseError", () => {
   it('an invalid UTF-8 byte is never replaced by U+FFFD', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'latin1.json');

@@ -33,7 +33,9 @@ describe('inspect: hostile servers give one line and exit 2', () => {
       const timer = setInterval(() => res.write(' '), 100);
       res.on('close', () => clearInterval(timer));
     });
-    expect(await inspectFails(['--deadline', '1000'])).toMatch(/^error: http:\/\/127\.0\.0\.1:\d+\/api\/v2\/pages\/101\/: timed out: no complete response within the 1000 ms deadline, \d+ bytes received$/);
+    expect(await inspectFails(['--deadline', '1000'])).toMatch(
+      /^error: http:\/\/127\.0\.0\.1:\d+\/api\/v2\/pages\/101\/: timed out: no complete response within the 1000 ms deadline, \d+ bytes received$/,
+    );
   });
 
   it('a Content-Length that lies: the real reason, not "after retries"', async () => {
@@ -42,7 +44,9 @@ describe('inspect: hostile servers give one line and exit 2', () => {
       res.write('{"id": 101');
       setTimeout(() => res.socket?.destroy(), 20);
     });
-    expect(await inspectFails()).toMatch(/\/pages\/101\/: HTTP 200 body broken after 10 of the 10000 bytes its Content-Length promised: connection reset \(UND_ERR_SOCKET\)$/);
+    expect(await inspectFails()).toMatch(
+      /\/pages\/101\/: HTTP 200 body broken after 10 of the 10000 bytes its Content-Length promised: connection reset \(UND_ERR_SOCKET\)$/,
+    );
   });
 
   it('an error message with escape sequences and line breaks is printed escaped', async () => {
@@ -50,7 +54,9 @@ describe('inspect: hostile servers give one line and exit 2', () => {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ message: '\u001b[2J\u001b]0;pwned\u0007\nerror: forged second line\u202e' }));
     });
-    expect(await inspectFails()).toMatch(/: HTTP 404 Not Found \(\\u001b\[2J\\u001b\]0;pwned\\u0007 error: forged second line\\u202e\)$/);
+    expect(await inspectFails()).toMatch(
+      /: HTTP 404 Not Found \(\\u001b\[2J\\u001b\]0;pwned\\u0007 error: forged second line\\u202e\)$/,
+    );
   });
 
   it('a page nested 200,000 levels deep, invalid UTF-8, and one past --max-bytes', async () => {
@@ -60,8 +66,12 @@ describe('inspect: hostile servers give one line and exit 2', () => {
       res.end(body);
     });
     body = `{"id": 101, "x": ${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
-    expect(await inspectFails()).toMatch(/: invalid JSON \(nested deeper than 256 levels \(the limit\) at offset 272\)$/);
-    body = Buffer.from([0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a, 0x31, 0x30, 0x31, 0x2c, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d]);
+    expect(await inspectFails()).toMatch(
+      /: invalid JSON \(nested deeper than 256 levels \(the limit\) at offset 272\)$/,
+    );
+    body = Buffer.from([
+      0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a, 0x31, 0x30, 0x31, 0x2c, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d,
+    ]);
     expect(await inspectFails()).toMatch(/: not UTF-8: byte 0xc3 at offset 15 is not valid UTF-8$/);
     body = JSON.stringify({ id: 101, padding: 'x'.repeat(5000) });
     expect(await inspectFails(['--max-bytes', '1000'])).toMatch(/: response larger than 1000 bytes$/);
@@ -76,7 +86,10 @@ describe('inspect: a hostile page is shown, escaped, in linear time', () => {
     const page = JSON.parse(await readFile('samples/pages/presentation-every-block.json', 'utf8'));
     page.title = '\u001b[2J\u001b]0;pwned\u0007title';
     page.meta.slug = JSON.parse('{"toString": null}');
-    page.presentation_stage.body.push({ type: 'constructor', id: 'x', value: {} }, { type: 'text', id: 'y', value: { text: '<'.repeat(400_000) } });
+    page.presentation_stage.body.push(
+      { type: 'constructor', id: 'x', value: {} },
+      { type: 'text', id: 'y', value: { text: '<'.repeat(400_000) } },
+    );
     const file = path.join(await tempDir(), 'hostile.json');
     await writeFile(file, JSON.stringify(page));
     const started = Date.now();

@@ -21,7 +21,21 @@ async function refused(page: string, extra: string[] = [], input?: string) {
   const dir = await tempDir();
   const written = path.join(dir, 'page.json');
   const started = Date.now();
-  const result = await runCli(['render', '--page', page, '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', written, ...extra], { input });
+  const result = await runCli(
+    [
+      'render',
+      '--page',
+      page,
+      '--originals',
+      ORIGINALS,
+      '--out',
+      path.join(dir, 'media'),
+      '--write-page',
+      written,
+      ...extra,
+    ],
+    { input },
+  );
   expect(Date.now() - started).toBeLessThan(20_000);
   expect(result.code, result.stderr).toBe(2);
   expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
@@ -34,13 +48,18 @@ describe('render --page refuses pages it could not rewrite faithfully', () => {
   it('a duplicate key (JSON.parse keeps the last, the editor would change the first)', async () => {
     const text = await readFile(SAMPLE, 'utf8');
     // The thumbnail's md size twice: the first, stale one is what the text edit would find.
-    const page = text.replace(/("thumbnail": \{\s*"width"[^]*?"sizes": \{)/, '$1\n        "md": {"width": 1, "height": 1, "url": "/media/stale.jpg"},');
+    const page = text.replace(
+      /("thumbnail": \{\s*"width"[^]*?"sizes": \{)/,
+      '$1\n        "md": {"width": 1, "height": 1, "url": "/media/stale.jpg"},',
+    );
     expect(page).not.toBe(text);
     const file = path.join(await tempDir(), 'dup.json');
     await writeFile(file, page);
     const message = await refused(file);
     expect(message.startsWith(`error: ${file}: $.`)).toBe(true);
-    expect(message).toMatch(/: \$\.presentation_stage\.\S*thumbnail\.sizes\.md: the key 'md' appears twice in one object; parsers disagree on which counts, so the page cannot be rewritten faithfully: remove the duplicates$/);
+    expect(message).toMatch(
+      /: \$\.presentation_stage\.\S*thumbnail\.sizes\.md: the key 'md' appears twice in one object; parsers disagree on which counts, so the page cannot be rewritten faithfully: remove the duplicates$/,
+    );
   });
 
   it('a byte that is not UTF-8 (it would become U+FFFD in the written page)', async () => {
@@ -48,13 +67,17 @@ describe('render --page refuses pages it could not rewrite faithfully', () => {
     const at = text.indexOf('"title"') + 10;
     const file = path.join(await tempDir(), 'latin1.json');
     await writeFile(file, Buffer.concat([text.subarray(0, at), Buffer.from([0xe9]), text.subarray(at)]));
-    expect(await refused(file)).toBe(`error: ${file}: not JSON (not UTF-8: byte 0xe9 at offset ${at} is not valid UTF-8)`);
+    expect(await refused(file)).toBe(
+      `error: ${file}: not JSON (not UTF-8: byte 0xe9 at offset ${at} is not valid UTF-8)`,
+    );
   });
 
   it('a page nested 200,000 levels deep: the depth limit named, no stack trace', async () => {
     const file = path.join(await tempDir(), 'deep.json');
     await writeFile(file, `{"id": 1, "x": ${'['.repeat(200_000)}${']'.repeat(200_000)}}`);
-    expect(await refused(file)).toBe(`error: ${file}: not JSON (nested deeper than 256 levels (the limit) at offset 270)`);
+    expect(await refused(file)).toBe(
+      `error: ${file}: not JSON (nested deeper than 256 levels (the limit) at offset 270)`,
+    );
   });
 });
 
@@ -69,8 +92,12 @@ describe('render --page reads nothing without bound', () => {
   it('one cap, --max-bytes, for a file and for standard input', async () => {
     const text = await readFile(SAMPLE, 'utf8');
     const cap = String(text.length - 1);
-    expect(await refused(SAMPLE, ['--max-bytes', cap])).toBe(`error: ${SAMPLE}: larger than ${cap} bytes, the cap on a page (--max-bytes)`);
-    expect(await refused('-', ['--max-bytes', cap], text)).toBe(`error: standard input: larger than ${cap} bytes, the cap on a page (--max-bytes)`);
+    expect(await refused(SAMPLE, ['--max-bytes', cap])).toBe(
+      `error: ${SAMPLE}: larger than ${cap} bytes, the cap on a page (--max-bytes)`,
+    );
+    expect(await refused('-', ['--max-bytes', cap], text)).toBe(
+      `error: standard input: larger than ${cap} bytes, the cap on a page (--max-bytes)`,
+    );
   });
 });
 
@@ -83,14 +110,30 @@ describe('render --page downloads from a hostile server', () => {
     });
     try {
       const dir = await tempDir();
-      const args = ['render', '--page', SAMPLE, '--base-url', server.url(), '--out', path.join(dir, 'media'), '--deadline', '700', '--retries', '0', '--json'];
+      const args = [
+        'render',
+        '--page',
+        SAMPLE,
+        '--base-url',
+        server.url(),
+        '--out',
+        path.join(dir, 'media'),
+        '--deadline',
+        '700',
+        '--retries',
+        '0',
+        '--json',
+      ];
       const started = Date.now();
       const result = await runCli(args);
       expect(Date.now() - started).toBeLessThan(20_000);
       expect(result.code, result.stderr).toBe(1);
       const report = JSON.parse(result.stdout) as { failures: Array<{ error: string }> };
       expect(report.failures.length).toBeGreaterThan(0);
-      for (const failure of report.failures) expect(failure.error).toMatch(/: timed out: no complete response within the 700 ms deadline, \d+ bytes received$/);
+      for (const failure of report.failures)
+        expect(failure.error).toMatch(
+          /: timed out: no complete response within the 700 ms deadline, \d+ bytes received$/,
+        );
     } finally {
       await server.close();
     }

@@ -6,25 +6,29 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { imageSchema } from '../../src/page/image.js';
 import { buildImageObject } from '../../src/renditions/image-object.js';
 import {
   buildSrcset,
   fitWithinBox,
+  type NamingStyle,
   parseRenditionFileName,
   parseSrcset,
+  RENDITION_BOXES,
+  RENDITION_KEYS,
   relativeSize,
   renditionFileName,
   renditionSizes,
-  RENDITION_BOXES,
-  RENDITION_KEYS,
   safeName,
-  type NamingStyle,
 } from '../../src/renditions/rules.js';
 import { verifyImage } from '../../src/renditions/verify.js';
-import { imageSchema } from '../../src/page/image.js';
 
 /** Original sizes from 1 px to past sharp's default pixel limit on a side, extreme aspects included. */
-const side = fc.oneof(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 1, max: 20_000 }), fc.integer({ min: 1, max: 200_000 }));
+const side = fc.oneof(
+  fc.integer({ min: 1, max: 400 }),
+  fc.integer({ min: 1, max: 20_000 }),
+  fc.integer({ min: 1, max: 200_000 }),
+);
 const size = fc.record({ width: side, height: side });
 const RUNS = { numRuns: 2_000 };
 
@@ -51,7 +55,10 @@ describe('fitWithinBox and renditionSizes, for any original size', () => {
     fc.assert(
       fc.property(size, fc.integer({ min: 1, max: 10_000 }), (original, box) => {
         const fit = fitWithinBox(original, box);
-        const exact = original.width >= original.height ? (fit.width * original.height) / original.width : (fit.height * original.width) / original.height;
+        const exact =
+          original.width >= original.height
+            ? (fit.width * original.height) / original.width
+            : (fit.height * original.width) / original.height;
         const short = original.width >= original.height ? fit.height : fit.width;
         expect(Math.abs(short - exact)).toBeLessThanOrEqual(1);
         // Rounded to the nearest pixel, unless clamped up to 1.
@@ -76,10 +83,14 @@ describe('fitWithinBox and renditionSizes, for any original size', () => {
 
   it('refuses a size that is not positive integers, with a RangeError', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ max: 0 }), fc.double({ noInteger: true }), fc.constant(Number.NaN)), side, (bad, good) => {
-        expect(() => fitWithinBox({ width: bad, height: good }, 300)).toThrow(RangeError);
-        expect(() => relativeSize({ width: good, height: bad })).toThrow(RangeError);
-      }),
+      fc.property(
+        fc.oneof(fc.integer({ max: 0 }), fc.double({ noInteger: true }), fc.constant(Number.NaN)),
+        side,
+        (bad, good) => {
+          expect(() => fitWithinBox({ width: bad, height: good }, 300)).toThrow(RangeError);
+          expect(() => relativeSize({ width: good, height: bad })).toThrow(RangeError);
+        },
+      ),
     );
   });
 });
@@ -105,7 +116,12 @@ describe('names, srcset and Image objects agree', () => {
       fc.property(name, style, ext, fc.constantFrom(...RENDITION_KEYS), (raw, naming, extension, key) => {
         const box = RENDITION_BOXES[key];
         const file = renditionFileName(safeName(raw), box, extension, naming);
-        expect(parseRenditionFileName(`/media/folder/${file}`)).toEqual({ name: safeName(raw), box, ext: extension, style: naming });
+        expect(parseRenditionFileName(`/media/folder/${file}`)).toEqual({
+          name: safeName(raw),
+          box,
+          ext: extension,
+          style: naming,
+        });
       }),
       RUNS,
     );
@@ -114,18 +130,34 @@ describe('names, srcset and Image objects agree', () => {
   it('the Image object render builds for any size passes every image rule, its srcset read back entry by entry', () => {
     const folder = fc.array(name.map(safeName), { maxLength: 3 });
     fc.assert(
-      fc.property(size, name, folder, style, ext, fc.constantFrom('/media/', 'https://cdn.example.org/m/'), (original, raw, dirs, naming, extension, prefix) => {
-        const sizes = renditionSizes(original);
-        const files = Object.fromEntries(
-          RENDITION_KEYS.map((key) => [key, { ...sizes[key], path: [...dirs, renditionFileName(safeName(raw), RENDITION_BOXES[key], extension, naming)].join('/') }]),
-        ) as Parameters<typeof buildImageObject>[1];
-        const image = buildImageObject(original, files, { mediaUrl: prefix });
-        expect(parseSrcset(image.srcset)).toEqual(RENDITION_KEYS.map((key) => ({ url: image.sizes[key].url, width: image.sizes[key].width })));
-        expect(buildSrcset(image.sizes)).toBe(image.srcset);
-        expect(verifyImage(image, { srcsetRequired: true })).toEqual([]);
-        expect(relativeSize(original)).toEqual({ width: image.width, height: image.height });
-        expect(Math.max(image.width, image.height)).toBe(1);
-      }),
+      fc.property(
+        size,
+        name,
+        folder,
+        style,
+        ext,
+        fc.constantFrom('/media/', 'https://cdn.example.org/m/'),
+        (original, raw, dirs, naming, extension, prefix) => {
+          const sizes = renditionSizes(original);
+          const files = Object.fromEntries(
+            RENDITION_KEYS.map((key) => [
+              key,
+              {
+                ...sizes[key],
+                path: [...dirs, renditionFileName(safeName(raw), RENDITION_BOXES[key], extension, naming)].join('/'),
+              },
+            ]),
+          ) as Parameters<typeof buildImageObject>[1];
+          const image = buildImageObject(original, files, { mediaUrl: prefix });
+          expect(parseSrcset(image.srcset)).toEqual(
+            RENDITION_KEYS.map((key) => ({ url: image.sizes[key].url, width: image.sizes[key].width })),
+          );
+          expect(buildSrcset(image.sizes)).toBe(image.srcset);
+          expect(verifyImage(image, { srcsetRequired: true })).toEqual([]);
+          expect(relativeSize(original)).toEqual({ width: image.width, height: image.height });
+          expect(Math.max(image.width, image.height)).toBe(1);
+        },
+      ),
       RUNS,
     );
   });
@@ -141,7 +173,12 @@ describe('very long strips', () => {
       fc.property(long, fc.boolean(), (n, wide) => {
         const original = wide ? { width: n, height: 1 } : { width: 1, height: n };
         const sizes = renditionSizes(original);
-        const files = Object.fromEntries(RENDITION_KEYS.map((key) => [key, { ...sizes[key], path: renditionFileName('strip', RENDITION_BOXES[key], 'png') }])) as Parameters<typeof buildImageObject>[1];
+        const files = Object.fromEntries(
+          RENDITION_KEYS.map((key) => [
+            key,
+            { ...sizes[key], path: renditionFileName('strip', RENDITION_BOXES[key], 'png') },
+          ]),
+        ) as Parameters<typeof buildImageObject>[1];
         expect(imageSchema.safeParse(buildImageObject(original, files, { mediaUrl: '/media/' })).success).toBe(true);
       }),
     );

@@ -29,7 +29,11 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     return body;
   };
   const json = (res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) => {
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      ...headers,
+    });
     res.end(body);
   };
 
@@ -54,7 +58,9 @@ export async function startFixtureServer(): Promise<FixtureServer> {
       case 'error500':
         return count === 1 ? json(res, 500, JSON.stringify({ message: 'Internal error' })) : json(res, 200, page);
       case 'ratelimit':
-        return count === 1 ? json(res, 429, JSON.stringify({ message: 'slow down' }), { 'retry-after': '1' }) : json(res, 200, page);
+        return count === 1
+          ? json(res, 429, JSON.stringify({ message: 'slow down' }), { 'retry-after': '1' })
+          : json(res, 200, page);
       case 'missing':
         return json(res, 404, JSON.stringify({ message: 'Not found.' }));
       case 'html':

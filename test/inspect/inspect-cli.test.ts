@@ -5,10 +5,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/run-cli.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { PAGES } from '../page/variants.js';
-import { runCli } from '../cli/run-cli.js';
-import { startFixtureServer, type FixtureServer } from './fixture-server.js';
+import { type FixtureServer, startFixtureServer } from './fixture-server.js';
 
 let server: FixtureServer;
 beforeAll(async () => {
@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const inspect = (mode: string, ...flags: string[]) => runCli(['inspect', '101', '--base-url', server.base(mode), ...flags]);
+const inspect = (mode: string, ...flags: string[]) =>
+  runCli(['inspect', '101', '--base-url', server.base(mode), ...flags]);
 
 describe('inspect a valid page', () => {
   it('prints the report and exits 0', async () => {
@@ -33,7 +34,9 @@ describe('inspect a valid page', () => {
     expect(out).toMatch(/ 4 {2}single_work\s+ad5e6f70-8192-4da3-becf-3a4b5c6d7e85 {2}Red Marigold, A\. Painter/);
     expect(out).toContain('Images (18)');
     expect(out).toMatch(/300x188 +600x375 +1200x750 +2400x1500 +2560x1600 +ok +ok +\$\.presentation_stage\.thumbnail/);
-    expect(out).toMatch(/article +Painting Light +http:\/\/127\.0\.0\.1:\d+\/ok\/api\/quarterly\/articles\/2026\/02\/10\/painting-light\//);
+    expect(out).toMatch(
+      /article +Painting Light +http:\/\/127\.0\.0\.1:\d+\/ok\/api\/quarterly\/articles\/2026\/02\/10\/painting-light\//,
+    );
     expect(out).toContain('No problems found');
   });
 
@@ -41,17 +44,31 @@ describe('inspect a valid page', () => {
     const result = await inspect('ok', '--json');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
-    expect(report).toMatchObject({ page: { id: 101, published: true, slug: 'spring-fair-2026' }, errors: 0, warnings: 0, problems: [] });
+    expect(report).toMatchObject({
+      page: { id: 101, published: true, slug: 'spring-fair-2026' },
+      errors: 0,
+      warnings: 0,
+      problems: [],
+    });
     expect(report.blocks).toHaveLength(14);
     expect(report.images).toHaveLength(18);
-    expect(report.links.map((l: { kind: string }) => l.kind).sort()).toEqual(['article', 'news category', 'news entry', 'presentation']);
+    expect(report.links.map((l: { kind: string }) => l.kind).sort()).toEqual([
+      'article',
+      'news category',
+      'news entry',
+      'presentation',
+    ]);
   });
 
   it('--format-api requests ?format=api and checks its URL rule', async () => {
     expect((await inspect('ok', '--format-api')).code).toBe(0);
     const wrong = await inspect('no-format-api', '--format-api', '--json');
     expect(wrong.code).toBe(1);
-    expect(JSON.parse(wrong.stdout).problems.map((p: { rule: string }) => p.rule)).toEqual(['format-api-url', 'format-api-url', 'format-api-url']);
+    expect(JSON.parse(wrong.stdout).problems.map((p: { rule: string }) => p.rule)).toEqual([
+      'format-api-url',
+      'format-api-url',
+      'format-api-url',
+    ]);
   });
 
   it('takes the base URL from CONTENT_API_BASE_URL', async () => {
@@ -78,7 +95,9 @@ describe('inspect a page with a defect', () => {
   it('exits 1 and names the JSON path and rule', async () => {
     const result = await inspect('defect');
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/error +\$\.presentation_stage\.thumbnail\.sizes\.md {2}\[image-aspect\] md is 1200x700/);
+    expect(result.stdout).toMatch(
+      /error +\$\.presentation_stage\.thumbnail\.sizes\.md {2}\[image-aspect\] md is 1200x700/,
+    );
     expect(result.stdout).toContain('Problems: 1 error(s), 0 warning(s)');
   });
 });
@@ -132,7 +151,9 @@ describe('HTTP failures: exit 2 with one line naming the URL', () => {
     await closed.close();
     const result = await runCli(['inspect', '101', '--base-url', base, '--retries', '1']);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toMatch(/^error: http:\/\/127\.0\.0\.1:\d+\/ok\/api\/v2\/pages\/101\/: connection refused \(ECONNREFUSED\)$/);
+    expect(result.stderr.trim()).toMatch(
+      /^error: http:\/\/127\.0\.0\.1:\d+\/ok\/api\/v2\/pages\/101\/: connection refused \(ECONNREFUSED\)$/,
+    );
   });
 
   it('bad flags and a missing base URL', async () => {
@@ -140,7 +161,9 @@ describe('HTTP failures: exit 2 with one line naming the URL', () => {
     const none = await runCli(['inspect', '101']);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/Expected --base-url or CONTENT_API_BASE_URL/);
-    expect((await runCli(['inspect', '101', '--base-url', 'ftp://x'])).stderr).toMatch(/Expected an http\(s\) base URL/);
+    expect((await runCli(['inspect', '101', '--base-url', 'ftp://x'])).stderr).toMatch(
+      /Expected an http\(s\) base URL/,
+    );
   });
 });
 
@@ -173,7 +196,12 @@ describe('inspect takes the targets check takes', () => {
     await writeFile(path.join(dir, 'bad.json'), '{"id": ');
     const bad = await runCli(['inspect', path.join(dir, 'bad.json')]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(new RegExp(`^error: ${path.join(dir, 'bad.json').replace(/[.]/g, '\\.')}: not JSON \\(.+\\)\\n$`));
-    expect(await runCli(['inspect', path.join(dir, 'none.json')])).toMatchObject({ code: 2, stderr: `error: ${path.join(dir, 'none.json')}: no such file or page id\n` });
+    expect(bad.stderr).toMatch(
+      new RegExp(`^error: ${path.join(dir, 'bad.json').replace(/[.]/g, '\\.')}: not JSON \\(.+\\)\\n$`),
+    );
+    expect(await runCli(['inspect', path.join(dir, 'none.json')])).toMatchObject({
+      code: 2,
+      stderr: `error: ${path.join(dir, 'none.json')}: no such file or page id\n`,
+    });
   });
 });

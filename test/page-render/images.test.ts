@@ -6,7 +6,9 @@ import { mediaPath } from '../../src/renditions/rules.js';
 const image = (...urls: string[]) => ({
   width: 1,
   height: 1,
-  sizes: Object.fromEntries(urls.map((url, i) => [['xs', 'sm', 'md', 'lg', 'xl'][i], { width: 100 * (i + 1), height: 100 * (i + 1), url }])),
+  sizes: Object.fromEntries(
+    urls.map((url, i) => [['xs', 'sm', 'md', 'lg', 'xl'][i], { width: 100 * (i + 1), height: 100 * (i + 1), url }]),
+  ),
 });
 
 describe('mediaPath: a rendition URL back to its path under the media folder', () => {
@@ -37,7 +39,12 @@ describe('groupPageImages', () => {
       ['plain-name', 'jpg', ['$.c']],
       ['etc/passwd', 'jpg', ['$.d']],
     ]);
-    expect(groups[0]!.largest).toEqual({ key: 'sm', url: '/media/Old Works/Évening_600x600.jpg', width: 200, height: 200 });
+    expect(groups[0]!.largest).toEqual({
+      key: 'sm',
+      url: '/media/Old Works/Évening_600x600.jpg',
+      width: 200,
+      height: 200,
+    });
   });
 
   it('renditions that are other files are other sources, even where their stems are the same', () => {
@@ -56,8 +63,13 @@ describe('groupPageImages', () => {
   });
 
   it('an image with no usable rendition is set aside with the reason', () => {
-    const { groups, unusable } = groupPageImages({ x: { width: 1, sizes: { xs: { url: '/media/a.jpg' } } } }, '/media/');
+    const { groups, unusable } = groupPageImages(
+      { x: { width: 1, sizes: { xs: { url: '/media/a.jpg' } } } },
+      '/media/',
+    );
     expect(groups).toEqual([]);
-    expect(unusable).toEqual([{ path: ['$', 'x'], reason: 'no rendition with a url, width and height to name its source' }]);
+    expect(unusable).toEqual([
+      { path: ['$', 'x'], reason: 'no rendition with a url, width and height to name its source' },
+    ]);
   });
 });

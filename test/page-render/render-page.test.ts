@@ -41,7 +41,13 @@ const mediaRequests = () => requests.filter((url) => url.startsWith('/media/'));
 const page101 = async () => (await fetch(`${base}/api/v2/pages/101/`)).text();
 
 interface Report {
-  results: Array<{ paths: string[]; origin: string; source: string; status: string; image: { sizes: Record<string, { url: string }>; srcset: string } }>;
+  results: Array<{
+    paths: string[];
+    origin: string;
+    source: string;
+    status: string;
+    image: { sizes: Record<string, { url: string }>; srcset: string };
+  }>;
   failures: Array<{ source: string; paths: string[]; origin: string | null; error: string }>;
   warnings: string[];
   updated: string[];
@@ -65,7 +71,9 @@ async function checkFiles(page: string, media: string, thumbs?: 'file-missing' |
   expect(report.files.probed).toBe(thumbs ? 31 : 30); // 30 renditions, and the file meta.thumb names when it is not one of them
   const found = report.pages[0].problems.map((p: { rule: string; path: string }) => `${p.rule} ${p.path}`);
   const news = '$.presentation_stage.body[11].value.news_entries[0]';
-  expect(found).toEqual(thumbs ? [`${thumbs} ${news}.category.meta.thumb.url`, `${thumbs} ${news}.meta.thumb.url`] : []);
+  expect(found).toEqual(
+    thumbs ? [`${thumbs} ${news}.category.meta.thumb.url`, `${thumbs} ${news}.meta.thumb.url`] : [],
+  );
   expect(result.code).toBe(thumbs ? 1 : 0);
 }
 
@@ -79,13 +87,15 @@ function withoutRenditions(text: string): string {
     }),
   );
   let masked = text;
-  for (const node of spans.sort((a, b) => b.offset - a.offset)) masked = `${masked.slice(0, node.offset)}<cut>${masked.slice(node.offset + node.length)}`;
+  for (const node of spans.sort((a, b) => b.offset - a.offset))
+    masked = `${masked.slice(0, node.offset)}<cut>${masked.slice(node.offset + node.length)}`;
   return masked;
 }
 
-
 /** A static file server on loopback over `roots` (the first that has the file wins), for media the sample content lacks. */
-async function serveFiles(...roots: string[]): Promise<{ base: string; requests: string[]; close: () => Promise<void> }> {
+async function serveFiles(
+  ...roots: string[]
+): Promise<{ base: string; requests: string[]; close: () => Promise<void> }> {
   const seen: string[] = [];
   const files = createServer(async (req, res) => {
     const url = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -116,7 +126,11 @@ describe('content-api render --page', () => {
     const run = await renderPage(['--page', '101', '--base-url', base]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.report.failures).toEqual([]);
-    expect(run.report.results.map((r) => r.source).sort()).toEqual(SOURCES.map((s) => `${base}/media/${s}.max-4800x4800.${s === 'marigold' ? 'png' : s === 'raindrops' ? 'webp' : 'jpg'}`));
+    expect(run.report.results.map((r) => r.source).sort()).toEqual(
+      SOURCES.map(
+        (s) => `${base}/media/${s}.max-4800x4800.${s === 'marigold' ? 'png' : s === 'raindrops' ? 'webp' : 'jpg'}`,
+      ),
+    );
     expect(run.report.results.every((r) => r.origin === 'rendition' && r.status === 'rendered')).toBe(true);
     // 18 Images, each in exactly one result: images that share a source are rendered together.
     const paths = run.report.results.flatMap((r) => r.paths);
@@ -129,7 +143,9 @@ describe('content-api render --page', () => {
       '$.presentation_stage.body[12].value.large_presentations.presentations[0].list_presentation_stage.thumbnail',
     ]);
     expect(mediaRequests().sort()).toEqual(run.report.results.map((r) => new URL(r.source).pathname).sort());
-    expect(run.stderr).toMatch(/warning: \$\.presentation_stage\.body\[9\]\.value\.banner\.image and 2 more \('landscapes\/storm'\): no original found, rendered from http:\/\/127\.0\.0\.1:\d+\/media\/landscapes\/storm\.max-4800x4800\.jpg \(1920x1280\); the renditions are no sharper than it/);
+    expect(run.stderr).toMatch(
+      /warning: \$\.presentation_stage\.body\[9\]\.value\.banner\.image and 2 more \('landscapes\/storm'\): no original found, rendered from http:\/\/127\.0\.0\.1:\d+\/media\/landscapes\/storm\.max-4800x4800\.jpg \(1920x1280\); the renditions are no sharper than it/,
+    );
     expect(run.report.written).toBe(run.written);
     // Only sizes and srcset may differ from the page as served.
     expect(withoutRenditions(await readFile(run.written, 'utf8'))).toBe(withoutRenditions(await page101()));
@@ -138,7 +154,9 @@ describe('content-api render --page', () => {
     // Again into the same folder: the same bytes downloaded, so every source is up to date.
     const again = await runCli(['render', '--page', '101', '--base-url', base, '--out', run.out, '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect((JSON.parse(again.stdout) as Report).results.map((r) => [r.origin, r.status])).toEqual(Array(6).fill(['rendition', 'skipped']));
+    expect((JSON.parse(again.stdout) as Report).results.map((r) => [r.origin, r.status])).toEqual(
+      Array(6).fill(['rendition', 'skipped']),
+    );
   });
 
   it('with --originals: every image from its original, matched by name below the folder; no download; a second run finds everything up to date', async () => {
@@ -156,14 +174,28 @@ describe('content-api render --page', () => {
     expect(first.report.warnings).toEqual([]);
     await checkFiles(first.written, first.out);
 
-    const again = await runCli(['render', '--page', '101', '--base-url', base, '--originals', ORIGINALS, '--out', first.out, '--json']);
+    const again = await runCli([
+      'render',
+      '--page',
+      '101',
+      '--base-url',
+      base,
+      '--originals',
+      ORIGINALS,
+      '--out',
+      first.out,
+      '--json',
+    ]);
     expect(again.code).toBe(0);
     expect((JSON.parse(again.stdout) as Report).results.map((r) => r.status)).toEqual(Array(6).fill('skipped'));
   });
 
   it.each([
     ['as served (2-space indents)', (text: string) => text],
-    ['tab-indented, CRLF line ends', (text: string) => JSON.stringify(JSON.parse(text), null, '\t').replaceAll('\n', '\r\n')],
+    [
+      'tab-indented, CRLF line ends',
+      (text: string) => JSON.stringify(JSON.parse(text), null, '\t').replaceAll('\n', '\r\n'),
+    ],
     ['on one line', (text: string) => JSON.stringify(JSON.parse(text))],
   ])('--write-page changes only sizes and srcset, in the page’s own layout: %s', async (_, layout) => {
     const dir = await tempDir();
@@ -174,8 +206,11 @@ describe('content-api render --page', () => {
     const written = await readFile(run.written, 'utf8');
     expect(withoutRenditions(written)).toBe(withoutRenditions(input));
     for (const { image } of findImages(JSON.parse(written))) {
-      expect(Object.values(image.sizes as Record<string, { url: string }>).every((size) => size.url.endsWith('.webp'))).toBe(true);
-      if ('srcset' in image) expect(image.srcset).toMatch(/^\/media\/\S+\.max-300x300\.webp \d+w, .*\.max-4800x4800\.webp \d+w$/);
+      expect(
+        Object.values(image.sizes as Record<string, { url: string }>).every((size) => size.url.endsWith('.webp')),
+      ).toBe(true);
+      if ('srcset' in image)
+        expect(image.srcset).toMatch(/^\/media\/\S+\.max-300x300\.webp \d+w, .*\.max-4800x4800\.webp \d+w$/);
     }
     if (!input.includes('\n')) expect(written).not.toContain('\n');
     if (input.includes('\t')) expect(written).toMatch(/\r\n\t+"sizes": \{\r\n\t+"xs": \{\r\n\t+"width": \d+,/);
@@ -201,7 +236,9 @@ describe('content-api render --page', () => {
     ]);
     expect(run.stderr).toContain(`failed: ${run.report.failures[0]!.error}`);
     const written = JSON.parse(await readFile(run.written, 'utf8'));
-    expect(written.presentation_stage.body[3].value.image).toEqual(JSON.parse(input).presentation_stage.body[3].value.image);
+    expect(written.presentation_stage.body[3].value.image).toEqual(
+      JSON.parse(input).presentation_stage.body[3].value.image,
+    );
   });
 
   it('a download over --max-bytes fails its image alone, naming the URL and the bound', async () => {
@@ -210,7 +247,10 @@ describe('content-api render --page', () => {
     expect(run.report.results.length).toBeGreaterThan(0);
     expect(run.report.failures.length).toBeGreaterThan(0);
     expect(run.report.results.length + run.report.failures.length).toBe(6);
-    for (const failure of run.report.failures) expect(failure.error).toMatch(/^\$\.\S+ .*\): http:\/\/127\.0\.0\.1:\d+\/media\/\S+: response larger than 200000 bytes$/);
+    for (const failure of run.report.failures)
+      expect(failure.error).toMatch(
+        /^\$\.\S+ .*\): http:\/\/127\.0\.0\.1:\d+\/media\/\S+: response larger than 200000 bytes$/,
+      );
   });
 
   it('a run without --originals renders from the originals the output folder’s manifest names: up to date, nothing downloaded', async () => {
@@ -234,7 +274,9 @@ describe('content-api render --page', () => {
     await writeFile(path.join(dir, 'in.json'), JSON.stringify(page, null, 2));
     const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.report.warnings).toEqual([`${path.join(dir, 'in.json')}: 1 problem(s) that re-rendering does not fix, first $.title: Invalid input: expected string, received number [schema] (see content-api check)`]);
+    expect(run.report.warnings).toEqual([
+      `${path.join(dir, 'in.json')}: 1 problem(s) that re-rendering does not fix, first $.title: Invalid input: expected string, received number [schema] (see content-api check)`,
+    ]);
     expect(run.report.results).toHaveLength(6);
   });
 
@@ -257,13 +299,27 @@ describe('content-api render --page', () => {
     try {
       const flakyBase = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`;
       const dir = await tempDir();
-      await writeFile(path.join(dir, 'in.json'), (await page101()).replaceAll('/media/landscapes/dune.', '/hang/landscapes/dune.'));
-      const run = await renderPage(['--page', path.join(dir, 'in.json'), '--base-url', flakyBase, '--timeout', '400', '--retries', '2']);
+      await writeFile(
+        path.join(dir, 'in.json'),
+        (await page101()).replaceAll('/media/landscapes/dune.', '/hang/landscapes/dune.'),
+      );
+      const run = await renderPage([
+        '--page',
+        path.join(dir, 'in.json'),
+        '--base-url',
+        flakyBase,
+        '--timeout',
+        '400',
+        '--retries',
+        '2',
+      ]);
       expect(run.code).toBe(1);
       expect(run.report.results).toHaveLength(5);
       expect([...attempts.values()]).toEqual(Array(5).fill(2)); // each download: one 503, one retry that succeeds
       expect(run.report.failures.map((f) => f.error)).toEqual([
-        expect.stringMatching(/^\$\.presentation_stage\.body\[3\]\.value\.image \('hang\/landscapes\/dune'\): http:\/\/127\.0\.0\.1:\d+\/hang\/landscapes\/dune\.max-4800x4800\.jpg: timed out/),
+        expect.stringMatching(
+          /^\$\.presentation_stage\.body\[3\]\.value\.image \('hang\/landscapes\/dune'\): http:\/\/127\.0\.0\.1:\d+\/hang\/landscapes\/dune\.max-4800x4800\.jpg: timed out/,
+        ),
       ]);
     } finally {
       flaky.closeAllConnections();
@@ -294,9 +350,13 @@ describe('content-api render --page', () => {
     const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals]);
     expect(run.code).toBe(1);
     const failure = run.report.failures.find((f) => f.source === 'marigold')!;
-    expect(failure.error).toMatch(/several originals in .* are named 'marigold' \(.*a\/marigold\.png, .*b\/marigold\.png\)/);
+    expect(failure.error).toMatch(
+      /several originals in .* are named 'marigold' \(.*a\/marigold\.png, .*b\/marigold\.png\)/,
+    );
     // The page shows ladybird.max-*.jpg: of ladybird.png and ladybird.jpg, the JPEG is its original.
-    expect(run.report.results.find((r) => r.paths.includes('$.presentation_stage.body[2].value.image'))!.source).toBe(path.join(originals, 'c/ladybird.jpg'));
+    expect(run.report.results.find((r) => r.paths.includes('$.presentation_stage.body[2].value.image'))!.source).toBe(
+      path.join(originals, 'c/ladybird.jpg'),
+    );
   });
 
   it('an original of another aspect ratio: width and height follow it, with a warning; check finds nothing', async () => {
@@ -304,9 +364,15 @@ describe('content-api render --page', () => {
     await writeImage(originals, 'ladybird.jpg', photo(500, 500).jpeg());
     const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.report.warnings).toContain('$.presentation_stage.body[2].value.image: width/height 1/0.625 became 1/1, the new original\'s aspect ratio');
+    expect(run.report.warnings).toContain(
+      "$.presentation_stage.body[2].value.image: width/height 1/0.625 became 1/1, the new original's aspect ratio",
+    );
     const written = JSON.parse(await readFile(run.written, 'utf8'));
-    expect(written.presentation_stage.body[2].value.image).toMatchObject({ width: 1, height: 1, sizes: { xl: { width: 500, height: 500 } } });
+    expect(written.presentation_stage.body[2].value.image).toMatchObject({
+      width: 1,
+      height: 1,
+      sizes: { xl: { width: 500, height: 500 } },
+    });
     await checkFiles(run.written, run.out);
   });
 
@@ -315,13 +381,20 @@ describe('content-api render --page', () => {
     const noBase = await renderPage(['--page', '-'], input);
     expect(noBase.code).toBe(1);
     expect(noBase.report.failures).toHaveLength(6);
-    expect(noBase.report.failures[0]!.error).toMatch(/^\$\.\S+ (and \d more )?\('[a-z/-]+'\): \/media\/\S+: a relative URL, and no --base-url to download it from$/);
+    expect(noBase.report.failures[0]!.error).toMatch(
+      /^\$\.\S+ (and \d more )?\('[a-z/-]+'\): \/media\/\S+: a relative URL, and no --base-url to download it from$/,
+    );
 
     const dir = await tempDir();
-    const piped = await runCli(['render', '--page', '-', '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', '-'], { input });
+    const piped = await runCli(
+      ['render', '--page', '-', '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', '-'],
+      { input },
+    );
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stdout).toBe(input); // byte for byte
-    expect(piped.stderr).toMatch(/^stdin: 6 rendered, 0 up to date in [\d.]+ s \(output: .*media\); page written to stdout \(0 Image\(s\) updated\)$/m);
+    expect(piped.stderr).toMatch(
+      /^stdin: 6 rendered, 0 up to date in [\d.]+ s \(output: .*media\); page written to stdout \(0 Image\(s\) updated\)$/m,
+    );
   });
 
   it('takes a page endpoint URL as well as an id', async () => {
@@ -331,7 +404,16 @@ describe('content-api render --page', () => {
   });
 
   it('warns where URLs move to another folder or host, and where the page names an old rendition outside its Images', async () => {
-    const moved = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS, '--media-url', 'https://cdn.example.org/media/']);
+    const moved = await renderPage([
+      '--page',
+      '101',
+      '--base-url',
+      base,
+      '--originals',
+      ORIGINALS,
+      '--media-url',
+      'https://cdn.example.org/media/',
+    ]);
     expect(moved.code, moved.stderr).toBe(0);
     expect(moved.report.warnings).toContain(
       "$.presentation_stage.body[3].value.image ('landscapes/dune'): its URLs move from /media/landscapes/ to https://cdn.example.org/media/landscapes/ (new URLs are --media-url https://cdn.example.org/media/ and the path below it)",
@@ -342,7 +424,9 @@ describe('content-api render --page', () => {
     const stale = webp.report.warnings.filter((w) => w.includes('still names'));
     expect(stale.length).toBeGreaterThan(0);
     for (const warning of stale) {
-      expect(warning).toMatch(/^\$\.\S+\.meta\.thumb\.url: still names \/media\/(\S+)\.jpg; the re-rendered file is \/media\/\1\.webp \(only Images are rewritten\)$/);
+      expect(warning).toMatch(
+        /^\$\.\S+\.meta\.thumb\.url: still names \/media\/(\S+)\.jpg; the re-rendered file is \/media\/\1\.webp \(only Images are rewritten\)$/,
+      );
     }
   });
 
@@ -357,22 +441,66 @@ describe('content-api render --page', () => {
 
   it('on a terminal, a progress line counts the downloads, then the renders; the summary names the page and its Images', async () => {
     const dir = await tempDir();
-    const tty = await runInTerminal(['render', '--page', '101', '--base-url', base, '--out', path.join(dir, 'media'), '--write-page', path.join(dir, 'page.json')]);
+    const tty = await runInTerminal([
+      'render',
+      '--page',
+      '101',
+      '--base-url',
+      base,
+      '--out',
+      path.join(dir, 'media'),
+      '--write-page',
+      path.join(dir, 'page.json'),
+    ]);
     expect(tty.code).toBe(0);
     expect(tty.stdout).toMatch(/\r\x1b\[2K\[#+-*\] \d\/6 download \/media\/\S+\.max-4800x4800\./);
     expect(tty.stdout).toMatch(/\r\x1b\[2K\[#{24}\] 6\/6 http:\/\/127\.0\.0\.1:\d+\/media\/\S+\.max-4800x4800\./); // the renders, named by their source
     expect(tty.stdout).toMatch(/\r\x1b\[2Kwarning: /);
-    expect(tty.stdout).toMatch(new RegExp(`http://127\\.0\\.0\\.1:\\d+/api/v2/pages/101/: 6 rendered, 0 up to date in [\\d.]+ s \\(output: .*media\\); page written to ${path.join(dir, 'page.json')} \\(\\d+ Image\\(s\\) updated\\)`));
+    expect(tty.stdout).toMatch(
+      new RegExp(
+        `http://127\\.0\\.0\\.1:\\d+/api/v2/pages/101/: 6 rendered, 0 up to date in [\\d.]+ s \\(output: .*media\\); page written to ${path.join(dir, 'page.json')} \\(\\d+ Image\\(s\\) updated\\)`,
+      ),
+    );
   });
 
   it('--dry-run writes nothing and lists what it would write', async () => {
     const dir = await tempDir();
-    const run = await runCli(['render', '--page', '101', '--base-url', base, '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', path.join(dir, 'page.json'), '--dry-run']);
+    const run = await runCli([
+      'render',
+      '--page',
+      '101',
+      '--base-url',
+      base,
+      '--originals',
+      ORIGINALS,
+      '--out',
+      path.join(dir, 'media'),
+      '--write-page',
+      path.join(dir, 'page.json'),
+      '--dry-run',
+    ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain(`would write\t${path.join(dir, 'media', 'landscapes', 'dune.max-300x300.jpg')}\t300x188`);
+    expect(run.stdout).toContain(
+      `would write\t${path.join(dir, 'media', 'landscapes', 'dune.max-300x300.jpg')}\t300x188`,
+    );
     // The sample's renditions were made from these originals: the page would not change.
     expect(run.stdout).toContain(`would write\t${path.join(dir, 'page.json')}\tthe page with 0 Image(s) updated`);
-    const webp = await runCli(['render', '--page', '101', '--base-url', base, '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', path.join(dir, 'page.json'), '--dry-run', '--format', 'webp']);
+    const webp = await runCli([
+      'render',
+      '--page',
+      '101',
+      '--base-url',
+      base,
+      '--originals',
+      ORIGINALS,
+      '--out',
+      path.join(dir, 'media'),
+      '--write-page',
+      path.join(dir, 'page.json'),
+      '--dry-run',
+      '--format',
+      'webp',
+    ]);
     // As WebP, every Image changes but the five that show raindrops, a WebP already.
     expect(webp.stdout).toContain(`would write\t${path.join(dir, 'page.json')}\tthe page with 13 Image(s) updated`);
     expect(await readFile(path.join(dir, 'page.json')).catch(() => null)).toBeNull();
@@ -383,16 +511,27 @@ describe('content-api render --page', () => {
     const media = path.join(await tempDir(), 'media');
     await mkdir(media);
     for (const box of [300, 600, 1200, 2400, 4800]) {
-      await copyFile(path.join(CONTENT, 'media', `ladybird.max-${box}x${box}.jpg`), path.join(media, `lake.max-${box}x${box}.jpg`));
-      await copyFile(path.join(CONTENT, 'media', `marigold.max-${box}x${box}.png`), path.join(media, `lake.max-${box}x${box}.png`));
+      await copyFile(
+        path.join(CONTENT, 'media', `ladybird.max-${box}x${box}.jpg`),
+        path.join(media, `lake.max-${box}x${box}.jpg`),
+      );
+      await copyFile(
+        path.join(CONTENT, 'media', `marigold.max-${box}x${box}.png`),
+        path.join(media, `lake.max-${box}x${box}.png`),
+      );
     }
     const files = await serveFiles(path.dirname(media), CONTENT);
     try {
-      const input = await page101File((text) => text.replaceAll('/media/ladybird.', '/media/lake.').replaceAll('/media/marigold.', '/media/lake.'));
+      const input = await page101File((text) =>
+        text.replaceAll('/media/ladybird.', '/media/lake.').replaceAll('/media/marigold.', '/media/lake.'),
+      );
       const run = await renderPage(['--page', input, '--base-url', files.base]);
       expect(run.code, run.stderr).toBe(0);
       const lake = run.report.results.filter((r) => r.source.includes('/media/lake.'));
-      expect(lake.map((r) => r.source).sort()).toEqual([`${files.base}/media/lake.max-4800x4800.jpg`, `${files.base}/media/lake.max-4800x4800.png`]);
+      expect(lake.map((r) => r.source).sort()).toEqual([
+        `${files.base}/media/lake.max-4800x4800.jpg`,
+        `${files.base}/media/lake.max-4800x4800.png`,
+      ]);
       const written = JSON.parse(await readFile(run.written, 'utf8'));
       expect(written.presentation_stage.body[2].value.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.jpg');
       expect(written.presentation_stage.body[4].value.work.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.png');
@@ -406,16 +545,33 @@ describe('content-api render --page', () => {
       await copyFile(path.join(ORIGINALS, 'marigold.png'), path.join(originals, 'lake.png'));
       const matched = await renderPage(['--page', input, '--base-url', files.base, '--originals', originals]);
       expect(matched.code, matched.stderr).toBe(0);
-      expect(matched.report.results.filter((r) => r.origin === 'original').map((r) => path.basename(r.source)).sort()).toEqual(['lake.jpg', 'lake.png']);
+      expect(
+        matched.report.results
+          .filter((r) => r.origin === 'original')
+          .map((r) => path.basename(r.source))
+          .sort(),
+      ).toEqual(['lake.jpg', 'lake.png']);
       await checkFiles(matched.written, matched.out);
 
       // Only lake.jpg: it is not taken for the PNG's images, which fail alone.
       await rm(path.join(originals, 'lake.png'));
-      const onlyJpeg = await renderPage(['--page', input, '--base-url', files.base, '--originals', originals, '--no-download']);
+      const onlyJpeg = await renderPage([
+        '--page',
+        input,
+        '--base-url',
+        files.base,
+        '--originals',
+        originals,
+        '--no-download',
+      ]);
       expect(onlyJpeg.code).toBe(1);
       expect(onlyJpeg.report.results.map((r) => path.basename(r.source))).toEqual(['lake.jpg']);
       expect(onlyJpeg.report.failures.filter((f) => f.source === 'lake').map((f) => f.error)).toEqual([
-        expect.stringMatching(new RegExp(`^\\$\\.presentation_stage\\.body\\[4\\]\\.value\\.work\\.image and 1 more \\('lake'\\): no original named 'lake' in its format \\(\\.png\\) in ${originals}, and downloads are off$`)),
+        expect.stringMatching(
+          new RegExp(
+            `^\\$\\.presentation_stage\\.body\\[4\\]\\.value\\.work\\.image and 1 more \\('lake'\\): no original named 'lake' in its format \\(\\.png\\) in ${originals}, and downloads are off$`,
+          ),
+        ),
       ]);
       const kept = JSON.parse(await readFile(onlyJpeg.written, 'utf8'));
       expect(kept.presentation_stage.body[4].value.work.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.png');
@@ -427,16 +583,27 @@ describe('content-api render --page', () => {
   it('renditions whose names differ only in what the naming rule folds (case) fail together, saying so', async () => {
     const media = path.join(await tempDir(), 'media');
     await mkdir(media);
-    for (const box of [300, 600, 1200, 2400, 4800]) await copyFile(path.join(CONTENT, 'media', `ladybird.max-${box}x${box}.jpg`), path.join(media, `Ladybird.max-${box}x${box}.jpg`));
+    for (const box of [300, 600, 1200, 2400, 4800])
+      await copyFile(
+        path.join(CONTENT, 'media', `ladybird.max-${box}x${box}.jpg`),
+        path.join(media, `Ladybird.max-${box}x${box}.jpg`),
+      );
     const files = await serveFiles(path.dirname(media), CONTENT);
     try {
       // The work's images show /media/Ladybird.*.jpg, the text_image block's /media/ladybird.*.jpg: two files on the server.
-      const input = await page101File((text) => text.replace(/\/media\/marigold\.max-(\d+)x\1\.png/g, '/media/Ladybird.max-$1x$1.jpg'));
+      const input = await page101File((text) =>
+        text.replace(/\/media\/marigold\.max-(\d+)x\1\.png/g, '/media/Ladybird.max-$1x$1.jpg'),
+      );
       const run = await renderPage(['--page', input, '--base-url', files.base]);
       expect(run.code).toBe(1);
-      expect(run.report.failures.map((f) => f.source).sort()).toEqual([`${files.base}/media/Ladybird.max-4800x4800.jpg`, `${files.base}/media/ladybird.max-4800x4800.jpg`]);
+      expect(run.report.failures.map((f) => f.source).sort()).toEqual([
+        `${files.base}/media/Ladybird.max-4800x4800.jpg`,
+        `${files.base}/media/ladybird.max-4800x4800.jpg`,
+      ]);
       for (const failure of run.report.failures) {
-        expect(failure.error).toMatch(/would write the same renditions as .* \(both are 'ladybird\.jpg' in the output folder\); the naming rule folds case, accents and punctuation together; neither is rendered$/);
+        expect(failure.error).toMatch(
+          /would write the same renditions as .* \(both are 'ladybird\.jpg' in the output folder\); the naming rule folds case, accents and punctuation together; neither is rendered$/,
+        );
       }
     } finally {
       await files.close();
@@ -451,7 +618,9 @@ describe('content-api render --page', () => {
     const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS]);
     expect(run.code, run.stderr).toBe(0);
     const written = JSON.parse(await readFile(run.written, 'utf8'));
-    expect(written.presentation_stage.thumbnail.sizes.lg).toEqual(JSON.parse(await page101()).presentation_stage.thumbnail.sizes.lg);
+    expect(written.presentation_stage.thumbnail.sizes.lg).toEqual(
+      JSON.parse(await page101()).presentation_stage.thumbnail.sizes.lg,
+    );
     await checkFiles(run.written, run.out);
   });
 
@@ -466,7 +635,9 @@ describe('content-api render --page', () => {
     const text = await readFile(run.written, 'utf8');
     const thumbnail = JSON.parse(text).presentation_stage.thumbnail;
     expect(Object.keys(thumbnail)).toEqual(['width', 'height', 'alt_text', 'sizes', 'srcset']);
-    expect(thumbnail.srcset).toBe(`${thumbnail.sizes.xs.url} ${thumbnail.sizes.xs.width}w, ${thumbnail.sizes.sm.url} ${thumbnail.sizes.sm.width}w, ${thumbnail.sizes.md.url} ${thumbnail.sizes.md.width}w, ${thumbnail.sizes.lg.url} ${thumbnail.sizes.lg.width}w, ${thumbnail.sizes.xl.url} ${thumbnail.sizes.xl.width}w`);
+    expect(thumbnail.srcset).toBe(
+      `${thumbnail.sizes.xs.url} ${thumbnail.sizes.xs.width}w, ${thumbnail.sizes.sm.url} ${thumbnail.sizes.sm.width}w, ${thumbnail.sizes.md.url} ${thumbnail.sizes.md.width}w, ${thumbnail.sizes.lg.url} ${thumbnail.sizes.lg.width}w, ${thumbnail.sizes.xl.url} ${thumbnail.sizes.xl.width}w`,
+    );
     expect(run.report.updated).toEqual(['$.presentation_stage.thumbnail']);
     // Nothing else changed: taking the added line out gives the input back, byte for byte.
     expect(text.replace(/,\n {6}"srcset": "[^"]*"/, '')).toBe(input);
@@ -477,12 +648,18 @@ describe('content-api render --page', () => {
     const dir = await tempDir();
     const page = JSON.parse(await page101());
     const artwork = page.presentation_stage.body[4].value.work.inquiry_form_data.artwork_image;
-    artwork.sizes = Object.fromEntries(Object.entries(artwork.sizes as Record<string, { url: string; width: number; height: number }>).map(([key, { url, width, height }]) => [key, { url, width, height }]));
+    artwork.sizes = Object.fromEntries(
+      Object.entries(artwork.sizes as Record<string, { url: string; width: number; height: number }>).map(
+        ([key, { url, width, height }]) => [key, { url, width, height }],
+      ),
+    );
     await writeFile(path.join(dir, 'in.json'), JSON.stringify(page, null, 2));
     const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS, '--format', 'webp']);
     expect(run.code, run.stderr).toBe(0);
-    const sizes = JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.body[4].value.work.inquiry_form_data.artwork_image.sizes;
-    for (const size of Object.values(sizes as Record<string, object>)) expect(Object.keys(size)).toEqual(['url', 'width', 'height']);
+    const sizes = JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.body[4].value.work
+      .inquiry_form_data.artwork_image.sizes;
+    for (const size of Object.values(sizes as Record<string, object>))
+      expect(Object.keys(size)).toEqual(['url', 'width', 'height']);
     expect(sizes.xl.url).toMatch(/\.webp$/);
     await checkFiles(run.written, run.out, 'file-missing'); // meta.thumb still names the .jpg (render warns)
   });
@@ -492,7 +669,15 @@ describe('content-api render --page', () => {
       const page = JSON.parse(text);
       const image = page.presentation_stage.feature_large_image;
       expect(image.sizes.xl.url).toBe('/media/landscapes/storm.max-4800x4800.jpg');
-      return JSON.stringify(JSON.parse(JSON.stringify(page).replace(/"feature_large_image":\{.*?"srcset":"[^"]*"\}/, (match) => match.replaceAll('/media/landscapes/storm.', '/media/other/storm.'))), null, 2);
+      return JSON.stringify(
+        JSON.parse(
+          JSON.stringify(page).replace(/"feature_large_image":\{.*?"srcset":"[^"]*"\}/, (match) =>
+            match.replaceAll('/media/landscapes/storm.', '/media/other/storm.'),
+          ),
+        ),
+        null,
+        2,
+      );
     });
     const run = await renderPage(['--page', input, '--originals', ORIGINALS]);
     expect(run.code, run.stderr).toBe(0);
@@ -501,13 +686,17 @@ describe('content-api render --page', () => {
     expect(run.report.warnings).toContain(
       "$.presentation_stage.feature_large_image ('other/storm'): its URLs move from /media/other/ to /media/landscapes/ (new URLs are --media-url /media/ and the path below it)",
     );
-    expect(JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.feature_large_image.sizes.xl.url).toBe('/media/landscapes/storm.max-4800x4800.jpg');
+    expect(JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.feature_large_image.sizes.xl.url).toBe(
+      '/media/landscapes/storm.max-4800x4800.jpg',
+    );
   });
 
   it('downloads only from the API’s origin unless --download-from allows another', async () => {
     const files = await serveFiles(CONTENT);
     try {
-      const input = await page101File((text) => text.replaceAll('"/media/landscapes/dune.', `"${files.base}/media/landscapes/dune.`));
+      const input = await page101File((text) =>
+        text.replaceAll('"/media/landscapes/dune.', `"${files.base}/media/landscapes/dune.`),
+      );
       const refused = await renderPage(['--page', input, '--base-url', base]);
       expect(refused.code).toBe(1);
       expect(refused.report.failures.map((f) => f.error)).toEqual([
@@ -519,7 +708,9 @@ describe('content-api render --page', () => {
       const allowed = await renderPage(['--page', input, '--base-url', base, '--download-from', files.base]);
       expect(allowed.code, allowed.stderr).toBe(0);
       expect(files.requests).toEqual(['/media/landscapes/dune.max-4800x4800.jpg']);
-      expect(allowed.report.results.map((r) => r.source)).toContain(`${files.base}/media/landscapes/dune.max-4800x4800.jpg`);
+      expect(allowed.report.results.map((r) => r.source)).toContain(
+        `${files.base}/media/landscapes/dune.max-4800x4800.jpg`,
+      );
     } finally {
       await files.close();
     }
@@ -527,41 +718,84 @@ describe('content-api render --page', () => {
 
   it('rendition URLs that climb out of the media folder (.., encoded dots and slashes) still write only below --out', async () => {
     const input = await page101File((text) =>
-      text.replaceAll('"/media/landscapes/dune.', '"/media/..%2F..%2F../../../dune.').replaceAll('"/media/landscapes/storm.', '"/media/%2e%2e%2f%2e%2e%2fetc/storm.'),
+      text
+        .replaceAll('"/media/landscapes/dune.', '"/media/..%2F..%2F../../../dune.')
+        .replaceAll('"/media/landscapes/storm.', '"/media/%2e%2e%2f%2e%2e%2fetc/storm.'),
     );
     // --out three levels down, so a climb of one, two or three levels would land in `dir`, where it shows.
     const dir = await tempDir();
     const out = path.join(dir, 'a', 'b', 'media');
     await mkdir(path.join(dir, 'a'));
     const written = path.join(dir, 'a', 'page.json');
-    const run = await runCli(['render', '--page', input, '--originals', ORIGINALS, '--out', out, '--write-page', written, '--json']);
+    const run = await runCli([
+      'render',
+      '--page',
+      input,
+      '--originals',
+      ORIGINALS,
+      '--out',
+      out,
+      '--write-page',
+      written,
+      '--json',
+    ]);
     expect(run.code, run.stderr).toBe(0);
-    const urls = Object.fromEntries((JSON.parse(run.stdout) as Report).results.map((r) => [path.basename(r.source), r.image.sizes.xl?.url]));
+    const urls = Object.fromEntries(
+      (JSON.parse(run.stdout) as Report).results.map((r) => [path.basename(r.source), r.image.sizes.xl?.url]),
+    );
     expect(urls['dune.jpg']).toBe('/media/dune.max-4800x4800.jpg'); // the URL's own '..' segments climb to the root: no folder is left
     expect(urls['storm.jpg']).toBe('/media/image/image/etc/storm.max-4800x4800.jpg'); // decoded '..' is a name, made safe
-    const outside = (await readdir(dir, { recursive: true })).filter((name) => !name.startsWith(path.join('a', 'b', 'media')));
+    const outside = (await readdir(dir, { recursive: true })).filter(
+      (name) => !name.startsWith(path.join('a', 'b', 'media')),
+    );
     expect(outside.sort()).toEqual(['a', path.join('a', 'b'), path.join('a', 'page.json')]);
     await checkFiles(written, out, 'file-unreadable'); // meta.thumb still climbs out of the media folder
   });
 
   it.each([
-    [['render', 'samples/originals', '--page', '101'], /Expected original files and folders or --page, not both \(got samples\/originals and --page\)/],
+    [
+      ['render', 'samples/originals', '--page', '101'],
+      /Expected original files and folders or --page, not both \(got samples\/originals and --page\)/,
+    ],
     [['render', 'samples/originals', '--originals', 'x'], /--originals applies only with --page/],
-    [['render', 'samples/originals', '--originals', 'x', '--no-download'], /--originals, --no-download apply only with --page/],
-    [['render', 'samples/originals', '--download-from', 'https://cdn.example.org'], /--download-from applies only with --page/],
-    [['render', '--page', '101', '--download-from', 'ftp://cdn.example.org'], /Expected an http\(s\) origin such as https:\/\/cdn\.example\.org for --download-from but got 'ftp:\/\/cdn\.example\.org'/],
-    [['render', '--page', 'samples/pages/presentation-every-block.json', '--originals', 'README.md'], /--originals README\.md: is a file, not a folder/],
-    [['render', '--page', 'http://127.0.0.1:9/pages/101'], /http:\/\/127\.0\.0\.1:9\/pages\/101: not a page endpoint URL \(\{base_url\}\/api\/v2\/pages\/\{id\}\/\); give the page id and --base-url/],
+    [
+      ['render', 'samples/originals', '--originals', 'x', '--no-download'],
+      /--originals, --no-download apply only with --page/,
+    ],
+    [
+      ['render', 'samples/originals', '--download-from', 'https://cdn.example.org'],
+      /--download-from applies only with --page/,
+    ],
+    [
+      ['render', '--page', '101', '--download-from', 'ftp://cdn.example.org'],
+      /Expected an http\(s\) origin such as https:\/\/cdn\.example\.org for --download-from but got 'ftp:\/\/cdn\.example\.org'/,
+    ],
+    [
+      ['render', '--page', 'samples/pages/presentation-every-block.json', '--originals', 'README.md'],
+      /--originals README\.md: is a file, not a folder/,
+    ],
+    [
+      ['render', '--page', 'http://127.0.0.1:9/pages/101'],
+      /http:\/\/127\.0\.0\.1:9\/pages\/101: not a page endpoint URL \(\{base_url\}\/api\/v2\/pages\/\{id\}\/\); give the page id and --base-url/,
+    ],
     [['render', '--out', 'x'], /Expected originals to render \(files or folders\), or --page/],
     [['render', '--page', '101'], /Expected --base-url or CONTENT_API_BASE_URL to fetch page 101/],
     [['render', '--page', 'nope.json'], /nope\.json: no such file or page id/],
     [['render', '--page', 'README.md'], /^error: README\.md: not JSON \(.*\)\n$/],
-    [['render', '--page', 'samples/pages/presentation-every-block.json', '--originals', 'no-such-folder'], /--originals no-such-folder: no such folder/],
+    [
+      ['render', '--page', 'samples/pages/presentation-every-block.json', '--originals', 'no-such-folder'],
+      /--originals no-such-folder: no such folder/,
+    ],
     [['render', '--page', '101', '--write-page', '-', '--json'], /--write-page - and --json both want standard output/],
-    [['render', '--page', 'README.md', '--write-page', 'no-such-folder/page.json'], /^error: --write-page no-such-folder\/page\.json: cannot write \(no folder no-such-folder\)$/m],
+    [
+      ['render', '--page', 'README.md', '--write-page', 'no-such-folder/page.json'],
+      /^error: --write-page no-such-folder\/page\.json: cannot write \(no folder no-such-folder\)$/m,
+    ],
   ])('could not run (exit 2): %j', async (args, message) => {
     const dir = await tempDir();
-    const run = await runCli([...args, ...(args.includes('--out') ? [] : ['--out', path.join(dir, 'media')])], { cwd: path.resolve(PAGES, '../..') });
+    const run = await runCli([...args, ...(args.includes('--out') ? [] : ['--out', path.join(dir, 'media')])], {
+      cwd: path.resolve(PAGES, '../..'),
+    });
     expect(run.stderr).toMatch(message);
     expect(run.code).toBe(2);
   });

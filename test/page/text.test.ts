@@ -29,7 +29,9 @@ describe('plainText', () => {
 
 describe('embedSource', () => {
   it('the first src, escaped; null when there is none', () => {
-    expect(embedSource('<iframe src="https://player.example/v/1" width="640"></iframe>')).toBe('https://player.example/v/1');
+    expect(embedSource('<iframe src="https://player.example/v/1" width="640"></iframe>')).toBe(
+      'https://player.example/v/1',
+    );
     expect(embedSource('<iframe></iframe>')).toBeNull();
     expect(embedSource('<iframe src="https://x/\u001b[2J"></iframe>')).toBe('https://x/\\u001b[2J');
   });

@@ -24,16 +24,36 @@ describe('the valid sample page', () => {
     const paths = [...findImages(valid())].map((found) => found.path.join('.'));
     // stage 2, list stage 1, text_image 1, single_image 1, work 3 (image, artwork, overlay), works 2x3, banner 1, article 1, news 1, related 1
     expect(paths).toHaveLength(18);
-    for (const where of ['presentation_stage.thumbnail', 'list_presentation_stage.thumbnail', 'overlay', 'artwork_image', 'banner.image', 'contents_image', 'news_entries', 'list_presentation_stage', 'works']) {
-      expect(paths.some((p) => p.includes(where)), where).toBe(true);
+    for (const where of [
+      'presentation_stage.thumbnail',
+      'list_presentation_stage.thumbnail',
+      'overlay',
+      'artwork_image',
+      'banner.image',
+      'contents_image',
+      'news_entries',
+      'list_presentation_stage',
+      'works',
+    ]) {
+      expect(
+        paths.some((p) => p.includes(where)),
+        where,
+      ).toBe(true);
     }
   });
 
   it('is valid with format=api when every nested url carries it, and meta.detail_url does not', () => {
-    const text = JSON.stringify(valid()).replace(/"(http:\/\/localhost:8000\/api\/(?:quarterly|gallery)\/[^"]+\/)"/g, '"$1?format=api"');
+    const text = JSON.stringify(valid()).replace(
+      /"(http:\/\/localhost:8000\/api\/(?:quarterly|gallery)\/[^"]+\/)"/g,
+      '"$1?format=api"',
+    );
     expect(text.match(/\?format=api/g)?.length).toBe(3);
     expect(validatePage(JSON.parse(text), { formatApi: true }).problems).toEqual([]);
-    expect(validatePage(JSON.parse(text), { formatApi: false }).problems.map((p) => p.rule)).toEqual(['format-api-url', 'format-api-url', 'format-api-url']);
+    expect(validatePage(JSON.parse(text), { formatApi: false }).problems.map((p) => p.rule)).toEqual([
+      'format-api-url',
+      'format-api-url',
+      'format-api-url',
+    ]);
   });
 
   it('checks meta.detail_url against the base URL when it is known', () => {
@@ -53,13 +73,21 @@ describe('variants with one known defect each', () => {
 
   it('cover every rule, each found at least once', () => {
     const covered = new Set(variants.flatMap((v) => v.expect.map((p) => p.rule)));
-    for (const rule of [...Object.keys(PAGE_RULES), ...Object.keys(IMAGE_RULES)]) expect(covered.has(rule), rule).toBe(true);
+    for (const rule of [...Object.keys(PAGE_RULES), ...Object.keys(IMAGE_RULES)])
+      expect(covered.has(rule), rule).toBe(true);
     for (const v of variants) expect(v.expect.length, v.name).toBeGreaterThan(0);
   });
 });
 
 describe('bad data never crashes', () => {
-  it.each([null, [], 'page', 42, {}, { presentation_stage: { body: [null, 5, { type: 3 }, { type: 'text', value: null, id: 'x' }] } }])('%j', (json) => {
+  it.each([
+    null,
+    [],
+    'page',
+    42,
+    {},
+    { presentation_stage: { body: [null, 5, { type: 3 }, { type: 'text', value: null, id: 'x' }] } },
+  ])('%j', (json) => {
     const result = validatePage(json);
     expect(result.page).toBeNull();
     expect(result.problems.length).toBeGreaterThan(0);
@@ -71,7 +99,9 @@ describe('JSON Schema', () => {
   it('describes the Page with every block type', () => {
     const schema = pageJsonSchema() as { $schema: string; required: string[]; properties: Record<string, unknown> };
     expect(schema.$schema).toContain('2020-12');
-    expect(schema.required).toEqual(expect.arrayContaining(['id', 'meta', 'title', 'date', 'presentation_stage', 'list_presentation_stage']));
+    expect(schema.required).toEqual(
+      expect.arrayContaining(['id', 'meta', 'title', 'date', 'presentation_stage', 'list_presentation_stage']),
+    );
     const text = JSON.stringify(schema);
     for (const type of BLOCK_TYPES) expect(text).toContain(`"const":"${type}"`);
   });

@@ -22,10 +22,16 @@ export interface Variant {
 
 /** `$.a.b[2].c` -> ['a', 'b', 2, 'c'] */
 function parsePath(jsonPath: string): Array<string | number> {
-  return [...jsonPath.slice(1).matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!));
+  return [...jsonPath.slice(1).matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]/g)].map((m) =>
+    m[2] !== undefined ? Number(m[2]) : m[1]!,
+  );
 }
 
-function apply(page: unknown, jsonPath: string, change: (parent: Record<string | number, unknown>, key: string | number) => void) {
+function apply(
+  page: unknown,
+  jsonPath: string,
+  change: (parent: Record<string | number, unknown>, key: string | number) => void,
+) {
   const parts = parsePath(jsonPath);
   let node = page as Record<string | number, unknown>;
   for (const part of parts.slice(0, -1)) node = node[part] as Record<string | number, unknown>;
@@ -44,8 +50,15 @@ export function loadVariants(): Variant[] {
     .map((file) => {
       const spec = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
       const page = JSON.parse(readFileSync(path.join(dir, spec.base), 'utf8'));
-      for (const [at, value] of Object.entries(spec.set ?? {})) apply(page, at, (parent, key) => (parent[key] = structuredClone(value)));
+      for (const [at, value] of Object.entries(spec.set ?? {}))
+        apply(page, at, (parent, key) => (parent[key] = structuredClone(value)));
       for (const at of spec.delete ?? []) apply(page, at, (parent, key) => delete parent[key]);
-      return { name: file.replace(/\.json$/, ''), description: spec.description, page, options: spec.options ?? {}, expect: spec.expect };
+      return {
+        name: file.replace(/\.json$/, ''),
+        description: spec.description,
+        page,
+        options: spec.options ?? {},
+        expect: spec.expect,
+      };
     });
 }

@@ -3,8 +3,8 @@
  * failures are the infrastructure's (retried) rather than the original's (failed once).
  */
 import { describe, expect, it } from 'vitest';
-import { SourceError, StorageError, type SourceErrorCode } from '../../src/errors.js';
-import { jobId, PROTOCOL, type JobData } from '../../src/queue/protocol.js';
+import { SourceError, type SourceErrorCode, StorageError } from '../../src/errors.js';
+import { type JobData, jobId, PROTOCOL } from '../../src/queue/protocol.js';
 import { isTransient } from '../../src/queue/worker.js';
 
 const job = (patch: Partial<JobData> = {}): JobData => ({

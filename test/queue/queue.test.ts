@@ -3,11 +3,11 @@
  * s3rver; workers and `render --queue` are the built binary in processes of their own, killed
  * the way machines die (SIGKILL to the whole process group).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
-import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -15,11 +15,11 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectQueue } from '../../src/queue/connection.js';
 import { enqueueRender } from '../../src/queue/enqueue.js';
+import { BIN, runCli, runInTerminal, startCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
-import { haveRedis, startRedis, type RedisServer } from '../fixtures/redis.js';
+import { haveRedis, type RedisServer, startRedis } from '../fixtures/redis.js';
 import { startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
-import { BIN, runCli, runInTerminal, startCli } from '../cli/run-cli.js';
 
 /** A worker process, in a process group of its own; its stderr (one line per job) as it comes. */
 interface WorkerProcess {
@@ -233,11 +233,10 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       const results = await runCli(['queue', 'results', batch, ...queueArgs(), '--json']);
       expect(results.code, results.stderr).toBe(1);
       const report = JSON.parse(results.stdout);
-      expect(report.results.map((entry: { status: string }) => entry.status), results.stdout + worker.log()).toEqual([
-        'rendered',
-        'rendered',
-        'rendered',
-      ]);
+      expect(
+        report.results.map((entry: { status: string }) => entry.status),
+        results.stdout + worker.log(),
+      ).toEqual(['rendered', 'rendered', 'rendered']);
       expect(report.failures).toHaveLength(1);
       expect(report.failures[0].source).toBe(path.join(dir, 'broken.jpg'));
       expect(report.failures[0].code).toBe('CONTENT_API_UNSUPPORTED_FORMAT');
@@ -379,8 +378,13 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
         return;
       }
       const upstream = http.request(
-        { host: target.hostname, port: target.port, path: request.url, method: request.method,
-          headers: request.headers },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: request.url,
+          method: request.method,
+          headers: request.headers,
+        },
         (answer) => {
           response.writeHead(answer.statusCode!, answer.headers);
           answer.pipe(response);
@@ -403,9 +407,12 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     const proxy = await denyingProxy((url) => url.includes('secret'));
     try {
       const worker = startWorker([...queueArgs(), '-j', '1'], { ...s3.env, AWS_ENDPOINT_URL_S3: proxy.endpoint });
-      const result = await runCli(['render', 's3://originals/q9/', '--out', 's3://media/q9/', ...queueArgs(), '--json'], {
-        env: s3.env,
-      });
+      const result = await runCli(
+        ['render', 's3://originals/q9/', '--out', 's3://media/q9/', ...queueArgs(), '--json'],
+        {
+          env: s3.env,
+        },
+      );
       expect(result.code, result.stderr + worker.log()).toBe(1);
       const report = JSON.parse(result.stdout);
       expect(report.results.map((entry: { source: string }) => entry.source)).toEqual(['s3://originals/q9/open.jpg']);
@@ -426,7 +433,13 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
   it('a worker that may list the bucket but not read its objects leaves the jobs to a worker that may', async () => {
     nextQueue();
     for (let i = 0; i < 4; i++) {
-      await s3.put('originals', `q10/photo-${i}.jpg`, await photo(400 + i, 300).jpeg().toBuffer());
+      await s3.put(
+        'originals',
+        `q10/photo-${i}.jpg`,
+        await photo(400 + i, 300)
+          .jpeg()
+          .toBuffer(),
+      );
     }
     // Objects under q10/ are denied to this worker (no kms:Decrypt, say); listings and writes are not.
     const proxy = await denyingProxy((url) => url.startsWith('/originals/q10/'));
@@ -656,7 +669,7 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     const dir = await originals(1, 300);
     const closed = 'redis://127.0.0.1:1';
     for (const args of [
-      ['render', dir, '--out', dir + '-out', '--queue', closed],
+      ['render', dir, '--out', `${dir}-out`, '--queue', closed],
       ['worker', '--queue', closed],
       ['queue', 'status', '--queue', closed],
     ]) {
@@ -676,7 +689,7 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     expect(escape.stderr.trim().split('\n')).toEqual([
       'error: --queue redis://:***@127.0.0.1:1: the user or password has a % not followed by two hex digits (% is %25)',
     ]);
-    for (const args of [['queue', 'status'], ['render', dir, '--out', dir + '-out', '--detach'], ['worker']]) {
+    for (const args of [['queue', 'status'], ['render', dir, '--out', `${dir}-out`, '--detach'], ['worker']]) {
       const db = await runCli([...args, '--queue', `${redis.url}/99`, '--queue-name', name]);
       expect(db.code, args.join(' ')).toBe(2);
       const said = `error: ${redis.url}/99: cannot use Redis (ERR DB index is out of range)`;
@@ -691,7 +704,7 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     await other.rpush(`bull:${name}:wait`, '17');
     await other.hset(`bull:${name}:17`, 'name', 'send-email', 'data', '{}');
     other.disconnect();
-    const clash = await runCli(['render', dir, '--out', dir + '-out', ...queueArgs(), '--detach']);
+    const clash = await runCli(['render', dir, '--out', `${dir}-out`, ...queueArgs(), '--detach']);
     expect(clash.code).toBe(2);
     expect(clash.stderr.trim().split('\n')).toHaveLength(1);
     expect(clash.stderr).toContain(`queue '${name}' belongs to another application`);
@@ -718,7 +731,7 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
         'render',
         dir,
         '--out',
-        dir + '-out',
+        `${dir}-out`,
         '--queue',
         evicting.url,
         '--queue-name',

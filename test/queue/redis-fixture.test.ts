@@ -2,11 +2,12 @@
  * The Redis fixture itself: a server that answers, keeps its data across a restart, is gone once
  * stopped, and takes the options it is given.
  */
-import { Redis } from 'ioredis';
+
 import { existsSync } from 'node:fs';
 import net from 'node:net';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { haveRedis, startRedis, type RedisServer } from '../fixtures/redis.js';
+import { haveRedis, type RedisServer, startRedis } from '../fixtures/redis.js';
 
 /** A client that fails at once rather than retrying, and is closed after the test. */
 const clients: Redis[] = [];

@@ -2,9 +2,9 @@ import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { parseSrcset, RENDITION_KEYS, renditionSizes } from '../../src/renditions/rules.js';
-import { renderOriginal, renderOriginals, renderSources, type RenderResult } from '../../src/renditions/render.js';
 import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { type RenderResult, renderOriginal, renderOriginals, renderSources } from '../../src/renditions/render.js';
+import { parseSrcset, RENDITION_KEYS, renditionSizes } from '../../src/renditions/rules.js';
 import { animatedGif, orientedImage, photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
 
@@ -53,7 +53,9 @@ describe('geometry, read back from the written files', () => {
     const xl = path.join(out, result.files.xl.path);
     expect((await sharp(xl).metadata()).orientation ?? 1).toBe(1);
     const { data } = await sharp(xl).raw().toBuffer({ resolveWithObject: true });
-    const pixel = (x: number, y: number) => [...data.subarray((y * displayed.width + x) * 3, (y * displayed.width + x) * 3 + 3)];
+    const pixel = (x: number, y: number) => [
+      ...data.subarray((y * displayed.width + x) * 3, (y * displayed.width + x) * 3 + 3),
+    ];
     const [r, , b] = pixel(2, 2);
     expect(r).toBeGreaterThan(200);
     expect(b).toBeLessThan(60);
@@ -79,7 +81,9 @@ describe('naming', () => {
     await writeImage(dir, 'in/Old Works/Évening Light.JPG', photo(700, 500).jpeg());
     const out = path.join(dir, 'out');
     const [max] = (await renderOriginals([path.join(dir, 'in')], { outDir: out })).results;
-    expect(RENDITION_KEYS.map((key) => max!.files[key].path)).toEqual([300, 600, 1200, 2400, 4800].map((n) => `old-works/evening-light.max-${n}x${n}.jpg`));
+    expect(RENDITION_KEYS.map((key) => max!.files[key].path)).toEqual(
+      [300, 600, 1200, 2400, 4800].map((n) => `old-works/evening-light.max-${n}x${n}.jpg`),
+    );
     const [under] = (await renderOriginals([path.join(dir, 'in')], { outDir: out, naming: 'underscore' })).results;
     expect(under!.files.md.path).toBe('old-works/evening-light_1200x1200.jpg');
     await stat(path.join(out, 'old-works/evening-light_1200x1200.jpg'));
@@ -90,7 +94,10 @@ describe('naming', () => {
   it('builds URLs from --media-url and the path under the output folder', async () => {
     const dir = await tempDir();
     const source = await writeImage(dir, 'a.png', photo(400, 300));
-    const result = await renderOriginal(source, { outDir: path.join(dir, 'out'), mediaUrl: 'https://cdn.example.org/m' });
+    const result = await renderOriginal(source, {
+      outDir: path.join(dir, 'out'),
+      mediaUrl: 'https://cdn.example.org/m',
+    });
     expect(result.image.sizes.xs.url).toBe('https://cdn.example.org/m/a.max-300x300.png');
     expect(result.image.srcset.startsWith('https://cdn.example.org/m/a.max-300x300.png 300w, ')).toBe(true);
   });
@@ -144,13 +151,21 @@ describe('naming', () => {
     const original = await writeImage(dir, 'a.jpg', photo(300, 200).jpeg());
     const out = path.join(dir, 'out');
     await renderOriginal(original, { outDir: out });
-    const download = { source: 'http://127.0.0.1:9/media/a.max-4800x4800.jpg', stem: 'a', data: await photo(200, 300).jpeg().toBuffer() };
+    const download = {
+      source: 'http://127.0.0.1:9/media/a.max-4800x4800.jpg',
+      stem: 'a',
+      data: await photo(200, 300).jpeg().toBuffer(),
+    };
     const refused = await renderSources([download], { outDir: out });
-    expect(refused.failures).toEqual([expect.objectContaining({ code: 'CONTENT_API_NAME_COLLISION', source: download.source })]);
+    expect(refused.failures).toEqual([
+      expect.objectContaining({ code: 'CONTENT_API_NAME_COLLISION', source: download.source }),
+    ]);
     expect(refused.failures[0]!.error).toContain(`would overwrite the renditions of ${path.resolve(original)}`);
     expect((await sharp(path.join(out, 'a.max-300x300.jpg')).metadata()).width).toBe(300);
     const forced = await renderSources([download], { outDir: out, force: true });
-    expect(forced.results.map((r) => [r.status, r.files.xs.width, r.files.xs.height])).toEqual([['rendered', 200, 300]]);
+    expect(forced.results.map((r) => [r.status, r.files.xs.width, r.files.xs.height])).toEqual([
+      ['rendered', 200, 300],
+    ]);
     expect((await sharp(path.join(out, 'a.max-300x300.jpg')).metadata()).width).toBe(200);
   });
 
@@ -159,16 +174,26 @@ describe('naming', () => {
     const source = await writeImage(dir, 'a.png', photo(400, 300));
     const out = path.join(dir, 'out');
     await renderOriginal(source, { outDir: out });
-    const pngs = ['a.max-1200x1200.png', 'a.max-2400x2400.png', 'a.max-300x300.png', 'a.max-4800x4800.png', 'a.max-600x600.png'];
+    const pngs = [
+      'a.max-1200x1200.png',
+      'a.max-2400x2400.png',
+      'a.max-300x300.png',
+      'a.max-4800x4800.png',
+      'a.max-600x600.png',
+    ];
     const planned = await renderOriginal(source, { outDir: out, format: 'webp', dryRun: true });
     expect(planned.removed).toEqual(pngs); // said before, and nothing removed yet
     expect((await readdir(out)).filter((f) => f.endsWith('.png')).sort()).toEqual(pngs);
     const converted = await renderOriginal(source, { outDir: out, format: 'webp' });
     expect(converted.removed).toEqual(pngs);
     expect((await renderOriginal(source, { outDir: out, format: 'webp' })).removed).toEqual([]);
-    expect((await readdir(out)).filter((f) => !f.startsWith('.')).sort()).toEqual(
-      ['a.max-1200x1200.webp', 'a.max-2400x2400.webp', 'a.max-300x300.webp', 'a.max-4800x4800.webp', 'a.max-600x600.webp'],
-    );
+    expect((await readdir(out)).filter((f) => !f.startsWith('.')).sort()).toEqual([
+      'a.max-1200x1200.webp',
+      'a.max-2400x2400.webp',
+      'a.max-300x300.webp',
+      'a.max-4800x4800.webp',
+      'a.max-600x600.webp',
+    ]);
     const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
     expect(Object.keys(manifest.entries)).toEqual(['a.webp']);
   });
@@ -200,7 +225,9 @@ describe('formats and colour', () => {
   it('converts a CMYK original to sRGB, as libvips colour management does', async () => {
     const dir = await tempDir();
     const colour = { r: 180, g: 90, b: 70 };
-    const cmyk = sharp({ create: { width: 640, height: 480, channels: 3, background: colour } }).toColourspace('cmyk').jpeg({ quality: 95 });
+    const cmyk = sharp({ create: { width: 640, height: 480, channels: 3, background: colour } })
+      .toColourspace('cmyk')
+      .jpeg({ quality: 95 });
     const source = await writeImage(dir, 'cmyk.jpg', cmyk);
     const meta = await sharp(source).metadata();
     expect([meta.space, meta.channels]).toEqual(['cmyk', 4]);
@@ -222,7 +249,13 @@ describe('formats and colour', () => {
     const dir = await tempDir();
     const colour = { r: 230, g: 60, b: 40 };
     // The sRGB colour, transformed into Display P3 numbers and tagged with the P3 profile.
-    const source = await writeImage(dir, 'p3.png', sharp({ create: { width: 64, height: 48, channels: 3, background: colour } }).withIccProfile('p3').png());
+    const source = await writeImage(
+      dir,
+      'p3.png',
+      sharp({ create: { width: 64, height: 48, channels: 3, background: colour } })
+        .withIccProfile('p3')
+        .png(),
+    );
     const stored = (await sharp(source).stats()).channels.map((c) => Math.round(c.mean));
     expect((await sharp(source).metadata()).hasProfile).toBe(true);
     expect(Math.abs(stored[0]! - colour.r)).toBeGreaterThan(10); // P3 numbers differ from sRGB ones
@@ -236,7 +269,14 @@ describe('formats and colour', () => {
     // With metadata kept, the pixels are converted all the same, and tagged sRGB.
     const kept = await renderOriginal(source, { outDir: path.join(dir, 'kept'), keepMetadata: true });
     const keptFile = path.join(dir, 'kept', kept.files.xs.path);
-    const srgb = (await sharp(await sharp({ create: { width: 1, height: 1, channels: 3, background: colour } }).withIccProfile('srgb').png().toBuffer()).metadata()).icc;
+    const srgb = (
+      await sharp(
+        await sharp({ create: { width: 1, height: 1, channels: 3, background: colour } })
+          .withIccProfile('srgb')
+          .png()
+          .toBuffer(),
+      ).metadata()
+    ).icc;
     expect((await sharp(keptFile).metadata()).icc?.equals(srgb!)).toBe(true);
     const keptPixels = (await sharp(keptFile).stats()).channels.map((c) => c.mean);
     [colour.r, colour.g, colour.b].forEach((value, i) => expect(Math.abs(keptPixels[i]! - value)).toBeLessThan(3));
@@ -244,7 +284,11 @@ describe('formats and colour', () => {
 
   it('flattens transparency onto white when the output is JPEG', async () => {
     const dir = await tempDir();
-    const source = await writeImage(dir, 'clear.png', sharp({ create: { width: 50, height: 50, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png());
+    const source = await writeImage(
+      dir,
+      'clear.png',
+      sharp({ create: { width: 50, height: 50, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png(),
+    );
     const out = path.join(dir, 'out');
     const result = await renderOriginal(source, { outDir: out, format: 'jpeg' });
     const { channels } = await sharp(path.join(out, result.files.xs.path)).stats();
@@ -261,7 +305,10 @@ describe('formats and colour', () => {
     for (const key of RENDITION_KEYS) {
       const meta = await sharp(path.join(out, result.files[key].path), { animated: true }).metadata();
       expect(meta.pages).toBe(4);
-      expect({ width: meta.width, height: meta.pageHeight }).toEqual({ width: result.files[key].width, height: result.files[key].height });
+      expect({ width: meta.width, height: meta.pageHeight }).toEqual({
+        width: result.files[key].width,
+        height: result.files[key].height,
+      });
     }
     expect(result.files.xs).toMatchObject({ width: 300, height: 150 });
   });
@@ -279,7 +326,13 @@ describe('formats and colour', () => {
 
   it('strips metadata by default and keeps it on request', async () => {
     const dir = await tempDir();
-    const source = await writeImage(dir, 'exif.jpg', photo(400, 300).jpeg().withExif({ IFD0: { Copyright: 'Gallery 2026' } }));
+    const source = await writeImage(
+      dir,
+      'exif.jpg',
+      photo(400, 300)
+        .jpeg()
+        .withExif({ IFD0: { Copyright: 'Gallery 2026' } }),
+    );
     const stripped = await renderOriginal(source, { outDir: path.join(dir, 'a') });
     expect((await sharp(path.join(dir, 'a', stripped.files.xs.path)).metadata()).exif).toBeUndefined();
     const kept = await renderOriginal(source, { outDir: path.join(dir, 'b'), keepMetadata: true });
@@ -293,7 +346,10 @@ describe('Image objects', () => {
     const dir = await tempDir();
     await writeImage(dir, 'in/a.png', photo(30, 20));
     await writeImage(dir, 'in/b.png', photo(30, 20));
-    const report = await renderOriginals([path.join(dir, 'in')], { outDir: path.join(dir, 'out'), altText: (o) => (o.source.endsWith('a.png') ? 'A river at dusk' : undefined) });
+    const report = await renderOriginals([path.join(dir, 'in')], {
+      outDir: path.join(dir, 'out'),
+      altText: (o) => (o.source.endsWith('a.png') ? 'A river at dusk' : undefined),
+    });
     expect(report.results.map((r) => r.image.alt_text)).toEqual(['A river at dusk', null]);
   });
 });
@@ -307,7 +363,9 @@ describe('incremental runs', () => {
     await writeImage(inDir, 'c.jpg', photo(300, 300).jpeg());
     const out = path.join(dir, 'out');
     const statuses = async (options = {}) =>
-      (await renderOriginals([inDir], { outDir: out, ...options })).results.map((r) => `${path.basename(r.source)}:${r.status}`);
+      (await renderOriginals([inDir], { outDir: out, ...options })).results.map(
+        (r) => `${path.basename(r.source)}:${r.status}`,
+      );
 
     expect(await statuses()).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
     const first = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
@@ -320,7 +378,11 @@ describe('incremental runs', () => {
     expect(await statuses()).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
     expect(await statuses({ quality: { jpeg: 80 } })).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
     expect(await statuses({ quality: { jpeg: 60 } })).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
-    expect(await statuses({ quality: { jpeg: 60 }, force: true })).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
+    expect(await statuses({ quality: { jpeg: 60 }, force: true })).toEqual([
+      'a.jpg:rendered',
+      'b.jpg:rendered',
+      'c.jpg:rendered',
+    ]);
     expect(await statuses({ quality: { jpeg: 60 } })).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
   });
 
@@ -385,7 +447,9 @@ describe('incremental runs', () => {
     again.entries['a.jpg'].sha256 = '0'.repeat(64);
     await writeFile(manifestIn('moved'), JSON.stringify(again));
     await rename(path.join(dir, 'moved'), path.join(dir, 'cloned'));
-    const cloned = await renderOriginals([path.join(dir, 'cloned/originals')], { outDir: path.join(dir, 'cloned/media') });
+    const cloned = await renderOriginals([path.join(dir, 'cloned/originals')], {
+      outDir: path.join(dir, 'cloned/media'),
+    });
     expect(cloned.results.map((r) => r.status)).toEqual(['skipped']);
   });
 

@@ -41,12 +41,22 @@ describe('serve: faulty content folders give listed problems and exit 2', () => 
     const at = (name: string) => path.join(pages, name).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     expect(result.stderr).toMatch(new RegExp(`${at('300.json')}: a FIFO \\(named pipe\\), not a file\\n`));
     expect(result.stderr).not.toContain('301.json'); // a folder, walked as one (it used to be read: EISDIR, a stack trace)
-    expect(result.stderr).toMatch(new RegExp(`${at('302.json')}: \\$: is null, not a record \\(a JSON object\\) \\[layout\\]\\n`));
-    expect(result.stderr).toMatch(new RegExp(`${at('303.json')}: not JSON \\(nested deeper than 256 levels \\(the limit\\) at offset \\d+\\)\\n`));
-    expect(result.stderr).toMatch(new RegExp(`${at('304.json')}: not UTF-8: byte 0xff at offset 6 is not valid UTF-8\\n`));
-    expect(result.stderr).toMatch(new RegExp(`${at('305.json')}: larger than ${MAX_RECORD_BYTES} bytes, the cap on a record\\n`));
+    expect(result.stderr).toMatch(
+      new RegExp(`${at('302.json')}: \\$: is null, not a record \\(a JSON object\\) \\[layout\\]\\n`),
+    );
+    expect(result.stderr).toMatch(
+      new RegExp(`${at('303.json')}: not JSON \\(nested deeper than 256 levels \\(the limit\\) at offset \\d+\\)\\n`),
+    );
+    expect(result.stderr).toMatch(
+      new RegExp(`${at('304.json')}: not UTF-8: byte 0xff at offset 6 is not valid UTF-8\\n`),
+    );
+    expect(result.stderr).toMatch(
+      new RegExp(`${at('305.json')}: larger than ${MAX_RECORD_BYTES} bytes, the cap on a record\\n`),
+    );
     expect(result.stderr).toMatch(new RegExp(`${at('101.json')}: page 101 is also ${at('0101.json')} \\[layout\\]\\n`));
-    expect(result.stderr).toMatch(new RegExp(`${at('306.json')}: a symlink to a file outside the content folder; not read\\n`));
+    expect(result.stderr).toMatch(
+      new RegExp(`${at('306.json')}: a symlink to a file outside the content folder; not read\\n`),
+    );
     expect(result.stderr).toMatch(/problem\(s\) in the content folder\n/);
   });
 });

@@ -29,8 +29,15 @@ async function start(content: string, cache?: PreparedCache): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-function getWith(port: number, urlPath: string, headers: Record<string, string>, agent?: Agent): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => get({ host: '127.0.0.1', port, path: urlPath, headers, agent }, resolve).on('error', reject));
+function getWith(
+  port: number,
+  urlPath: string,
+  headers: Record<string, string>,
+  agent?: Agent,
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) =>
+    get({ host: '127.0.0.1', port, path: urlPath, headers, agent }, resolve).on('error', reject),
+  );
 }
 
 async function bodyOf(res: IncomingMessage): Promise<string> {
@@ -122,7 +129,10 @@ describe('a media file that changes size while it is served', () => {
     res.on('data', (chunk: Buffer) => (received += chunk.length)).on('error', (e) => (error = e));
     res.resume();
     // Without the fix the client waits forever for the rest: 'close' must come, and soon.
-    const aborted = await Promise.race([new Promise((r) => res.on('close', () => r(!res.complete))), new Promise((r) => setTimeout(() => r('hung'), 10_000))]);
+    const aborted = await Promise.race([
+      new Promise((r) => res.on('close', () => r(!res.complete))),
+      new Promise((r) => setTimeout(() => r('hung'), 10_000)),
+    ]);
     expect(aborted).toBe(true);
     expect(error?.message).toBe('aborted');
     expect(received).toBeLessThan(SIZE);

@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { cp, stat, symlink, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import { get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContent } from '../../src/server/content.js';
 import { createContentServer } from '../../src/server/server.js';
@@ -44,7 +44,9 @@ describe('the page endpoint', () => {
     expect(page.meta.detail_url).toBe(`${base}/api/v2/pages/101/`);
     const text = JSON.stringify(page);
     expect(text.match(/\?format=api/g)).toHaveLength(3);
-    expect(page.presentation_stage.body[10].value.articles[0].url).toBe(`${base}/api/quarterly/articles/2026/02/10/painting-light/?format=api`);
+    expect(page.presentation_stage.body[10].value.articles[0].url).toBe(
+      `${base}/api/quarterly/articles/2026/02/10/painting-light/?format=api`,
+    );
   });
 
   it('HEAD has no body, OPTIONS answers the allowed methods, ETag gives 304', async () => {
@@ -62,15 +64,27 @@ describe('the page endpoint', () => {
     expect([missing.status, await missing.json()]).toEqual([404, { message: 'No Page matches the given query.' }]);
     expect((await fetch(`${base}/api/v2/pages/abc/`)).status).toBe(404);
     const post = await fetch(`${base}/api/v2/pages/101/`, { method: 'POST' });
-    expect([post.status, post.headers.get('allow'), await post.json()]).toEqual([405, 'GET, HEAD, OPTIONS', { message: 'Method "POST" not allowed.' }]);
+    expect([post.status, post.headers.get('allow'), await post.json()]).toEqual([
+      405,
+      'GET, HEAD, OPTIONS',
+      { message: 'Method "POST" not allowed.' },
+    ]);
     const unknown = await fetch(`${base}/api/v2/pages/101/?fields=title`);
-    expect([unknown.status, ((await unknown.json()) as { message: string }).message]).toEqual([400, 'query parameter is not an operation or a recognised field: fields']);
+    expect([unknown.status, ((await unknown.json()) as { message: string }).message]).toEqual([
+      400,
+      'query parameter is not an operation or a recognised field: fields',
+    ]);
     expect((await fetch(`${base}/api/v2/pages/101`, { redirect: 'manual' })).status).toBe(301);
     expect((await fetch(`${base}/api/v2/pages/101/?x=${'a'.repeat(3000)}`)).status).toBe(414);
   });
 
   it('serves the linked resources at their path shapes', async () => {
-    for (const p of ['/api/quarterly/articles/2026/02/10/painting-light/', '/api/gallery/exhibitions/2026/light-and-grass/', '/api/gallery/newsentries/2026/03/02/spring-fair/', '/api/gallery/newscategories/fairs/']) {
+    for (const p of [
+      '/api/quarterly/articles/2026/02/10/painting-light/',
+      '/api/gallery/exhibitions/2026/light-and-grass/',
+      '/api/gallery/newsentries/2026/03/02/spring-fair/',
+      '/api/gallery/newscategories/fairs/',
+    ]) {
       const res = await fetch(`${base}${p}`);
       expect(res.status, p).toBe(200);
       expect(JSON.stringify(await res.json())).not.toContain('{base_url}');
@@ -88,7 +102,9 @@ describe('media', () => {
     expect(res.headers.get('cache-control')).toBe('public, max-age=31536000');
     const etag = res.headers.get('etag')!;
     expect((await fetch(`${base}${file}`, { headers: { 'if-none-match': etag } })).status).toBe(304);
-    expect((await fetch(`${base}${file}`, { headers: { 'if-modified-since': res.headers.get('last-modified')! } })).status).toBe(304);
+    expect(
+      (await fetch(`${base}${file}`, { headers: { 'if-modified-since': res.headers.get('last-modified')! } })).status,
+    ).toBe(304);
   });
 
   it('ranges: 206 with Content-Range, 416 when unsatisfiable', async () => {
@@ -102,7 +118,15 @@ describe('media', () => {
     expect((await fetch(`${base}${file}`, { headers: { range: `bytes=${whole.length}-` } })).status).toBe(416);
   });
 
-  it.each(['/media/../pages/101.json', '/media/%2e%2e/pages/101.json', '/media/..%2Fpages%2F101.json', '/media/a%00.jpg', '/media/.content-api-manifest.json', '/media/landscapes/', '/media/landscapes'])('no escape, no listing: %s', async (p) => {
+  it.each([
+    '/media/../pages/101.json',
+    '/media/%2e%2e/pages/101.json',
+    '/media/..%2Fpages%2F101.json',
+    '/media/a%00.jpg',
+    '/media/.content-api-manifest.json',
+    '/media/landscapes/',
+    '/media/landscapes',
+  ])('no escape, no listing: %s', async (p) => {
     const { request } = await import('undici');
     const res = await request(`${base}${p}`);
     await res.body.dump();
@@ -140,7 +164,8 @@ describe('media', () => {
 
 describe('serve, inspect and check together', () => {
   it('the sample pages report nothing wrong, files included', async () => {
-    for (const id of ['100', '101', '200', '201']) expect((await runCli(['inspect', id, '--base-url', base])).code, id).toBe(0);
+    for (const id of ['100', '101', '200', '201'])
+      expect((await runCli(['inspect', id, '--base-url', base])).code, id).toBe(0);
     const checked = await runCli(['check', '100', '101', '200', '201', '--base-url', base, '--verify-files', base]);
     expect(checked.code).toBe(0);
     expect(checked.stdout).toMatch(/4 page\(s\), 26 image\(s\), 35 files probed .*: no findings/);
@@ -162,7 +187,9 @@ describe('serve, inspect and check together', () => {
     });
     const file = 'large.png'; // served by its extension; the bytes are not looked at
     const expected = (await stat(path.join(dir, 'content/media', file))).size;
-    const response = await new Promise<IncomingMessage>((resolve) => get(`http://127.0.0.1:${port}/media/${file}`, resolve));
+    const response = await new Promise<IncomingMessage>((resolve) =>
+      get(`http://127.0.0.1:${port}/media/${file}`, resolve),
+    );
     response.pause(); // a slow reader: the server cannot finish before we read
     child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -193,14 +220,18 @@ describe('serve, inspect and check together', () => {
 
   it('a --base-url that is not an absolute http(s) URL is refused, exit 2', async () => {
     const result = await runCli(['serve', '--content', CONTENT, '--port', '0', '--base-url', 'staging']);
-    expect(result.stderr).toMatch(/^error: option '--base-url <url>' argument 'staging' is invalid\. Expected an absolute http\(s\) URL such as https:\/\/gallery\.example\.org for --base-url but got 'staging'\./);
+    expect(result.stderr).toMatch(
+      /^error: option '--base-url <url>' argument 'staging' is invalid\. Expected an absolute http\(s\) URL such as https:\/\/gallery\.example\.org for --base-url but got 'staging'\./,
+    );
     expect(result.code).toBe(2);
   });
 
   it('a port in use: one line naming the address and the reason, exit 2', async () => {
     const port = (server.address() as AddressInfo).port;
     const result = await runCli(['serve', '--content', CONTENT, '--port', String(port), '--quiet']);
-    expect(result.stderr).toBe(`error: cannot listen on http://127.0.0.1:${port}/: EADDRINUSE, the port is in use; choose another --port\n`);
+    expect(result.stderr).toBe(
+      `error: cannot listen on http://127.0.0.1:${port}/: EADDRINUSE, the port is in use; choose another --port\n`,
+    );
     expect(result.code).toBe(2);
   });
 });

@@ -24,7 +24,10 @@ afterAll(async () => {
 });
 
 const drivers: Array<[string, () => Promise<MediaStore>]> = [
-  ['local folder', async () => new LocalStore(folders[folders.push(await mkdtemp(path.join(tmpdir(), 'store-'))) - 1]!)],
+  [
+    'local folder',
+    async () => new LocalStore(folders[folders.push(await mkdtemp(path.join(tmpdir(), 'store-'))) - 1]!),
+  ],
   ['S3 bucket', () => openStore(`s3://contract/run-${++prefixes}/media`)],
 ];
 
@@ -115,8 +118,14 @@ describe.each(drivers)('%s', (_name, make) => {
 describe('S3 bucket', () => {
   it('gives renditions the Content-Type and Cache-Control serve sends', async () => {
     const store = await openStore('s3://contract/headers/');
-    await store.put('x.webp', Buffer.from('RIFF'), { contentType: 'image/webp', cacheControl: 'public, max-age=31536000' });
+    await store.put('x.webp', Buffer.from('RIFF'), {
+      contentType: 'image/webp',
+      cacheControl: 'public, max-age=31536000',
+    });
     await store.close();
-    expect(await s3.head('contract', 'headers/x.webp')).toMatchObject({ contentType: 'image/webp', cacheControl: 'public, max-age=31536000' });
+    expect(await s3.head('contract', 'headers/x.webp')).toMatchObject({
+      contentType: 'image/webp',
+      cacheControl: 'public, max-age=31536000',
+    });
   });
 });

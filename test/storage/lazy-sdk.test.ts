@@ -13,7 +13,10 @@ import { tempDir } from '../fixtures/tmp.js';
 const REPORT = `data:text/javascript,import{createRequire}from'node:module';const r=createRequire(process.cwd()+'/');process.on('exit',()=>process.stderr.write('aws-sdk modules: '+Object.keys(r('module')._cache).filter((k)=>k.includes('@aws-sdk')).length+'\\n'))`;
 
 function run(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, ['--import', REPORT, BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, ['--import', REPORT, BIN, ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve) => child.on('close', () => resolve(stderr)));
@@ -24,11 +27,21 @@ describe('the AWS SDK loads lazily', () => {
     expect(await run(['render', '--help'])).toMatch(/aws-sdk modules: 0\n/);
     const dir = await tempDir();
     await writeImage(dir, 'a.jpg', photo(400, 300).jpeg());
-    expect(await run(['render', path.join(dir, 'a.jpg'), '--out', path.join(dir, 'media')])).toMatch(/aws-sdk modules: 0\n/);
+    expect(await run(['render', path.join(dir, 'a.jpg'), '--out', path.join(dir, 'media')])).toMatch(
+      /aws-sdk modules: 0\n/,
+    );
   });
 
   it('but for an s3:// location (the check above can see it)', async () => {
-    const stderr = await run(['render', 'samples/originals', '--out', 's3://bucket/media/', '--dry-run', '--s3-endpoint', 'http://127.0.0.1:9']);
+    const stderr = await run([
+      'render',
+      'samples/originals',
+      '--out',
+      's3://bucket/media/',
+      '--dry-run',
+      '--s3-endpoint',
+      'http://127.0.0.1:9',
+    ]);
     expect(stderr).toMatch(/aws-sdk modules: [1-9]\d*\n/);
   });
 });

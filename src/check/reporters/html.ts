@@ -10,10 +10,11 @@
 import pLimit from 'p-limit';
 import { RENDITION_KEYS } from '../../renditions/rules.js';
 import type { CheckedImage, CheckedPage, Finding } from '../check.js';
-import { readMedia, type FileSource } from '../probe.js';
+import { type FileSource, readMedia } from '../probe.js';
 import type { Reporter, RunEnd } from './reporter.js';
 
-const html = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const html = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** Thumbnails share one height; each is as wide as its real aspect ratio makes it. */
 const THUMB_HEIGHT = 96;
@@ -92,7 +93,8 @@ export function htmlReporter(options: HtmlOptions = {}): Reporter {
   return {
     start: () => '',
     page(page) {
-      const isOf = (image: CheckedImage) => (p: Finding) => p.path === image.path || p.path.startsWith(`${image.path}.`);
+      const isOf = (image: CheckedImage) => (p: Finding) =>
+        p.path === image.path || p.path.startsWith(`${image.path}.`);
       const cards = page.images.map((image) => ({ image, findings: page.problems.filter(isOf(image)) }));
       const pageFindings = page.problems.filter((p) => !page.images.some((image) => isOf(image)(p)));
       const kept: Card[] = [];
@@ -106,10 +108,26 @@ export function htmlReporter(options: HtmlOptions = {}): Reporter {
         }
       }
       const errors = page.problems.filter((p) => p.severity === 'error').length;
-      if (kept.length > 0 || (pageFindings.length > 0 && shown.length < maxFlagged) || (page.images.length === 0 && shown.length < maxClean)) {
-        shown.push({ source: page.source, base: baseFor(page, options.baseUrl), pageFindings: pageFindings.slice(0, 100), cards: kept, hiddenCards: cards.length - kept.length, images: page.images.length });
+      if (
+        kept.length > 0 ||
+        (pageFindings.length > 0 && shown.length < maxFlagged) ||
+        (page.images.length === 0 && shown.length < maxClean)
+      ) {
+        shown.push({
+          source: page.source,
+          base: baseFor(page, options.baseUrl),
+          pageFindings: pageFindings.slice(0, 100),
+          cards: kept,
+          hiddenCards: cards.length - kept.length,
+          images: page.images.length,
+        });
       } else if (listed.length < maxListed) {
-        listed.push({ source: page.source, images: page.images.length, errors, warnings: page.problems.length - errors });
+        listed.push({
+          source: page.source,
+          images: page.images.length,
+          errors,
+          warnings: page.problems.length - errors,
+        });
       } else {
         unlisted++;
       }
@@ -118,7 +136,15 @@ export function htmlReporter(options: HtmlOptions = {}): Reporter {
     async end(end) {
       const budget = options.thumbnailBudget ?? 5_000_000;
       const thumbnails = options.files ? await makeThumbnails(shown, options.files, budget) : null;
-      return document(options.title ?? 'content-api check', end, shown, listed, unlisted, embedder(thumbnails, budget), Boolean(options.files));
+      return document(
+        options.title ?? 'content-api check',
+        end,
+        shown,
+        listed,
+        unlisted,
+        embedder(thumbnails, budget),
+        Boolean(options.files),
+      );
     },
   };
 }
@@ -141,8 +167,16 @@ const BUDGET_SPENT = { reason: "not embedded: the report's thumbnail budget is s
  */
 async function makeThumbnails(pages: ShownPage[], files: FileSource, budget: number): Promise<Thumbnails> {
   const { default: sharp } = await import('sharp');
-  const cards = pages.flatMap((page) => page.cards).sort((a, b) => Number(b.findings.length > 0) - Number(a.findings.length > 0));
-  const unique = [...new Set(cards.flatMap((card) => RENDITION_KEYS.flatMap((key) => (card.image.sizes[key] ? [card.image.sizes[key].url] : []))))];
+  const cards = pages
+    .flatMap((page) => page.cards)
+    .sort((a, b) => Number(b.findings.length > 0) - Number(a.findings.length > 0));
+  const unique = [
+    ...new Set(
+      cards.flatMap((card) =>
+        RENDITION_KEYS.flatMap((key) => (card.image.sizes[key] ? [card.image.sizes[key].url] : [])),
+      ),
+    ),
+  ];
   const thumbnails: Thumbnails = new Map();
   const limit = pLimit(4);
   let made = 0;
@@ -151,7 +185,8 @@ async function makeThumbnails(pages: ShownPage[], files: FileSource, budget: num
       limit(async () => {
         if (made >= budget) return thumbnails.set(url, BUDGET_SPENT);
         const read = await readMedia(url, files, MAX_THUMB_SOURCE);
-        if (!read.ok) return thumbnails.set(url, { reason: read.reason === 'missing' ? 'file missing' : 'cannot read the file' });
+        if (!read.ok)
+          return thumbnails.set(url, { reason: read.reason === 'missing' ? 'file missing' : 'cannot read the file' });
         if (!read.complete) return thumbnails.set(url, { reason: 'file too large to read for a thumbnail' });
         try {
           const webp = await sharp(read.bytes, { animated: false, failOn: 'none' })
@@ -185,16 +220,40 @@ function embedder(thumbnails: Thumbnails | null, budget: number) {
 
 type Embed = ReturnType<typeof embedder>;
 
-function document(title: string, { summary, fixed, baseline }: RunEnd, shown: ShownPage[], listed: ListedPage[], unlisted: number, embed: Embed, hasFiles: boolean): string {
+function document(
+  title: string,
+  { summary, fixed, baseline }: RunEnd,
+  shown: ShownPage[],
+  listed: ListedPage[],
+  unlisted: number,
+  embed: Embed,
+  hasFiles: boolean,
+): string {
   const total = summary.errors + summary.warnings;
   const counts = total === 0 ? 'no findings' : `${summary.errors} error(s), ${summary.warnings} warning(s)`;
-  const extra = [summary.baselined > 0 && `${summary.baselined} in the baseline`, summary.ignored > 0 && `${summary.ignored} ignored by the config`].filter(Boolean);
+  const extra = [
+    summary.baselined > 0 && `${summary.baselined} in the baseline`,
+    summary.ignored > 0 && `${summary.ignored} ignored by the config`,
+  ].filter(Boolean);
   const notes: string[] = [];
-  if (!hasFiles) notes.push('No thumbnails: the rendition files were not read (give <code>--verify-files</code> a folder or base URL where they are). Boxes show each rendition at its proportions.');
+  if (!hasFiles)
+    notes.push(
+      'No thumbnails: the rendition files were not read (give <code>--verify-files</code> a folder or base URL where they are). Boxes show each rendition at its proportions.',
+    );
   const hidden = shown.reduce((n, page) => n + page.hiddenCards, 0);
-  if (hidden > 0 || listed.length > 0 || unlisted > 0) notes.push(`The report bounds itself: images with findings come first; ${hidden} image(s) without findings, and the pages listed at the end, are not shown in detail.`);
-  if (fixed.length > 0) notes.push(`${fixed.length} finding(s) in the baseline ${html(String(baseline))} are fixed and can be removed (--update-baseline).`);
-  const ordered = [...shown].sort((a, b) => Number(b.cards.some((c) => c.findings.length) || b.pageFindings.length > 0) - Number(a.cards.some((c) => c.findings.length) || a.pageFindings.length > 0));
+  if (hidden > 0 || listed.length > 0 || unlisted > 0)
+    notes.push(
+      `The report bounds itself: images with findings come first; ${hidden} image(s) without findings, and the pages listed at the end, are not shown in detail.`,
+    );
+  if (fixed.length > 0)
+    notes.push(
+      `${fixed.length} finding(s) in the baseline ${html(String(baseline))} are fixed and can be removed (--update-baseline).`,
+    );
+  const ordered = [...shown].sort(
+    (a, b) =>
+      Number(b.cards.some((c) => c.findings.length) || b.pageFindings.length > 0) -
+      Number(a.cards.some((c) => c.findings.length) || a.pageFindings.length > 0),
+  );
   const sections = ordered.map((page) => {
     const cards = [...page.cards].sort((a, b) => Number(b.findings.length > 0) - Number(a.findings.length > 0));
     return `<section class="page" data-source="${html(page.source)}">
@@ -204,7 +263,10 @@ ${cards.map((card) => imageCard(card, page.base, embed)).join('\n') || (page.ima
 ${page.hiddenCards ? `<p class="note">${page.hiddenCards} more image(s) not shown.</p>` : ''}
 </section>`;
   });
-  const rows = listed.map((p) => `<tr><td><code>${html(p.source)}</code></td><td>${p.images} image(s)</td><td>${p.errors + p.warnings === 0 ? 'no findings' : `${p.errors} error(s), ${p.warnings} warning(s)`}</td></tr>`);
+  const rows = listed.map(
+    (p) =>
+      `<tr><td><code>${html(p.source)}</code></td><td>${p.images} image(s)</td><td>${p.errors + p.warnings === 0 ? 'no findings' : `${p.errors} error(s), ${p.warnings} warning(s)`}</td></tr>`,
+  );
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${html(title)}</title><style>${STYLE}</style></head>
@@ -226,9 +288,10 @@ function imageCard({ image, findings }: Card, base: string | null, embed: Embed)
     if (!size) return `<figure data-key="${key}"><figcaption>${key}: missing</figcaption></figure>`;
     const width = Math.max(1, Math.min(THUMB_HEIGHT * 8, Math.round((THUMB_HEIGHT * size.width) / size.height)));
     const thumbnail = embed(size.url);
-    const picture = typeof thumbnail === 'string'
-      ? `<img src="${thumbnail}" width="${width}" height="${THUMB_HEIGHT}" alt="${key} rendition">`
-      : `<div class="placeholder" style="width:${width}px;height:${THUMB_HEIGHT}px" title="${html(thumbnail?.reason ?? 'not read')}">${html(thumbnail?.reason ?? '')}</div>`;
+    const picture =
+      typeof thumbnail === 'string'
+        ? `<img src="${thumbnail}" width="${width}" height="${THUMB_HEIGHT}" alt="${key} rendition">`
+        : `<div class="placeholder" style="width:${width}px;height:${THUMB_HEIGHT}px" title="${html(thumbnail?.reason ?? 'not read')}">${html(thumbnail?.reason ?? '')}</div>`;
     const href = fullSize(size.url, base);
     const caption = `${key} ${size.width}x${size.height}`;
     return `<figure data-key="${key}" data-width="${size.width}" data-height="${size.height}">${picture}<figcaption>${href ? `<a href="${html(href)}">${caption}</a>` : caption}</figcaption></figure>`;

@@ -52,11 +52,16 @@ export function jsonLinesReporter(): Reporter {
  */
 export function xmlText(text: string, attribute = false): string {
   const escaped = text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`)
+    .replace(
+      /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu,
+      (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`,
+    )
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;');
-  return attribute ? escaped.replace(/"/g, '&quot;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;') : escaped;
+  return attribute
+    ? escaped.replace(/"/g, '&quot;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;')
+    : escaped;
 }
 
 const attr = (text: string) => xmlText(text, true);
@@ -76,9 +81,12 @@ export function junitReporter(): Reporter {
         return `    <testcase classname="${suite}" name="${attr(`${p.path} [${p.rule}]`)}">\n      <failure type="${attr(`${p.severity}:${p.rule}`)}" message="${attr(p.message)}">${body}</failure>\n    </testcase>`;
       });
       for (const p of page.baselined) {
-        cases.push(`    <testcase classname="${suite}" name="${attr(`${p.path} [${p.rule}]`)}">\n      <skipped message="${attr(`in the baseline: ${p.message}`)}"/>\n    </testcase>`);
+        cases.push(
+          `    <testcase classname="${suite}" name="${attr(`${p.path} [${p.rule}]`)}">\n      <skipped message="${attr(`in the baseline: ${p.message}`)}"/>\n    </testcase>`,
+        );
       }
-      if (cases.length === 0) cases.push(`    <testcase classname="${suite}" name="page follows the Content API rules"/>`);
+      if (cases.length === 0)
+        cases.push(`    <testcase classname="${suite}" name="page follows the Content API rules"/>`);
       return `  <testsuite name="${suite}" tests="${cases.length}" failures="${page.problems.length}" errors="0" skipped="${page.baselined.length}">\n${cases.join('\n')}\n  </testsuite>\n`;
     },
     end: () => '</testsuites>\n',
@@ -106,11 +114,16 @@ export function githubReporter(): Reporter {
       return page.problems
         .map((p) => {
           const at = locate?.(p.path);
-          const where = file ? `file=${escapeProperty(page.source)},${at ? `line=${at.line},col=${at.column},` : ''}` : '';
+          const where = file
+            ? `file=${escapeProperty(page.source)},${at ? `line=${at.line},col=${at.column},` : ''}`
+            : '';
           return `::${p.severity} ${where}title=${escapeProperty(`content-api ${p.rule}`)}::${escapeData(`${p.path}: ${p.message}${file ? '' : ` (${page.source})`}`)}\n`;
         })
         .join('');
     },
-    end: ({ fixed, baseline }) => (fixed.length > 0 ? `::notice title=content-api baseline::${escapeData(`${fixed.length} finding(s) in ${baseline} are fixed: update it with --update-baseline`)}\n` : ''),
+    end: ({ fixed, baseline }) =>
+      fixed.length > 0
+        ? `::notice title=content-api baseline::${escapeData(`${fixed.length} finding(s) in ${baseline} are fixed: update it with --update-baseline`)}\n`
+        : '',
   };
 }

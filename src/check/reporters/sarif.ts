@@ -17,7 +17,9 @@ const { version } = createRequire(import.meta.url)('../../../package.json') as {
 const RULES = Object.entries(CHECK_RULES).map(([id, description]) => ({
   id,
   shortDescription: { text: description },
-  defaultConfiguration: { level: id === 'unknown-key' || id === 'unknown-block-type' || id === 'not-shown-type' ? 'warning' : 'error' },
+  defaultConfiguration: {
+    level: id === 'unknown-key' || id === 'unknown-block-type' || id === 'not-shown-type' ? 'warning' : 'error',
+  },
 }));
 const RULE_INDEX = new Map(RULES.map((rule, i) => [rule.id, i]));
 
@@ -38,11 +40,22 @@ export interface SarifOptions {
 
 export function sarifReporter(options: SarifOptions = {}): Reporter {
   let first = true;
-  const result = (page: { source: string }, finding: Finding, locate: ReturnType<typeof locator>, state: 'new' | 'unchanged' | null) => {
+  const result = (
+    page: { source: string },
+    finding: Finding,
+    locate: ReturnType<typeof locator>,
+    state: 'new' | 'unchanged' | null,
+  ) => {
     const position = locate?.(finding.path);
-    const physical = isFileSource(page.source) || /^https?:\/\//i.test(page.source)
-      ? { physicalLocation: { artifactLocation: artifactLocation(page.source), ...(position && { region: { startLine: position.line, startColumn: position.column } }) } }
-      : {};
+    const physical =
+      isFileSource(page.source) || /^https?:\/\//i.test(page.source)
+        ? {
+            physicalLocation: {
+              artifactLocation: artifactLocation(page.source),
+              ...(position && { region: { startLine: position.line, startColumn: position.column } }),
+            },
+          }
+        : {};
     return {
       ruleId: finding.rule,
       ruleIndex: RULE_INDEX.get(finding.rule) ?? -1,
@@ -50,14 +63,19 @@ export function sarifReporter(options: SarifOptions = {}): Reporter {
       message: { text: `${finding.path}: ${finding.message}` },
       locations: [{ ...physical, logicalLocations: [{ fullyQualifiedName: finding.path, kind: 'member' }] }],
       ...(state && { baselineState: state }),
-      ...(state === 'unchanged' && { suppressions: [{ kind: 'external', justification: 'in the content-api baseline' }] }),
+      ...(state === 'unchanged' && {
+        suppressions: [{ kind: 'external', justification: 'in the content-api baseline' }],
+      }),
     };
   };
   return {
     needsText: true,
     start() {
       const driver = { name: 'content-api', version, semanticVersion: version, rules: RULES };
-      const head = JSON.stringify({ $schema: 'https://json.schemastore.org/sarif-2.1.0.json', version: '2.1.0' }).slice(0, -1);
+      const head = JSON.stringify({ $schema: 'https://json.schemastore.org/sarif-2.1.0.json', version: '2.1.0' }).slice(
+        0,
+        -1,
+      );
       return `${head},"runs":[{"tool":${JSON.stringify({ driver })},"columnKind":"utf16CodeUnits","results":[`;
     },
     page(page) {

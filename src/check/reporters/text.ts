@@ -31,15 +31,28 @@ export function textReporter(styles: TextStyles = plain): Reporter {
       const lines: string[] = [];
       if (fixed.length > 0) {
         lines.push(bold(`Fixed since the baseline (${fixed.length}), removable from ${baseline}:`));
-        for (const entry of fixed) lines.push(`  ${green('fixed  ')} ${entry.page} ${entry.path}  ${dim(`[${entry.rule}]`)}`);
+        for (const entry of fixed)
+          lines.push(`  ${green('fixed  ')} ${entry.page} ${entry.path}  ${dim(`[${entry.rule}]`)}`);
         lines.push('');
       }
       const { files } = summary;
-      const read = files ? `, ${files.probed} files probed (${(files.bytesRead / Math.max(1, files.probed) / 1024).toFixed(1)} KiB read per file)` : '';
+      const read = files
+        ? `, ${files.probed} files probed (${(files.bytesRead / Math.max(1, files.probed) / 1024).toFixed(1)} KiB read per file)`
+        : '';
       const counts = `${summary.errors} error(s), ${summary.warnings} warning(s)`;
-      const result = summary.errors + summary.warnings === 0 ? green('no findings') : summary.errors > 0 ? red(counts) : yellow(counts);
-      const extra = [summary.baselined > 0 && `${summary.baselined} in the baseline`, summary.ignored > 0 && `${summary.ignored} ignored by the config`].filter(Boolean);
-      lines.push(`${summary.pages} page(s), ${summary.images} image(s)${read}: ${result}${extra.length ? dim(` (${extra.join(', ')})`) : ''}`);
+      const result =
+        summary.errors + summary.warnings === 0
+          ? green('no findings')
+          : summary.errors > 0
+            ? red(counts)
+            : yellow(counts);
+      const extra = [
+        summary.baselined > 0 && `${summary.baselined} in the baseline`,
+        summary.ignored > 0 && `${summary.ignored} ignored by the config`,
+      ].filter(Boolean);
+      lines.push(
+        `${summary.pages} page(s), ${summary.images} image(s)${read}: ${result}${extra.length ? dim(` (${extra.join(', ')})`) : ''}`,
+      );
       return `${lines.join('\n')}\n`;
     },
   };

@@ -2,8 +2,9 @@
  * Where `check` writes its report as it goes: standard output, or a file that appears whole
  * (written under a temporary name beside it, renamed into place when the report is done).
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+
 import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { ContentApiError } from '../../errors.js';
 import { tempPathFor } from '../../fs/atomic.js';
@@ -30,7 +31,12 @@ export function fileSink(flag: string, file: string): ReportSink {
   const stream = createWriteStream(temp, { flags: 'wx' });
   let failure: NodeJS.ErrnoException | null = null;
   stream.on('error', (error) => (failure = error));
-  const fail = (error: NodeJS.ErrnoException) => new ContentApiError('CONTENT_API_OUTPUT_NOT_WRITABLE', `${flag} ${file}: cannot write (${error.code ?? error.message})`, { cause: error });
+  const fail = (error: NodeJS.ErrnoException) =>
+    new ContentApiError(
+      'CONTENT_API_OUTPUT_NOT_WRITABLE',
+      `${flag} ${file}: cannot write (${error.code ?? error.message})`,
+      { cause: error },
+    );
   return {
     async write(text) {
       if (failure) throw fail(failure);

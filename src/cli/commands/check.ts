@@ -5,14 +5,14 @@
 import path from 'node:path';
 import { Baseline, BaselineRecorder } from '../../check/baseline.js';
 import { CheckRun } from '../../check/check.js';
-import { closeFileSource, openFileSource, type FileSource } from '../../check/probe.js';
-import type { S3Options } from '../../storage/location.js';
-import { loadTargets } from '../../check/targets.js';
+import { closeFileSource, type FileSource, openFileSource } from '../../check/probe.js';
 import type { Reporter } from '../../check/reporters/reporter.js';
-import { REPORTER_NAMES, type LoadedConfig } from '../../config/config.js';
+import { loadTargets } from '../../check/targets.js';
+import { type LoadedConfig, REPORTER_NAMES } from '../../config/config.js';
 import { createPolicy } from '../../config/policy.js';
+import type { S3Options } from '../../storage/location.js';
 import { assertWritableFile, printMessage, stylesFor, writeOutputFile } from '../output.js';
-import { fileSink, stdoutSink, type ReportSink } from './check-output.js';
+import { fileSink, type ReportSink, stdoutSink } from './check-output.js';
 
 export const REPORTERS = REPORTER_NAMES;
 export type ReporterName = (typeof REPORTERS)[number];
@@ -39,10 +39,15 @@ export interface CheckCommandOptions {
 }
 
 /** Flags given on the command line (or in the environment) win; then the config file; then the defaults. */
-export function withConfigDefaults<T extends Record<string, unknown>>(flags: T, given: (name: string) => boolean, loaded: LoadedConfig): T {
+export function withConfigDefaults<T extends Record<string, unknown>>(
+  flags: T,
+  given: (name: string) => boolean,
+  loaded: LoadedConfig,
+): T {
   const { config, file } = loaded;
   const dir = file ? path.dirname(file) : process.cwd();
-  const relative = (value: string | undefined) => (value === undefined || /^https?:\/\//i.test(value) ? value : path.resolve(dir, value));
+  const relative = (value: string | undefined) =>
+    value === undefined || /^https?:\/\//i.test(value) ? value : path.resolve(dir, value);
   const defaults: Record<string, unknown> = {
     baseUrl: config.baseUrl,
     mediaPrefix: config.mediaPrefix,
@@ -57,7 +62,11 @@ export function withConfigDefaults<T extends Record<string, unknown>>(flags: T, 
   return merged as T;
 }
 
-async function reporterFor(options: CheckCommandOptions, files: FileSource | undefined, sinkIsTerminal: boolean): Promise<Reporter> {
+async function reporterFor(
+  options: CheckCommandOptions,
+  files: FileSource | undefined,
+  sinkIsTerminal: boolean,
+): Promise<Reporter> {
   switch (options.reporter) {
     case 'text': {
       const { textReporter } = await import('../../check/reporters/text.js');
@@ -73,7 +82,12 @@ async function reporterFor(options: CheckCommandOptions, files: FileSource | und
     }
     default: {
       const machine = await import('../../check/reporters/machine.js');
-      return { json: machine.jsonReporter, 'json-lines': machine.jsonLinesReporter, junit: machine.junitReporter, github: machine.githubReporter }[options.reporter]();
+      return {
+        json: machine.jsonReporter,
+        'json-lines': machine.jsonLinesReporter,
+        junit: machine.junitReporter,
+        github: machine.githubReporter,
+      }[options.reporter]();
     }
   }
 }
@@ -86,13 +100,30 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
   const configDir = options.config.file ? path.dirname(options.config.file) : process.cwd();
   const policy = createPolicy(options.config.config, configDir);
   const { mediaPrefix, timeoutMs, deadlineMs, s3 } = options;
-  const files = options.verifyFiles ? await openFileSource(options.verifyFiles, { mediaPrefix, timeoutMs, deadlineMs, s3 }) : undefined;
+  const files = options.verifyFiles
+    ? await openFileSource(options.verifyFiles, { mediaPrefix, timeoutMs, deadlineMs, s3 })
+    : undefined;
   let sink: ReportSink | undefined;
   try {
     const reporter = await reporterFor(options, files, !options.output);
-    const run = new CheckRun({ files, concurrency: options.concurrency, mediaPrefix: options.mediaPrefix, policy, baseline, record, keepText: reporter.needsText ?? false });
+    const run = new CheckRun({
+      files,
+      concurrency: options.concurrency,
+      mediaPrefix: options.mediaPrefix,
+      policy,
+      baseline,
+      record,
+      keepText: reporter.needsText ?? false,
+    });
     const { baseUrl, retries, maxBytes } = options;
-    const pages = loadTargets(targets, { baseUrl, timeoutMs, deadlineMs, retries, maxBytes, skip: (source) => policy.ignoresPage(source) });
+    const pages = loadTargets(targets, {
+      baseUrl,
+      timeoutMs,
+      deadlineMs,
+      retries,
+      maxBytes,
+      skip: (source) => policy.ignoresPage(source),
+    });
     sink = options.output ? fileSink('--output', options.output) : stdoutSink();
     await sink.write(reporter.start());
     for await (const page of run.run(pages)) await sink.write(reporter.page(page));

@@ -3,9 +3,9 @@
  * problems were found.
  */
 import { escapeText } from '../../errors.js';
-import { inspectTarget, type InspectTargetOptions } from '../../inspect/inspect.js';
-import { shown } from '../../page/text.js';
+import { type InspectTargetOptions, inspectTarget } from '../../inspect/inspect.js';
 import type { InspectReport } from '../../inspect/report.js';
+import { shown } from '../../page/text.js';
 import { RENDITION_KEYS } from '../../renditions/rules.js';
 import { printData, stylesFor } from '../output.js';
 
@@ -25,7 +25,8 @@ export function formatReport(report: InspectReport): string {
   const lines: string[] = [];
   // Everything shown comes from the page, remote text: escaped before it reaches the terminal.
   const show = (value: unknown) => escapeText(shown(value));
-  const field = (name: string, value: unknown) => lines.push(`  ${dim(name.padEnd(11))} ${value === null || value === undefined ? dim('-') : show(value)}`);
+  const field = (name: string, value: unknown) =>
+    lines.push(`  ${dim(name.padEnd(11))} ${value === null || value === undefined ? dim('-') : show(value)}`);
   lines.push(bold(`Page ${show(page.id)}: ${show(page.title)}`), dim(`  ${escapeText(report.url)}`));
   field('type', page.type);
   field('slug', page.slug);
@@ -33,7 +34,10 @@ export function formatReport(report: InspectReport): string {
   field('published', page.published ? `yes, ${show(page.firstPublishedAt)}` : 'no');
   field('html', page.htmlUrl);
   field('detail', page.detailUrl);
-  field('parent', page.parent ? `${show(page.parent.id)} ${show(page.parent.title)} (${show(page.parent.type)})` : null);
+  field(
+    'parent',
+    page.parent ? `${show(page.parent.id)} ${show(page.parent.title)} (${show(page.parent.type)})` : null,
+  );
   if (stage) {
     lines.push('', bold('Stage'));
     field('header', stage.header);
@@ -41,18 +45,33 @@ export function formatReport(report: InspectReport): string {
     field('subtitle', stage.subtitle);
   }
   lines.push('', bold(`Blocks (${report.blocks.length})`));
-  for (const block of report.blocks) lines.push(`  ${String(block.index).padStart(2)}  ${block.type.padEnd(22)} ${dim(block.id)}  ${block.summary}`);
+  for (const block of report.blocks)
+    lines.push(`  ${String(block.index).padStart(2)}  ${block.type.padEnd(22)} ${dim(block.id)}  ${block.summary}`);
   lines.push('', bold(`Images (${report.images.length})`));
-  lines.push(dim(`  ${'xs'.padEnd(10)}${'sm'.padEnd(10)}${'md'.padEnd(10)}${'lg'.padEnd(11)}${'xl'.padEnd(11)}srcset   names  where`));
+  lines.push(
+    dim(
+      `  ${'xs'.padEnd(10)}${'sm'.padEnd(10)}${'md'.padEnd(10)}${'lg'.padEnd(11)}${'xl'.padEnd(11)}srcset   names  where`,
+    ),
+  );
   for (const image of report.images) {
     const sizes = RENDITION_KEYS.map((key, i) => (image.sizes[key] ?? '-').padEnd(i < 3 ? 10 : 11)).join('');
     const srcset = image.srcset === 'ok' ? green('ok') : image.srcset === 'absent' ? dim('absent') : red(image.srcset);
     const naming = image.naming === 'ok' ? green('ok') : red('wrong');
-    lines.push(`  ${sizes}${srcset.padEnd(image.srcset === 'absent' ? 6 : image.srcset.length)}${' '.repeat(9 - image.srcset.length)}${naming}${' '.repeat(7 - image.naming.length)}${image.path}`);
+    lines.push(
+      `  ${sizes}${srcset.padEnd(image.srcset === 'absent' ? 6 : image.srcset.length)}${' '.repeat(9 - image.srcset.length)}${naming}${' '.repeat(7 - image.naming.length)}${image.path}`,
+    );
   }
   lines.push('', bold(`Linked resources (${report.links.length})`));
-  for (const link of report.links) lines.push(`  ${link.kind.padEnd(14)} ${link.title.padEnd(30)} ${escapeText(link.url)}`);
-  lines.push('', bold(report.problems.length === 0 ? green('No problems found') : `Problems: ${report.errors} error(s), ${report.warnings} warning(s)`));
+  for (const link of report.links)
+    lines.push(`  ${link.kind.padEnd(14)} ${link.title.padEnd(30)} ${escapeText(link.url)}`);
+  lines.push(
+    '',
+    bold(
+      report.problems.length === 0
+        ? green('No problems found')
+        : `Problems: ${report.errors} error(s), ${report.warnings} warning(s)`,
+    ),
+  );
   for (const problem of report.problems) {
     const label = problem.severity === 'error' ? red('error  ') : yellow('warning');
     lines.push(`  ${label} ${problem.path}  ${dim(`[${problem.rule}]`)} ${problem.message}`);

@@ -2,16 +2,17 @@
  * The queue's commands: `render --queue` (enqueue, then gather the report as workers finish),
  * `worker`, `queue status` and `queue results`.
  */
+
+import { InvalidArgumentError } from '../../errors.js';
 import { collectBatch } from '../../queue/collect.js';
 import { connectQueue, type QueueConnection, type QueueOptions } from '../../queue/connection.js';
 import { enqueueRender } from '../../queue/enqueue.js';
 import { DEFAULT_QUEUE_NAME } from '../../queue/protocol.js';
-import { queueStatus, workersConnected, type QueueStatus } from '../../queue/status.js';
+import { type QueueStatus, queueStatus, workersConnected } from '../../queue/status.js';
 import { startWorker } from '../../queue/worker.js';
 import type { S3Options } from '../../storage/location.js';
-import { InvalidArgumentError } from '../../errors.js';
 import { printData, printMessage, stderrStyles } from '../output.js';
-import { loadAltText, printReport, withProgress, type RenderCommandOptions } from './render.js';
+import { loadAltText, printReport, type RenderCommandOptions, withProgress } from './render.js';
 
 export interface QueueRenderOptions extends RenderCommandOptions {
   queue: QueueOptions;

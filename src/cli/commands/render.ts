@@ -8,10 +8,10 @@ import path from 'node:path';
 import { escapedMessage, InvalidArgumentError } from '../../errors.js';
 import type { RenderPageOptions } from '../../page-render/render-page.js';
 import type { Original } from '../../renditions/discover.js';
-import { renderOriginals, type RenderOptions, type RenderReport, type RenderResult } from '../../renditions/render.js';
+import { type RenderOptions, type RenderReport, type RenderResult, renderOriginals } from '../../renditions/render.js';
 import { RENDITION_KEYS } from '../../renditions/rules.js';
 import { joinLocation } from '../../storage/location.js';
-import { assertWritableFile, printData, printMessage, ProgressLine, stderrStyles, writeOutputFile } from '../output.js';
+import { assertWritableFile, ProgressLine, printData, printMessage, stderrStyles, writeOutputFile } from '../output.js';
 
 export interface RenderCommandOptions extends Omit<RenderOptions, 'altText' | 'onProgress' | 'signal'> {
   altTextFile?: string | undefined;
@@ -29,7 +29,9 @@ export interface RenderPageCommandOptions extends Omit<RenderPageOptions, 'onPro
 export async function runRender(inputs: string[], options: RenderCommandOptions): Promise<number> {
   const { altTextFile, json, ...renderOptions } = options;
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
-  const { report, seconds } = await withProgress(({ onDownload, ...hooks }) => renderOriginals(inputs, { ...renderOptions, altText: altText?.lookup, ...hooks }));
+  const { report, seconds } = await withProgress(({ onDownload, ...hooks }) =>
+    renderOriginals(inputs, { ...renderOptions, altText: altText?.lookup, ...hooks }),
+  );
   return printReport(report, seconds, options, altText);
 }
 
@@ -43,32 +45,52 @@ export function printReport(
   const { altTextFile, json } = options;
   // Failed originals had no Image object to ask for their alt text; their keys are not typos.
   for (const failure of report.failures) altText?.lookup(failure);
-  if (altText) report.warnings.push(...altText.unused().map((key) => `--alt-text ${altTextFile}: '${key}' names no original of this run`));
+  if (altText)
+    report.warnings.push(
+      ...altText.unused().map((key) => `--alt-text ${altTextFile}: '${key}' names no original of this run`),
+    );
   const pending = report.pending && report.pending.length > 0 ? { pending: report.pending } : {};
   if (json) {
     const results = report.results.map((result) => resultJson(result, options));
-    printData(JSON.stringify({ results, failures: report.failures, notStarted: report.notStarted, warnings: report.warnings, ...pending }, null, 2));
-  }
-  else if (options.dryRun) printDryRun(report.results, options);
+    printData(
+      JSON.stringify(
+        { results, failures: report.failures, notStarted: report.notStarted, warnings: report.warnings, ...pending },
+        null,
+        2,
+      ),
+    );
+  } else if (options.dryRun) printDryRun(report.results, options);
   printMessages(report);
-  if (!json) printMessage(`${options.shard ? `shard ${options.shard.index}/${options.shard.count}: ` : ''}${summary(report, seconds, options)}`);
+  if (!json)
+    printMessage(
+      `${options.shard ? `shard ${options.shard.index}/${options.shard.count}: ` : ''}${summary(report, seconds, options)}`,
+    );
   return report.failures.length > 0 || report.notStarted.length > 0 || (report.pending?.length ?? 0) > 0 ? 1 : 0;
 }
 
 export async function runRenderPage(options: RenderPageCommandOptions): Promise<number> {
   const { page: target, writePage, json, ...renderOptions } = options;
-  if (writePage === '-' && json) throw new InvalidArgumentError('--write-page - and --json both want standard output; write the page to a file');
+  if (writePage === '-' && json)
+    throw new InvalidArgumentError('--write-page - and --json both want standard output; write the page to a file');
   if (writePage && writePage !== '-' && !options.dryRun) await assertWritableFile('--write-page', writePage);
   // Loaded here, so rendering files does not pay for the page model and the HTTP client.
-  const [{ loadPage }, { renderPage }] = await Promise.all([import('../../client/pages.js'), import('../../page-render/render-page.js')]);
+  const [{ loadPage }, { renderPage }] = await Promise.all([
+    import('../../client/pages.js'),
+    import('../../page-render/render-page.js'),
+  ]);
   const page = await loadPage(target, renderOptions);
   const { report, seconds } = await withProgress((hooks) => renderPage(page, { ...renderOptions, ...hooks }));
   const written = writePage && !options.dryRun ? writePage : null;
-  if (written === '-') process.stdout.write(report.text); // byte for byte: no newline added
+  if (written === '-')
+    process.stdout.write(report.text); // byte for byte: no newline added
   else if (written) await writeOutputFile('--write-page', written, report.text);
 
   if (json) {
-    const results = report.results.map((result) => ({ paths: result.paths, origin: result.origin, ...resultJson(result, options) }));
+    const results = report.results.map((result) => ({
+      paths: result.paths,
+      origin: result.origin,
+      ...resultJson(result, options),
+    }));
     const { page: source, failures, notStarted, warnings, updated } = report;
     printData(JSON.stringify({ page: source, results, failures, notStarted, warnings, updated, written }, null, 2));
   } else if (options.dryRun) {
@@ -77,7 +99,9 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
   }
   printMessages(report);
   if (!json) {
-    const where = written ? `; page written to ${written === '-' ? 'stdout' : written} (${report.updated.length} Image(s) updated)` : '';
+    const where = written
+      ? `; page written to ${written === '-' ? 'stdout' : written} (${report.updated.length} Image(s) updated)`
+      : '';
     printMessage(`${page.source}: ${summary(report, seconds, options)}${where}`);
   }
   return report.failures.length > 0 || report.notStarted.length > 0 ? 1 : 0;
@@ -102,7 +126,11 @@ export async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promis
       signal: controller.signal,
       // What is under way, not what finished last: a long encode shows as the file being encoded.
       onProgress: ({ done, total, active, source }) => {
-        progress.update(done, total, active.length === 0 ? source : `${active[0]}${active.length > 1 ? ` (+${active.length - 1} more)` : ''}`);
+        progress.update(
+          done,
+          total,
+          active.length === 0 ? source : `${active[0]}${active.length > 1 ? ` (+${active.length - 1} more)` : ''}`,
+        );
       },
       onDownload: (event) => progress.update(event.done, event.total, `download ${event.url}`),
     });
@@ -115,7 +143,14 @@ export async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promis
 
 function resultJson({ source, status, format, image, files, removed }: RenderResult, options: { outDir: string }) {
   const inOut = (file: string) => joinLocation(options.outDir, file);
-  return { source, status, format, image, files: RENDITION_KEYS.map((key) => inOut(files[key].path)), removed: removed.map(inOut) };
+  return {
+    source,
+    status,
+    format,
+    image,
+    files: RENDITION_KEYS.map((key) => inOut(files[key].path)),
+    removed: removed.map(inOut),
+  };
 }
 
 function printDryRun(results: RenderResult[], options: { outDir: string }): void {
@@ -125,7 +160,8 @@ function printDryRun(results: RenderResult[], options: { outDir: string }): void
       const file = result.files[key];
       printData(`${verb}\t${joinLocation(options.outDir, file.path)}\t${file.width}x${file.height}`);
     }
-    for (const file of result.removed) printData(`would remove\t${joinLocation(options.outDir, file)}\tno longer written`);
+    for (const file of result.removed)
+      printData(`would remove\t${joinLocation(options.outDir, file)}\tno longer written`);
   }
 }
 
@@ -135,7 +171,11 @@ function printMessages(report: { warnings: string[]; failures: Array<{ error: st
   for (const failure of report.failures) printMessage(`${red('failed')}: ${failure.error}`);
 }
 
-function summary(report: Pick<RenderReport, 'results' | 'failures' | 'notStarted'> & { pending?: string[] }, seconds: number, options: { outDir: string; dryRun?: boolean | undefined }): string {
+function summary(
+  report: Pick<RenderReport, 'results' | 'failures' | 'notStarted'> & { pending?: string[] },
+  seconds: number,
+  options: { outDir: string; dryRun?: boolean | undefined },
+): string {
   const count = (status: string) => report.results.filter((r) => r.status === status).length;
   const { green, red } = stderrStyles();
   const parts = options.dryRun
@@ -164,13 +204,20 @@ export async function loadAltText(file: string): Promise<AltText> {
   } catch (error) {
     throw new InvalidArgumentError(`--alt-text ${file}: ${escapedMessage(error)}`);
   }
-  if (typeof map !== 'object' || map === null || Array.isArray(map) || Object.values(map).some((v) => typeof v !== 'string')) {
+  if (
+    typeof map !== 'object' ||
+    map === null ||
+    Array.isArray(map) ||
+    Object.values(map).some((v) => typeof v !== 'string')
+  ) {
     throw new InvalidArgumentError(`--alt-text ${file}: expected a JSON object of strings`);
   }
   const texts = new Map(Object.entries(map as Record<string, string>));
   const used = new Set<string>();
   const lookup = (original: Pick<Original, 'source'>) => {
-    const key = [original.source, path.normalize(original.source), path.basename(original.source)].find((candidate) => texts.has(candidate));
+    const key = [original.source, path.normalize(original.source), path.basename(original.source)].find((candidate) =>
+      texts.has(candidate),
+    );
     if (key === undefined) return undefined;
     used.add(key);
     return texts.get(key);

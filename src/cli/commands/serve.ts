@@ -26,15 +26,22 @@ export async function runServe(options: ServeCommandOptions): Promise<number> {
     return 2;
   }
   for (const warning of content.warnings) printMessage(`warning: ${warning}`);
-  const server = createContentServer(content, { baseUrl: options.baseUrl, log: options.quiet ? undefined : printMessage });
+  const server = createContentServer(content, {
+    baseUrl: options.baseUrl,
+    log: options.quiet ? undefined : printMessage,
+  });
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(`http://${host}:${options.port}/`, error)));
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(listenError(`http://${host}:${options.port}/`, error)),
+    );
     server.listen(options.port, options.host, resolve);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  printMessage(`serving ${options.content} (${content.pages.size} pages, ${content.resources.size} linked resources) at http://${host}:${port}/`);
+  printMessage(
+    `serving ${options.content} (${content.pages.size} pages, ${content.resources.size} linked resources) at http://${host}:${port}/`,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => {
       server.close(() => resolve());
