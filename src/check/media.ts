@@ -50,7 +50,7 @@ export function mediaReferences(json: unknown, mediaPrefix: string): MediaRefere
       const at = formatPath(path);
       if (!renditions.has(at)) references.push({ path: at, url: value });
     } else if (Array.isArray(value)) {
-      value.forEach((item, i) => visit(item, [...path, i], i));
+      for (const [i, item] of value.entries()) visit(item, [...path, i], i);
     } else if (typeof value === 'object' && value !== null) {
       const object = value as Record<string, unknown>;
       const at = formatPath([...path, 'url']);

@@ -16,7 +16,7 @@ export interface Policy {
   ignoresPage(source: string): boolean;
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A glob of paths: `**` any number of folders, `*` any characters but `/`, `?` one of them. */
 export function globToRegExp(glob: string): RegExp {
@@ -29,7 +29,7 @@ export function globToRegExp(glob: string): RegExp {
       i += slash ? 2 : 1;
     } else if (c === '*') source += '[^/]*';
     else if (c === '?') source += '[^/]';
-    else source += escape(c);
+    else source += escapeRegExp(c);
   }
   return new RegExp(`^${source}$`);
 }
@@ -38,7 +38,7 @@ export function globToRegExp(glob: string): RegExp {
 export function jsonPathPattern(pattern: string): RegExp {
   const source = pattern
     .split(/(\[\*\]|\*)/)
-    .map((part) => (part === '[*]' ? '\\[\\d+\\]' : part === '*' ? '[^.[]+' : escape(part)))
+    .map((part) => (part === '[*]' ? '\\[\\d+\\]' : part === '*' ? '[^.[]+' : escapeRegExp(part)))
     .join('');
   return new RegExp(`^${source}(?:$|[.[])`);
 }

@@ -6,6 +6,7 @@
  * full paths (the same on every machine, so a folder reached twice is always listed under
  * the same name), one folder listing in memory at a time.
  */
+import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -26,7 +27,7 @@ async function* walk(root: string, relative: string, seen: Set<string>, options:
   const real = await realpath(folder).catch(() => null);
   if (real === null || seen.has(real)) return;
   seen.add(real);
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(folder, { withFileTypes: true });
   } catch (error) {

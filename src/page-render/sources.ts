@@ -227,7 +227,10 @@ async function renderedFrom(
     if (isS3Url(entry.source)) {
       const { bucket, prefix } = parseS3Url(entry.source.slice(0, entry.source.lastIndexOf('/') + 1));
       let store = buckets.get(bucket);
-      if (!store) buckets.set(bucket, (store = await openStore(`s3://${bucket}/`, options.s3)));
+      if (!store) {
+        store = await openStore(`s3://${bucket}/`, options.s3);
+        buckets.set(bucket, store);
+      }
       const name = prefix + entry.source.slice(entry.source.lastIndexOf('/') + 1);
       const found = await store.stat(name).catch(() => null);
       if (!found) continue;

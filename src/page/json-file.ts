@@ -4,7 +4,7 @@
  * is read; a FIFO is opened without waiting for a writer), and never more than the cap.
  */
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 
 export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; reason: string; tooLarge?: boolean };
 
@@ -19,7 +19,7 @@ function kindOf(info: import('node:fs').Stats): string {
 
 /** The bytes of `file`, a regular file of at most `maxBytes` bytes; a reason otherwise. Never throws. */
 export async function readFileWithin(file: string, maxBytes: number): Promise<ReadResult> {
-  let handle;
+  let handle: FileHandle;
   try {
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {

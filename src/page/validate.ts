@@ -75,8 +75,10 @@ export function validatePage(json: unknown, options: ValidateOptions = {}): Vali
   const problems: Problem[] = [];
   problems.push(...zodProblems(pageEnvelopeSchema, json, ['$']));
   const body = (json as { presentation_stage?: { body?: unknown } } | null)?.presentation_stage?.body;
-  if (Array.isArray(body))
-    body.forEach((block, i) => problems.push(...blockProblems(block, ['$', 'presentation_stage', 'body', i])));
+  if (Array.isArray(body)) {
+    for (const [i, block] of body.entries())
+      problems.push(...blockProblems(block, ['$', 'presentation_stage', 'body', i]));
+  }
 
   for (const { path, value } of findObjects(json, ['$'])) {
     for (const [key, field] of Object.entries(value)) {

@@ -11,6 +11,7 @@
  *
  * Every record is validated with the page model when the folder is loaded.
  */
+import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
@@ -149,7 +150,7 @@ async function recordNames(folder: string, errors: string[]): Promise<string[]> 
   const pending = [''];
   while (pending.length > 0) {
     const dir = pending.pop()!;
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(path.join(folder, dir), { withFileTypes: true });
     } catch (error) {

@@ -49,7 +49,7 @@ describe('render --page refuses pages it could not rewrite faithfully', () => {
     const text = await readFile(SAMPLE, 'utf8');
     // The thumbnail's md size twice: the first, stale one is what the text edit would find.
     const page = text.replace(
-      /("thumbnail": \{\s*"width"[^]*?"sizes": \{)/,
+      /("thumbnail": \{\s*"width"[\s\S]*?"sizes": \{)/,
       '$1\n        "md": {"width": 1, "height": 1, "url": "/media/stale.jpg"},',
     );
     expect(page).not.toBe(text);

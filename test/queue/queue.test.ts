@@ -684,9 +684,9 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       expect(said.stderr, url).not.toContain('secret');
     }
     // A password with a stray %, and a database Redis does not have (ioredis went on in database 0).
-    const escape = await runCli(['queue', 'status', '--queue', 'redis://:s3%cr3t@127.0.0.1:1']);
-    expect(escape.code).toBe(2);
-    expect(escape.stderr.trim().split('\n')).toEqual([
+    const stray = await runCli(['queue', 'status', '--queue', 'redis://:s3%cr3t@127.0.0.1:1']);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr.trim().split('\n')).toEqual([
       'error: --queue redis://:***@127.0.0.1:1: the user or password has a % not followed by two hex digits (% is %25)',
     ]);
     for (const args of [['queue', 'status'], ['render', dir, '--out', `${dir}-out`, '--detach'], ['worker']]) {

@@ -241,7 +241,7 @@ describe('formats and colour', () => {
       const written = await sharp(file).metadata();
       expect([written.space, written.channels]).toEqual(['srgb', 3]);
       const { channels } = await sharp(file).stats();
-      channels.forEach((channel, i) => expect(Math.abs(channel.mean - reference[i]!)).toBeLessThan(4));
+      for (const [i, channel] of channels.entries()) expect(Math.abs(channel.mean - reference[i]!)).toBeLessThan(4);
     }
   });
 
@@ -264,7 +264,8 @@ describe('formats and colour', () => {
     const file = path.join(out, result.files.xs.path);
     expect((await sharp(file).metadata()).hasProfile).toBe(false);
     const written = (await sharp(file).stats()).channels.map((c) => c.mean);
-    [colour.r, colour.g, colour.b].forEach((value, i) => expect(Math.abs(written[i]! - value)).toBeLessThan(3));
+    for (const [i, value] of [colour.r, colour.g, colour.b].entries())
+      expect(Math.abs(written[i]! - value)).toBeLessThan(3);
 
     // With metadata kept, the pixels are converted all the same, and tagged sRGB.
     const kept = await renderOriginal(source, { outDir: path.join(dir, 'kept'), keepMetadata: true });
@@ -279,7 +280,9 @@ describe('formats and colour', () => {
     ).icc;
     expect((await sharp(keptFile).metadata()).icc?.equals(srgb!)).toBe(true);
     const keptPixels = (await sharp(keptFile).stats()).channels.map((c) => c.mean);
-    [colour.r, colour.g, colour.b].forEach((value, i) => expect(Math.abs(keptPixels[i]! - value)).toBeLessThan(3));
+    for (const [i, value] of [colour.r, colour.g, colour.b].entries()) {
+      expect(Math.abs(keptPixels[i]! - value)).toBeLessThan(3);
+    }
   });
 
   it('flattens transparency onto white when the output is JPEG', async () => {

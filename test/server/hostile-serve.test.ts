@@ -56,7 +56,10 @@ describe('the prepared-response cache is bounded', () => {
     cache.get('c', () => entry(100)); // evicts 'b'
     expect(cache.size).toEqual({ entries: 2, bytes: 200 });
     let made = false;
-    cache.get('b', () => ((made = true), entry(100)));
+    cache.get('b', () => {
+      made = true;
+      return entry(100);
+    });
     expect(made).toBe(true);
     // One entry larger than the bound is served, and held alone.
     cache.get('huge', () => entry(1000));

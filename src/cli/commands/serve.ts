@@ -3,7 +3,7 @@
  * SIGTERM (in-flight requests finish first).
  */
 import { InvalidArgumentError } from '../../errors.js';
-import { InvalidContentError, loadContent } from '../../server/content.js';
+import { type Content, InvalidContentError, loadContent } from '../../server/content.js';
 import { createContentServer } from '../../server/server.js';
 import { printMessage } from '../output.js';
 
@@ -16,7 +16,7 @@ export interface ServeCommandOptions {
 }
 
 export async function runServe(options: ServeCommandOptions): Promise<number> {
-  let content;
+  let content: Content;
   try {
     content = await loadContent(options.content);
   } catch (error) {
