@@ -14,8 +14,20 @@ export {
   FILE_RULES,
   type Finding,
 } from './check/check.js';
+export {
+  CONFIG_FILE,
+  type Config,
+  ConfigError,
+  configJsonSchema,
+  configSchema,
+  findConfig,
+  type LoadedConfig,
+  loadConfig,
+  parseConfig,
+} from './check/config.js';
 export { locator, parseJsonPath, type TextPosition } from './check/locate.js';
 export { type MediaReference, mediaReferences } from './check/media.js';
+export { createPolicy, globToRegExp, jsonPathPattern, type Policy } from './check/policy.js';
 export {
   closeFileSource,
   type FileSource,
@@ -33,6 +45,7 @@ export { type SarifOptions, sarifReporter } from './check/reporters/sarif.js';
 export { textReporter } from './check/reporters/text.js';
 export { CHECK_RULES, type FileRule } from './check/rules.js';
 export { fillBaseUrl, type LoadedPage, loadTargets, type TargetOptions } from './check/targets.js';
+export { HTTP_DEFAULTS } from './client/defaults.js';
 // The HTTP client and inspect.
 export {
   createDispatcher,
@@ -40,7 +53,6 @@ export {
   fetchJson,
   fetchPrefix,
   fetchWithRetries,
-  HTTP_DEFAULTS,
   HttpError,
   type HttpErrorCode,
   type HttpOptions,
@@ -48,18 +60,6 @@ export {
   type JsonResponse,
 } from './client/http.js';
 export { type FetchPageOptions, fetchPage, type LoadPageOptions, loadPage, pageUrl } from './client/pages.js';
-export {
-  CONFIG_FILE,
-  type Config,
-  ConfigError,
-  configJsonSchema,
-  configSchema,
-  findConfig,
-  type LoadedConfig,
-  loadConfig,
-  parseConfig,
-} from './config/config.js';
-export { createPolicy, globToRegExp, jsonPathPattern, type Policy } from './config/policy.js';
 export {
   ContentApiError,
   escapeText,
@@ -139,13 +139,11 @@ export { type QueueStatus, queueStatus } from './queue/status.js';
 export { type RenderWorker, startWorker, type WorkerJobEvent, type WorkerOptions } from './queue/worker.js';
 export { type Original, stemFor } from './renditions/discover.js';
 export {
-  DEFAULT_QUALITY,
   FORCEABLE_FORMATS,
   type ForceableFormat,
   OUTPUT_FORMATS,
   type OutputFormat,
   outputFormatFor,
-  type QualitySettings,
 } from './renditions/formats.js';
 export {
   buildImageObject,
@@ -154,7 +152,6 @@ export {
   type RenditionSize,
 } from './renditions/image-object.js';
 export { MANIFEST_FILE } from './renditions/manifest.js';
-export { DEFAULT_PIXEL_LIMIT } from './renditions/pipeline.js';
 export {
   type RenderFailure,
   type RenderOptions,
@@ -187,6 +184,13 @@ export {
   type SrcsetEntry,
   safeName,
 } from './renditions/rules.js';
+export {
+  DEFAULT_PIXEL_LIMIT,
+  type QualitySettings,
+  type RenderSettings,
+  renderSettingsSchema,
+  resolveSettings,
+} from './renditions/settings.js';
 export { parseShard, type Shard, shardOf } from './renditions/shard.js';
 export { IMAGE_RULES, type ImageFinding, type ImageRule, verifyImage } from './renditions/verify.js';
 // The read-only API over a content folder, and check.
@@ -202,5 +206,6 @@ export { PREPARED_CACHE_BYTES, PreparedCache, type PreparedResponse } from './se
 export { createContentServer, type ServerOptions } from './server/server.js';
 export { LocalStore } from './storage/local.js';
 // Where media is: a local folder or an S3-compatible bucket, behind one interface.
-export { isS3Url, openStore, parseS3Url, type S3Location, type S3Options } from './storage/location.js';
+export { openStore } from './storage/location.js';
+export { isS3Url, parseS3Url, type S3Location, type S3Options } from './storage/s3-url.js';
 export type { MediaStore, Staged, Stamp, StoredObject, WriteOptions } from './storage/store.js';

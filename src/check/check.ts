@@ -7,12 +7,12 @@
  * files and the baseline are kept for the whole run.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { Policy } from '../config/policy.js';
 import { type Problem, validatePage } from '../page/validate.js';
 import { findImages, formatPath } from '../page/walk.js';
 import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
 import type { Baseline, BaselineRecorder } from './baseline.js';
 import { mediaReferences } from './media.js';
+import type { Policy } from './policy.js';
 import { type FileFormat, type FileSource, type ProbeResult, probe, urlPath } from './probe.js';
 import { FILE_RULES, type FileRule } from './rules.js';
 import { BASE_URL_PLACEHOLDER, type LoadedPage } from './targets.js';

@@ -14,7 +14,8 @@ import { createDispatcher, fetchPrefix, type HttpOptions, type HttpResponse } fr
 import { ContentApiError, InvalidArgumentError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
 import { mediaPath } from '../renditions/rules.js';
 import { LocalStore } from '../storage/local.js';
-import { isS3Url, openStore, type S3Options } from '../storage/location.js';
+import { openStore } from '../storage/location.js';
+import { isS3Url, type S3Options } from '../storage/s3-url.js';
 import { isKey, type MediaStore } from '../storage/store.js';
 
 /** Header reads, smallest first: almost every rendition's header fits the first one. */

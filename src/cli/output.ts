@@ -7,14 +7,7 @@ import path from 'node:path';
 import type { WriteStream } from 'node:tty';
 import { ContentApiError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic.js';
-
-export interface Styles {
-  red(text: string): string;
-  yellow(text: string): string;
-  green(text: string): string;
-  dim(text: string): string;
-  bold(text: string): string;
-}
+import type { Styles } from '../styles.js';
 
 export function stylesFor(stream: NodeJS.WriteStream): Styles {
   const enabled = Boolean(stream.isTTY && (stream as WriteStream).hasColors?.()) && !process.env.NO_COLOR;
@@ -33,40 +26,6 @@ export function printData(text: string): void {
 /** Prints one line of message on stderr. */
 export function printMessage(text: string): void {
   process.stderr.write(`${text}\n`);
-}
-
-/**
- * A one-line progress bar on stderr, drawn only when a person is watching (stderr is a
- * TTY and `CI` is not set); otherwise every call does nothing.
- */
-export class ProgressLine {
-  readonly #enabled = Boolean(process.stderr.isTTY) && !process.env.CI;
-  #lastDraw = 0;
-  /** The latest state not drawn yet (updates come faster than the eye), drawn when the interval is up. */
-  #pending: NodeJS.Timeout | undefined;
-
-  update(done: number, total: number, label: string): void {
-    if (!this.#enabled) return;
-    clearTimeout(this.#pending);
-    const wait = this.#lastDraw + 80 - Date.now();
-    if (done < total && wait > 0) {
-      this.#pending = setTimeout(() => this.update(done, total, label), wait).unref();
-      return;
-    }
-    this.#lastDraw = Date.now();
-    const columns = process.stderr.columns || 80;
-    const width = 24;
-    const filled = total === 0 ? width : Math.round((done / total) * width);
-    const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} `;
-    const room = Math.max(0, columns - bar.length - 1);
-    const text = label.length > room ? `…${label.slice(label.length - room + 1)}` : label;
-    process.stderr.write(`\r\x1b[2K${bar}${text}`);
-  }
-
-  clear(): void {
-    clearTimeout(this.#pending);
-    if (this.#enabled) process.stderr.write('\r\x1b[2K');
-  }
 }
 
 /** A file the user asked for (`--write-page`, `--output`) that cannot be written: exit 2. */

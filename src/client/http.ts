@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import { ContentApiError, escapeText } from '../errors.js';
 import { decodeUtf8, parseJsonText } from '../page/json-text.js';
+import { HTTP_DEFAULTS } from './defaults.js';
 
 export interface HttpOptions {
   /** Per request: connecting, then waiting for headers, then between body chunks (default 10 s). */
@@ -25,15 +26,6 @@ export interface HttpOptions {
   /** Largest response body accepted (default 16 MiB). */
   maxBytes?: number;
 }
-
-export const HTTP_DEFAULTS = {
-  timeoutMs: 10_000,
-  deadlineMs: 60_000,
-  retries: 3,
-  backoffMs: 250,
-  maxBackoffMs: 10_000,
-  maxBytes: 16 * 1024 * 1024,
-} as const;
 
 export type HttpErrorCode =
   | 'CONTENT_API_HTTP_STATUS'

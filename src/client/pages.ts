@@ -7,7 +7,8 @@ import type { Dispatcher } from 'undici';
 import { escapeText, InvalidArgumentError } from '../errors.js';
 import { readFileWithin, readStreamWithin } from '../page/json-file.js';
 import { decodeUtf8, parseJsonText } from '../page/json-text.js';
-import { createDispatcher, fetchJson, HTTP_DEFAULTS, type HttpOptions, type JsonResponse } from './http.js';
+import { HTTP_DEFAULTS } from './defaults.js';
+import { createDispatcher, fetchJson, type HttpOptions, type JsonResponse } from './http.js';
 
 /** The endpoint URL of page `id`, with `?format=api` when asked. */
 export function pageUrl(baseUrl: string, id: number, formatApi = false): string {

@@ -13,7 +13,8 @@ import { createDispatcher, fetchBytes, type HttpOptions } from '../client/http.j
 import { InvalidArgumentError, oneLine } from '../errors.js';
 import { discoverOriginals, type Original } from '../renditions/discover.js';
 import { openManifest } from '../renditions/manifest.js';
-import { isS3Url, openStore, parseS3Url, type S3Options } from '../storage/location.js';
+import { openStore } from '../storage/location.js';
+import { isS3Url, parseS3Url, type S3Options } from '../storage/s3-url.js';
 import type { MediaStore } from '../storage/store.js';
 import type { ImageGroup } from './images.js';
 

@@ -9,7 +9,8 @@ import { discoverOriginals, type Original } from '../renditions/discover.js';
 import type { RenderOptions } from '../renditions/render.js';
 import { resolveSettings } from '../renditions/settings.js';
 import { inShard } from '../renditions/shard.js';
-import { isS3Url, openStore } from '../storage/location.js';
+import { openStore } from '../storage/location.js';
+import { isS3Url } from '../storage/s3-url.js';
 import { type QueueConnection, redisNow, withBull } from './connection.js';
 import {
   ATTEMPTS,
@@ -47,7 +48,7 @@ export async function enqueueRender(
   queue: QueueConnection,
   signal?: AbortSignal,
 ): Promise<BatchRecord> {
-  const settings = resolveSettings({ ...options, concurrency: 1 });
+  const settings = resolveSettings(options);
   const local = !isS3Url(options.outDir);
   const discovered = await discoverOriginals(inputs, options.outDir, options.s3);
   await Promise.all(discovered.stores.map((store) => store.close()));
@@ -68,14 +69,7 @@ export async function enqueueRender(
   const template: JobTemplate = {
     protocol: PROTOCOL,
     outDir: local ? path.resolve(options.outDir) : options.outDir,
-    settings: {
-      mediaUrl: settings.mediaUrl,
-      naming: settings.naming,
-      ...(settings.format && { format: settings.format }),
-      quality: settings.quality,
-      keepMetadata: settings.keepMetadata,
-      pixelLimit: settings.pixelLimit,
-    },
+    settings,
     force: options.force ?? false,
   };
   const id = batchId();

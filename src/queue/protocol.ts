@@ -10,9 +10,10 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { FORCEABLE_FORMATS, OUTPUT_FORMATS } from '../renditions/formats.js';
-import { NAMING_STYLES, type NamingStyle, RENDITION_KEYS } from '../renditions/rules.js';
-import { isS3Url, splitS3Object } from '../storage/location.js';
+import { OUTPUT_FORMATS } from '../renditions/formats.js';
+import { RENDITION_KEYS } from '../renditions/rules.js';
+import { renderSettingsSchema } from '../renditions/settings.js';
+import { isS3Url, splitS3Object } from '../storage/s3-url.js';
 import { isKey } from '../storage/store.js';
 
 /** Bumped when job data or result keys change shape: workers and submitters of two versions refuse each other. */
@@ -68,14 +69,8 @@ export const jobDataSchema = z.object({
   outDir: z.string().refine((out) => (isS3Url(out) ? URL.canParse(out) : path.isAbsolute(out)), {
     message: 'an absolute path or s3://bucket/prefix/',
   }),
-  settings: z.object({
-    mediaUrl: z.string(),
-    naming: z.enum(NAMING_STYLES as [NamingStyle, ...NamingStyle[]]),
-    format: z.enum(FORCEABLE_FORMATS).optional(),
-    quality: z.object({ jpeg: z.number(), webp: z.number(), avif: z.number() }),
-    keepMetadata: z.boolean(),
-    pixelLimit: z.number(),
-  }),
+  /** The render settings themselves: a setting added there travels with every job, checked as locally. */
+  settings: renderSettingsSchema,
   force: z.boolean(),
   originals: z.array(originalSchema).min(1),
   /** The batch that added the job, whose count of finished originals its worker updates (not part of its id). */

@@ -22,8 +22,9 @@ import {
   StorageError,
 } from '../errors.js';
 import type { Original } from '../renditions/discover.js';
-import { type Batch, openRenderSession, type RenderSession } from '../renditions/render.js';
-import { isS3Url, openStore, type S3Options, splitS3Object } from '../storage/location.js';
+import { type Batch, openRenderSession, type RenderSession } from '../renditions/session.js';
+import { openStore } from '../storage/location.js';
+import { isS3Url, type S3Options, splitS3Object } from '../storage/s3-url.js';
 import type { MediaStore } from '../storage/store.js';
 import { BULL_OPTIONS, connectQueue, type QueueConnection, type QueueOptions } from './connection.js';
 import {

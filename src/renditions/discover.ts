@@ -7,7 +7,8 @@ import path from 'node:path';
 import { InvalidArgumentError, SourceError } from '../errors.js';
 import { isInside } from '../fs/paths.js';
 import { walkFiles } from '../fs/walk.js';
-import { isBelow, isS3Url, openStore, type S3Options } from '../storage/location.js';
+import { openStore } from '../storage/location.js';
+import { isBelow, isS3Url, type S3Options } from '../storage/s3-url.js';
 import type { MediaStore, Stamp } from '../storage/store.js';
 import { safeName } from './rules.js';
 

@@ -63,13 +63,3 @@ export function outputFormatFor(info: SourceFormatInfo, force?: ForceableFormat)
 export function keepsAnimation(info: SourceFormatInfo, output: OutputFormat): boolean {
   return info.pages > 1 && (output === 'gif' || output === 'webp') && (info.format === 'gif' || info.format === 'webp');
 }
-
-/** Encoder quality (1-100) for the lossy formats; PNG and GIF are lossless here. */
-export interface QualitySettings {
-  jpeg: number;
-  webp: number;
-  avif: number;
-}
-
-/** Defaults: sharp's own, which eleventy-img and most sharp users also get. */
-export const DEFAULT_QUALITY: Readonly<QualitySettings> = Object.freeze({ jpeg: 80, webp: 80, avif: 50 });

@@ -4,25 +4,17 @@
  */
 import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp';
 import { SourceError, type SourceErrorCode } from '../errors.js';
-import { keepsAnimation, type OutputFormat, type QualitySettings, type SourceFormatInfo } from './formats.js';
+import { keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
-
-/** sharp's own default pixel limit (0x3FFF * 0x3FFF), the guard against decompression bombs. */
-export const DEFAULT_PIXEL_LIMIT = 268_402_689;
+import type { RenderSettings } from './settings.js';
 
 /** What an original's header says, with its size as displayed (EXIF orientation applied). */
 export interface SourceInfo extends SourceFormatInfo {
   size: PixelSize;
 }
 
-export interface EncodeSettings {
-  format: OutputFormat;
-  quality: QualitySettings;
-  /** Keep EXIF, XMP and IPTC (with an sRGB ICC profile) instead of stripping them. */
-  keepMetadata: boolean;
-  /** Largest number of input pixels (width x height x frames) to decode. */
-  pixelLimit: number;
-}
+/** A batch's settings, with the format this original's renditions are written in. */
+export type EncodeSettings = Omit<RenderSettings, 'format'> & { format: OutputFormat };
 
 /** One encoded rendition, shared by every key whose size is the same. */
 export interface EncodedRendition {

@@ -7,13 +7,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SourceError } from '../errors.js';
 import type { Original } from './discover.js';
-import {
-  FILE_EXTENSIONS,
-  type ForceableFormat,
-  type OutputFormat,
-  outputFormatFor,
-  unsupportedReason,
-} from './formats.js';
+import { FILE_EXTENSIONS, type OutputFormat, outputFormatFor, unsupportedReason } from './formats.js';
 import type { RenditionFile } from './image-object.js';
 import { readSourceInfo, type SourceInfo } from './pipeline.js';
 import {
@@ -24,13 +18,11 @@ import {
   renditionFileName,
   renditionSizes,
 } from './rules.js';
+import type { RenderSettings } from './settings.js';
 import { readAndHash } from './source-bytes.js';
 
-export interface PlanSettings {
-  naming: NamingStyle;
-  format: ForceableFormat | undefined;
-  pixelLimit: number;
-}
+/** What planning reads of a batch's settings. */
+export type PlanSettings = Pick<RenderSettings, 'naming' | 'format' | 'pixelLimit'>;
 
 /** What an original will become. */
 export interface Plan {

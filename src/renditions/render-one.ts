@@ -5,19 +5,19 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { oneLine, SourceError } from '../errors.js';
-import { isS3Url } from '../storage/location.js';
 import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
+import { isS3Url } from '../storage/s3-url.js';
 import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
 import type { Claims } from './claims.js';
 import type { Original } from './discover.js';
 import type { OutputFormat } from './formats.js';
-import { buildImageObject, type RenditionFile } from './image-object.js';
+import { buildImageObject, type ImageObject, type RenditionFile } from './image-object.js';
 import { isIntact, type Manifest, type ManifestEntry } from './manifest.js';
+import type { RenderOptions } from './options.js';
 import { type EncodeSettings, encodeRenditions, readSourceInfo, type SourceInfo } from './pipeline.js';
 import type { Plan } from './plan.js';
-import type { RenderOptions, RenderResult, RenderStatus } from './render.js';
-import { RENDITION_KEYS, type RenditionKey } from './rules.js';
-import { type Settings, settingsKey } from './settings.js';
+import { type PixelSize, RENDITION_KEYS, type RenditionKey } from './rules.js';
+import { type RenderSettings, settingsKey } from './settings.js';
 import { changed, readAndHash, type SourceBytes, stampOf } from './source-bytes.js';
 
 /** An original rendered whose manifest record could not be written. */
@@ -29,10 +29,29 @@ export const unrecorded = (source: string, error: unknown) =>
     { cause: error },
   );
 
+/** `rendered`: files written; `skipped`: up to date; `planned`: what `dryRun` would write. */
+export type RenderStatus = 'rendered' | 'skipped' | 'planned';
+
+export interface RenderResult {
+  source: string;
+  status: RenderStatus;
+  image: ImageObject;
+  /** The original's pixel size as displayed. */
+  original: PixelSize;
+  format: OutputFormat;
+  /** The rendition files, xs..xl, with paths under the output folder. */
+  files: Record<RenditionKey, RenditionFile>;
+  /**
+   * Files an earlier rendering of this original wrote (in another format or naming) that
+   * this one does not: removed, or, `planned`, to be removed. Paths under the output folder.
+   */
+  removed: string[];
+}
+
 /** What rendering one original needs from its batch. */
 export interface Context {
   options: RenderOptions;
-  settings: Settings;
+  settings: RenderSettings;
   /** Where the renditions go. */
   store: MediaStore;
   /** The manifest's entries for this run's images, as the run began. */
@@ -201,12 +220,7 @@ async function writeRenditions(
   files: Record<RenditionKey, RenditionFile>,
   verify: () => Promise<void>,
 ): Promise<ManifestEntry['renditions']> {
-  const encode: EncodeSettings = {
-    format,
-    quality: context.settings.quality,
-    keepMetadata: context.settings.keepMetadata,
-    pixelLimit: context.settings.pixelLimit,
-  };
+  const encode: EncodeSettings = { ...context.settings, format };
   const staged: Staged[] = [];
   const written = {} as ManifestEntry['renditions'];
   try {

@@ -1,74 +1,212 @@
 /**
- * A batch's settings, checked once: everything that shapes the files, and how the batch runs.
+ * The render settings: everything that shapes the files an original becomes, defined once.
+ *
+ * `renderSettingsSchema` is the one definition. The library's `RenderOptions`, the CLI's
+ * `render` flags, the queue's job data and batch records, and the manifest's settings key are
+ * all derived from it, so a new setting is one entry here (and the code that uses it): its flag,
+ * its check, its default, its place in a job and whether files made before it are redone come
+ * with it. Pure: no sharp, no I/O, so `render --help` reads it cheaply.
  */
-import { availableParallelism } from 'node:os';
+import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
-import { DEFAULT_QUALITY, type ForceableFormat, type OutputFormat, type QualitySettings } from './formats.js';
-import { DEFAULT_PIXEL_LIMIT } from './pipeline.js';
-import { DEFAULT_MEDIA_URL, type NamingStyle } from './rules.js';
+import { FORCEABLE_FORMATS, OUTPUT_FORMATS, type OutputFormat } from './formats.js';
+import { DEFAULT_MEDIA_URL, NAMING_STYLES } from './rules.js';
+
+/** sharp's own default pixel limit (0x3FFF * 0x3FFF), the guard against decompression bombs. */
+export const DEFAULT_PIXEL_LIMIT = 268_402_689;
 
 /** Bumped when the pipeline's output changes for the same settings, so old files are redone. */
 const PIPELINE_VERSION = 1;
 
-/** The options `resolveSettings` reads (a subset of `RenderOptions`). */
-export interface SettingsOptions {
-  mediaUrl?: string | undefined;
-  naming?: NamingStyle | undefined;
-  format?: ForceableFormat | undefined;
-  quality?: Partial<QualitySettings> | undefined;
-  keepMetadata?: boolean | undefined;
-  pixelLimit?: number | undefined;
-  concurrency?: number | undefined;
+/** What the CLI and messages need to know of a setting, beside its definition. */
+export interface SettingMeta {
+  /** Its `render` flag, as commander takes it (`--jpeg-quality <1-100>`). */
+  flag: string;
+  /** The flag's help. */
+  description: string;
+  /** How messages name it (`the jpeg quality`). */
+  label: string;
+  /** What a valid value is, where the schema cannot say it in words (`a path starting with /`). */
+  expected?: string;
+  /**
+   * How it enters the manifest's settings key, which decides whether files made earlier are
+   * redone: `none` (it does not change the bytes), `v1` (spelled out in the key since the first
+   * version), or, left out, by name and value whenever it differs from its default, so a setting
+   * added later redoes no file made before it until someone changes it.
+   */
+  key?: 'none' | 'v1';
 }
 
-export interface Settings {
-  concurrency: number;
-  naming: NamingStyle;
-  mediaUrl: string;
-  quality: QualitySettings;
-  keepMetadata: boolean;
-  pixelLimit: number;
-  format: ForceableFormat | undefined;
+/** The registry of settings' metadata: `settingMeta.get(schema)` for each leaf of the settings schema. */
+export const settingMeta = z.registry<SettingMeta>();
+
+const quality = (format: 'jpeg' | 'webp' | 'avif', fallback: number) =>
+  z
+    .int()
+    .min(1)
+    .max(100)
+    .default(fallback)
+    .register(settingMeta, {
+      flag: `--${format}-quality <1-100>`,
+      description: `${format === 'jpeg' ? 'JPEG' : format === 'webp' ? 'WebP' : 'AVIF'} quality`,
+      label: `the ${format} quality`,
+      key: 'v1',
+    });
+
+const isMediaUrl = (value: string) => value.startsWith('/') || /^https?:\/\/[^/]/i.test(value);
+
+export const renderSettingsSchema = z.object({
+  /** URL prefix of the output folder in Image objects: a path (`/media/`) or an absolute http(s) URL. */
+  mediaUrl: z.string().refine(isMediaUrl).default(DEFAULT_MEDIA_URL).register(settingMeta, {
+    flag: '--media-url <prefix>',
+    description: 'URL prefix of the output folder in Image objects',
+    label: 'the media URL',
+    expected: 'a path starting with / or an absolute http(s) URL',
+    key: 'none',
+  }),
+  /** `max`: `<name>.max-<n>x<n>.<ext>`; `underscore`: `<name>_<n>x<n>.<ext>`. */
+  naming: z.enum(NAMING_STYLES).default('max').register(settingMeta, {
+    flag: '--naming <style>',
+    description: 'file names: max = <name>.max-<n>x<n>.<ext>, underscore = <name>_<n>x<n>.<ext>',
+    label: 'the naming style',
+    key: 'v1',
+  }),
+  /** Convert every original to this format instead of keeping web formats. */
+  format: z.enum(FORCEABLE_FORMATS).optional().register(settingMeta, {
+    flag: '--format <format>',
+    description: 'convert every original to this format (default: keep web formats)',
+    label: 'the format',
+    // The output format is the key's second word, whatever chose it.
+    key: 'none',
+  }),
+  /** Encoder quality (1-100) of the lossy formats; PNG and GIF are lossless here. Defaults: sharp's own. */
+  quality: z.object({ jpeg: quality('jpeg', 80), webp: quality('webp', 80), avif: quality('avif', 50) }).prefault({}),
+  /** Keep EXIF, XMP and IPTC (with an sRGB ICC profile) instead of stripping them. */
+  keepMetadata: z.boolean().default(false).register(settingMeta, {
+    flag: '--keep-metadata',
+    description: 'keep EXIF, XMP and IPTC metadata (default: stripped)',
+    label: 'keep-metadata',
+    key: 'v1',
+  }),
+  /** Largest original, in pixels (width x height x frames), that will be decoded; 0 for no limit. */
+  pixelLimit: z.int().min(0).default(DEFAULT_PIXEL_LIMIT).register(settingMeta, {
+    flag: '--pixel-limit <pixels>',
+    description: 'refuse originals larger than this many pixels; 0 for no limit',
+    label: 'the pixel limit',
+    key: 'none',
+  }),
+});
+
+/** The settings of a batch, every one resolved. */
+export type RenderSettings = z.output<typeof renderSettingsSchema>;
+/** The settings as a caller gives them: any may be left out for its default. */
+export type RenderSettingsInput = z.input<typeof renderSettingsSchema>;
+/** Encoder quality (1-100) per lossy format. */
+export type QualitySettings = RenderSettings['quality'];
+
+/** Any schema of settings shaped like `renderSettingsSchema` (a test extends it with a setting of its own). */
+export type SettingsSchema = z.ZodObject<z.ZodRawShape>;
+
+/** One setting: where it sits in the settings object, its schema, its metadata. */
+export interface SettingLeaf {
+  /** Its path in the settings object: `['quality', 'jpeg']`. */
+  path: string[];
+  /** Its schema, without its default or optional wrapper. */
+  type: z.ZodType;
+  meta: SettingMeta;
+  /** Its default, or undefined when it has none (`format`). */
+  fallback: unknown;
 }
 
-/** The settings, each checked: throws `InvalidArgumentError` naming a bad one. */
-export function resolveSettings(options: SettingsOptions): Settings {
-  const quality = { ...DEFAULT_QUALITY, ...options.quality };
-  for (const [format, value] of Object.entries(quality)) {
-    if (!Number.isInteger(value) || value < 1 || value > 100) {
-      throw new InvalidArgumentError(`Expected an integer from 1 to 100 for the ${format} quality but got ${value}`);
+/** Every setting of `schema`, in order, nested objects (`quality`) walked. */
+export function settingLeaves(schema: SettingsSchema = renderSettingsSchema): SettingLeaf[] {
+  const leaves: SettingLeaf[] = [];
+  const walk = (shape: z.ZodRawShape, at: string[]) => {
+    for (const [name, field] of Object.entries(shape)) {
+      const inner = unwrap(field as z.ZodType);
+      if (inner instanceof z.ZodObject) {
+        walk(inner.shape, [...at, name]);
+        continue;
+      }
+      const meta = settingMeta.get(field as z.ZodType);
+      if (!meta) throw new Error(`setting ${[...at, name].join('.')} has no metadata (register it with settingMeta)`);
+      const fallback = field instanceof z.ZodDefault ? (field.def.defaultValue as unknown) : undefined;
+      leaves.push({ path: [...at, name], type: inner, meta, fallback });
     }
-  }
-  const concurrency = options.concurrency ?? availableParallelism();
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new InvalidArgumentError(`Expected a positive integer for concurrency but got ${concurrency}`);
-  }
-  const pixelLimit = options.pixelLimit ?? DEFAULT_PIXEL_LIMIT;
-  if (!Number.isInteger(pixelLimit) || pixelLimit < 0) {
-    throw new InvalidArgumentError(`Expected a non-negative integer for the pixel limit but got ${pixelLimit}`);
-  }
-  const mediaUrl = options.mediaUrl ?? DEFAULT_MEDIA_URL;
-  if (!mediaUrl.startsWith('/') && !/^https?:\/\/[^/]/i.test(mediaUrl)) {
-    throw new InvalidArgumentError(
-      `Expected a path starting with / or an absolute http(s) URL for the media URL but got '${mediaUrl}'`,
-    );
-  }
-  return {
-    concurrency,
-    naming: options.naming ?? 'max',
-    mediaUrl,
-    quality,
-    keepMetadata: options.keepMetadata ?? false,
-    pixelLimit,
-    format: options.format,
   };
+  walk(schema.shape, []);
+  return leaves;
+}
+
+function unwrap(type: z.ZodType): z.ZodType {
+  if (type instanceof z.ZodDefault || type instanceof z.ZodPrefault || type instanceof z.ZodOptional) {
+    return unwrap(type.unwrap() as z.ZodType);
+  }
+  return type;
+}
+
+/** The value of a setting in a settings object. */
+export function valueAt(settings: object, path: string[]): unknown {
+  let value: unknown = settings;
+  for (const name of path) value = (value as Record<string, unknown> | undefined)?.[name];
+  return value;
+}
+
+/** What a valid value of `leaf` is, in words: `an integer from 1 to 100`. */
+export function expectedValue(leaf: Pick<SettingLeaf, 'type' | 'meta'>): string {
+  if (leaf.meta.expected) return leaf.meta.expected;
+  const { type } = leaf;
+  if (type instanceof z.ZodNumber) {
+    const { minValue: min, maxValue: max } = type;
+    if (min !== null && max !== null && max < Number.MAX_SAFE_INTEGER) return `an integer from ${min} to ${max}`;
+    return min === 0 ? 'a non-negative integer' : min === 1 ? 'a positive integer' : `an integer >= ${min}`;
+  }
+  if (type instanceof z.ZodEnum) return `one of ${type.options.join(', ')}`;
+  if (type instanceof z.ZodBoolean) return 'true or false';
+  return 'a valid value';
 }
 
 /**
- * Everything that changes the bytes written for an original. (`keep-metadata srgb`: kept
- * metadata once meant the original's own profile, unconverted; those files are redone.)
+ * The settings, each checked and defaulted: throws `InvalidArgumentError` naming the first bad
+ * one (`Expected an integer from 1 to 100 for the jpeg quality but got 0`). Keys that are not
+ * settings (a batch's other options) are ignored.
  */
-export function settingsKey(settings: Settings, format: OutputFormat): string {
+export function resolveSettings(options: object, schema: SettingsSchema = renderSettingsSchema): RenderSettings {
+  const result = schema.safeParse(options);
+  if (result.success) return result.data as RenderSettings;
+  const issue = result.error.issues[0]!;
+  const leaf = settingLeaves(schema).find((candidate) => candidate.path.join('.') === issue.path.join('.'));
+  if (!leaf) throw new InvalidArgumentError(`Invalid settings: ${issue.path.join('.')}: ${issue.message}`);
+  const value = valueAt(options, leaf.path);
+  const shown = typeof value === 'string' ? `'${value}'` : String(value);
+  throw new InvalidArgumentError(`Expected ${expectedValue(leaf)} for ${leaf.meta.label} but got ${shown}`);
+}
+
+/**
+ * Everything that changes the bytes written for an original in `format`: the manifest records
+ * it, and an original whose key changed is rendered again. The first words are the key's first
+ * version (`v1 jpeg q80 max`; `keep-metadata srgb`: kept metadata once meant the original's own
+ * profile, unconverted, and those files were redone); every setting added since follows as
+ * `path=value`, only where it differs from its default and, for a setting of one format
+ * (`quality.jpeg`), only in that format's key.
+ */
+export function settingsKey(
+  settings: RenderSettings,
+  format: OutputFormat,
+  schema: SettingsSchema = renderSettingsSchema,
+): string {
   const quality = format === 'jpeg' || format === 'webp' || format === 'avif' ? settings.quality[format] : '-';
-  return `v${PIPELINE_VERSION} ${format} q${quality} ${settings.naming}${settings.keepMetadata ? ' keep-metadata srgb' : ''}`;
+  const first = `v${PIPELINE_VERSION} ${format} q${quality} ${settings.naming}`;
+  const added = settingLeaves(schema)
+    .filter((leaf) => leaf.meta.key === undefined && appliesTo(leaf, format))
+    .map((leaf) => ({ name: leaf.path.join('.'), value: valueAt(settings, leaf.path), fallback: leaf.fallback }))
+    .filter(({ value, fallback }) => JSON.stringify(value) !== JSON.stringify(fallback))
+    .map(({ name, value }) => `${name}=${JSON.stringify(value)}`);
+  return [first, ...(settings.keepMetadata ? ['keep-metadata srgb'] : []), ...added].join(' ');
+}
+
+/** A setting under a format's name (`quality.jpeg`, `jpeg.chroma`) shapes that format's files only. */
+function appliesTo(leaf: SettingLeaf, format: OutputFormat): boolean {
+  const formats = leaf.path.filter((name) => (OUTPUT_FORMATS as readonly string[]).includes(name));
+  return formats.length === 0 || formats.includes(format);
 }

@@ -19,7 +19,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { escapeText, InvalidArgumentError, StorageError, type StorageErrorKind } from '../errors.js';
-import { type S3Location, type S3Options, s3Url } from './location.js';
+import { type S3Location, type S3Options, s3Url } from './s3-url.js';
 import { assertKey, type MediaStore, type Staged, type Stamp, type StoredObject, type WriteOptions } from './store.js';
 
 export class S3Store implements MediaStore {

@@ -1,20 +1,11 @@
 /** The default reporter: findings grouped by page, then by JSON path, and a summary line. */
+import { PLAIN_STYLES, type Styles } from '../../styles.js';
 import type { Finding } from '../check.js';
 import type { Reporter, RunEnd } from './reporter.js';
 
-export interface TextStyles {
-  red(text: string): string;
-  yellow(text: string): string;
-  green(text: string): string;
-  dim(text: string): string;
-  bold(text: string): string;
-}
-
-const plain: TextStyles = { red: (t) => t, yellow: (t) => t, green: (t) => t, dim: (t) => t, bold: (t) => t };
-
 const byPath = (a: Finding, b: Finding) => a.path.localeCompare(b.path, 'en', { numeric: true });
 
-export function textReporter(styles: TextStyles = plain): Reporter {
+export function textReporter(styles: Styles = PLAIN_STYLES): Reporter {
   const { red, yellow, green, dim, bold } = styles;
   return {
     start: () => '',

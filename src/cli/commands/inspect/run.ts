@@ -2,12 +2,12 @@
  * `content-api inspect <target>`: a readable report of one page (or `--json`), exit 1 when
  * problems were found.
  */
-import { escapeText } from '../../errors.js';
-import { type InspectTargetOptions, inspectTarget } from '../../inspect/inspect.js';
-import type { InspectReport } from '../../inspect/report.js';
-import { shown } from '../../page/text.js';
-import { RENDITION_KEYS } from '../../renditions/rules.js';
-import { printData, stylesFor } from '../output.js';
+import { escapeText } from '../../../errors.js';
+import { type InspectTargetOptions, inspectTarget } from '../../../inspect/inspect.js';
+import type { InspectReport } from '../../../inspect/report.js';
+import { shown } from '../../../page/text.js';
+import { RENDITION_KEYS } from '../../../renditions/rules.js';
+import { printData, stylesFor } from '../../output.js';
 
 export interface InspectCommandOptions extends InspectTargetOptions {
   json: boolean;

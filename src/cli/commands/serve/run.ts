@@ -2,10 +2,10 @@
  * `content-api serve`: the read-only Content API over a content folder, until SIGINT or
  * SIGTERM (in-flight requests finish first).
  */
-import { InvalidArgumentError } from '../../errors.js';
-import { type Content, InvalidContentError, loadContent } from '../../server/content.js';
-import { createContentServer } from '../../server/server.js';
-import { printMessage } from '../output.js';
+import { InvalidArgumentError } from '../../../errors.js';
+import { type Content, InvalidContentError, loadContent } from '../../../server/content.js';
+import { createContentServer } from '../../../server/server.js';
+import { printMessage } from '../../output.js';
 
 export interface ServeCommandOptions {
   content: string;

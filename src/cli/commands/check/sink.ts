@@ -6,8 +6,8 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { ContentApiError } from '../../errors.js';
-import { tempPathFor } from '../../fs/atomic.js';
+import { ContentApiError } from '../../../errors.js';
+import { tempPathFor } from '../../../fs/atomic.js';
 
 export interface ReportSink {
   write(text: string): Promise<void>;

@@ -6,13 +6,13 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { RULE_IDS } from '../check/rules.js';
 import { ContentApiError } from '../errors.js';
+import { REPORTER_NAMES } from './reporters/index.js';
+import { RULE_IDS } from './rules.js';
 
 export const CONFIG_FILE = 'content-api.config.json';
 
 export const SEVERITIES = ['off', 'warn', 'error'] as const;
-export const REPORTER_NAMES = ['text', 'json', 'json-lines', 'junit', 'github', 'sarif', 'html'] as const;
 
 const ruleName = z.enum(RULE_IDS);
 

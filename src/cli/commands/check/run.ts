@@ -3,19 +3,16 @@
  * exit 1 when anything is found (warnings up to `--max-warnings` excepted).
  */
 import path from 'node:path';
-import { Baseline, BaselineRecorder } from '../../check/baseline.js';
-import { CheckRun } from '../../check/check.js';
-import { closeFileSource, type FileSource, openFileSource } from '../../check/probe.js';
-import type { Reporter } from '../../check/reporters/reporter.js';
-import { loadTargets } from '../../check/targets.js';
-import { type LoadedConfig, REPORTER_NAMES } from '../../config/config.js';
-import { createPolicy } from '../../config/policy.js';
-import type { S3Options } from '../../storage/location.js';
-import { assertWritableFile, printMessage, stylesFor, writeOutputFile } from '../output.js';
-import { fileSink, type ReportSink, stdoutSink } from './check-output.js';
-
-export const REPORTERS = REPORTER_NAMES;
-export type ReporterName = (typeof REPORTERS)[number];
+import { Baseline, BaselineRecorder } from '../../../check/baseline.js';
+import { CheckRun } from '../../../check/check.js';
+import type { LoadedConfig } from '../../../check/config.js';
+import { createPolicy } from '../../../check/policy.js';
+import { closeFileSource, openFileSource } from '../../../check/probe.js';
+import { createReporter, type ReporterName } from '../../../check/reporters/index.js';
+import { loadTargets } from '../../../check/targets.js';
+import type { S3Options } from '../../../storage/s3-url.js';
+import { assertWritableFile, printMessage, stylesFor, writeOutputFile } from '../../output.js';
+import { fileSink, type ReportSink, stdoutSink } from './sink.js';
 
 export interface CheckCommandOptions {
   baseUrl?: string | undefined;
@@ -38,60 +35,6 @@ export interface CheckCommandOptions {
   updateBaseline?: string | undefined;
 }
 
-/** Flags given on the command line (or in the environment) win; then the config file; then the defaults. */
-export function withConfigDefaults<T extends Record<string, unknown>>(
-  flags: T,
-  given: (name: string) => boolean,
-  loaded: LoadedConfig,
-): T {
-  const { config, file } = loaded;
-  const dir = file ? path.dirname(file) : process.cwd();
-  const relative = (value: string | undefined) =>
-    value === undefined || /^https?:\/\//i.test(value) ? value : path.resolve(dir, value);
-  const defaults: Record<string, unknown> = {
-    baseUrl: config.baseUrl,
-    mediaPrefix: config.mediaPrefix,
-    verifyFiles: relative(config.verifyFiles),
-    reporter: config.reporter,
-    output: relative(config.output),
-    maxWarnings: config.maxWarnings,
-    baseline: relative(config.baseline),
-  };
-  const merged: Record<string, unknown> = { ...flags };
-  for (const [name, value] of Object.entries(defaults)) if (value !== undefined && !given(name)) merged[name] = value;
-  return merged as T;
-}
-
-async function reporterFor(
-  options: CheckCommandOptions,
-  files: FileSource | undefined,
-  sinkIsTerminal: boolean,
-): Promise<Reporter> {
-  switch (options.reporter) {
-    case 'text': {
-      const { textReporter } = await import('../../check/reporters/text.js');
-      return textReporter(stylesFor(sinkIsTerminal ? process.stdout : ({ isTTY: false } as NodeJS.WriteStream)));
-    }
-    case 'html': {
-      const { htmlReporter } = await import('../../check/reporters/html.js');
-      return htmlReporter({ files, baseUrl: options.baseUrl });
-    }
-    case 'sarif': {
-      const { sarifReporter } = await import('../../check/reporters/sarif.js');
-      return sarifReporter({ baseline: Boolean(options.baseline) });
-    }
-    default: {
-      const machine = await import('../../check/reporters/machine.js');
-      return {
-        json: machine.jsonReporter,
-        'json-lines': machine.jsonLinesReporter,
-        junit: machine.junitReporter,
-        github: machine.githubReporter,
-      }[options.reporter]();
-    }
-  }
-}
-
 export async function runCheck(targets: string[], options: CheckCommandOptions): Promise<number> {
   if (options.output) await assertWritableFile('--output', options.output);
   if (options.updateBaseline) await assertWritableFile('--update-baseline', options.updateBaseline);
@@ -105,7 +48,15 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
     : undefined;
   let sink: ReportSink | undefined;
   try {
-    const reporter = await reporterFor(options, files, !options.output);
+    // Colour only in a report for a terminal that wants it, never in a file.
+    const styles = stylesFor(options.output ? ({ isTTY: false } as NodeJS.WriteStream) : process.stdout);
+    const { baseUrl, retries, maxBytes } = options;
+    const reporter = await createReporter(options.reporter, {
+      styles,
+      files,
+      baseUrl,
+      baseline: Boolean(options.baseline),
+    });
     const run = new CheckRun({
       files,
       concurrency: options.concurrency,
@@ -115,7 +66,6 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
       record,
       keepText: reporter.needsText ?? false,
     });
-    const { baseUrl, retries, maxBytes } = options;
     const pages = loadTargets(targets, {
       baseUrl,
       timeoutMs,

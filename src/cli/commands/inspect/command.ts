@@ -1,0 +1,58 @@
+/**
+ * `content-api inspect <target>`: its flags and help; the work is in run.ts.
+ */
+import type { Command } from 'commander';
+import { HTTP_DEFAULTS } from '../../../client/defaults.js';
+import { epilogue } from '../../help.js';
+import { addHttpOptions, baseUrlOption, type Flags, httpFrom } from '../../options.js';
+
+const DESCRIPTION =
+  'Load one page (a page id fetched from GET {base-url}/api/v2/pages/<id>/, a page endpoint URL, a JSON file, ' +
+  'or - for standard input: the targets check takes) and print its headline data, stage, block outline, ' +
+  'every Image with its five rendition sizes, the linked resources, and every problem found (JSON path and rule).';
+
+const EXAMPLES = [
+  'content-api inspect 101 --base-url http://127.0.0.1:8000',
+  'content-api inspect samples/pages/presentation-every-block.json',
+  "curl -s https://gallery.example.org/api/v2/pages/101/ | content-api inspect - --json | jq '.problems'",
+  'CONTENT_API_BASE_URL=https://gallery.example.org content-api inspect 101 --format-api',
+];
+
+const EXIT_CODES = {
+  0: 'the page is valid (warnings may be listed)',
+  1: 'the page was read but problems were found',
+  2: 'could not inspect: not found, unreachable, not JSON, bad flags',
+};
+
+export function inspectCommand(program: Command): Command {
+  const command = program
+    .command('inspect')
+    .summary('report on one page: from the Content API, a file, or standard input')
+    .description(DESCRIPTION)
+    .argument('<target>', 'a page id, a page endpoint URL, a page JSON file, or - for standard input')
+    .addOption(
+      baseUrlOption('the API base URL (no /api/v2 part): fetches a page id, fills {base_url} in a content-folder page'),
+    )
+    .option(
+      '--format-api',
+      'request ?format=api (a page id) or say the page was requested so, and check the URL rule that goes with it',
+    );
+  addHttpOptions(command, {
+    timeout: 'timeout for connecting, headers, and between body chunks',
+    retries: 'retries for connection errors, 502, 503, 504 and 429',
+    deadline: 'deadline for the whole exchange, connecting to last byte',
+    maxBytes: { what: 'largest response body accepted', default: HTTP_DEFAULTS.maxBytes },
+  });
+  return command
+    .option('--json', 'print the report as one JSON document')
+    .addHelpText('after', epilogue(EXAMPLES, EXIT_CODES))
+    .action(async (target: string, flags: Flags) => {
+      const { runInspect } = await import('./run.js');
+      process.exitCode = await runInspect(target, {
+        ...httpFrom(flags),
+        baseUrl: flags.baseUrl as string | undefined,
+        formatApi: Boolean(flags.formatApi),
+        json: Boolean(flags.json),
+      });
+    });
+}

@@ -1,0 +1,102 @@
+/**
+ * How `render` reports a batch (local, or gathered from the queue): JSON on stdout with
+ * `--json`, `would write` lines for a dry run, warnings, failures and a summary on stderr.
+ */
+
+import type { RenderReport, RenderResult } from '../../../renditions/render.js';
+import { RENDITION_KEYS } from '../../../renditions/rules.js';
+import type { Shard } from '../../../renditions/shard.js';
+import { joinLocation } from '../../../storage/location.js';
+import { printData, printMessage, stderrStyles } from '../../output.js';
+import type { AltText } from './alt-text.js';
+
+/** What reporting a batch needs of the command's options. */
+export interface ReportOptions {
+  altTextFile?: string | undefined;
+  json: boolean;
+  outDir: string;
+  dryRun?: boolean | undefined;
+  shard?: Shard | undefined;
+}
+
+/** Prints a batch's report (local, or gathered from the queue) as `render` does; returns the exit code. */
+export function printReport(
+  report: RenderReport & { pending?: string[] },
+  seconds: number,
+  options: ReportOptions,
+  altText?: AltText,
+): number {
+  const { altTextFile, json } = options;
+  // Failed originals had no Image object to ask for their alt text; their keys are not typos.
+  for (const failure of report.failures) altText?.lookup(failure);
+  if (altText)
+    report.warnings.push(
+      ...altText.unused().map((key) => `--alt-text ${altTextFile}: '${key}' names no original of this run`),
+    );
+  const pending = report.pending && report.pending.length > 0 ? { pending: report.pending } : {};
+  if (json) {
+    const results = report.results.map((result) => resultJson(result, options));
+    printData(
+      JSON.stringify(
+        { results, failures: report.failures, notStarted: report.notStarted, warnings: report.warnings, ...pending },
+        null,
+        2,
+      ),
+    );
+  } else if (options.dryRun) printDryRun(report.results, options);
+  printMessages(report);
+  if (!json)
+    printMessage(
+      `${options.shard ? `shard ${options.shard.index}/${options.shard.count}: ` : ''}${summary(report, seconds, options)}`,
+    );
+  return report.failures.length > 0 || report.notStarted.length > 0 || (report.pending?.length ?? 0) > 0 ? 1 : 0;
+}
+
+export function resultJson(
+  { source, status, format, image, files, removed }: RenderResult,
+  options: { outDir: string },
+) {
+  const inOut = (file: string) => joinLocation(options.outDir, file);
+  return {
+    source,
+    status,
+    format,
+    image,
+    files: RENDITION_KEYS.map((key) => inOut(files[key].path)),
+    removed: removed.map(inOut),
+  };
+}
+
+export function printDryRun(results: RenderResult[], options: { outDir: string }): void {
+  for (const result of results) {
+    const verb = result.status === 'skipped' ? 'up to date' : 'would write';
+    for (const key of RENDITION_KEYS) {
+      const file = result.files[key];
+      printData(`${verb}\t${joinLocation(options.outDir, file.path)}\t${file.width}x${file.height}`);
+    }
+    for (const file of result.removed)
+      printData(`would remove\t${joinLocation(options.outDir, file)}\tno longer written`);
+  }
+}
+
+export function printMessages(report: { warnings: string[]; failures: Array<{ error: string }> }): void {
+  const { red, yellow } = stderrStyles();
+  for (const warning of report.warnings) printMessage(`${yellow('warning')}: ${warning}`);
+  for (const failure of report.failures) printMessage(`${red('failed')}: ${failure.error}`);
+}
+
+export function summary(
+  report: Pick<RenderReport, 'results' | 'failures' | 'notStarted'> & { pending?: string[] },
+  seconds: number,
+  options: { outDir: string; dryRun?: boolean | undefined },
+): string {
+  const count = (status: string) => report.results.filter((r) => r.status === status).length;
+  const { green, red } = stderrStyles();
+  const parts = options.dryRun
+    ? [`${count('planned')} would be rendered`, `${count('skipped')} up to date`]
+    : [green(`${count('rendered')} rendered`), `${count('skipped')} up to date`];
+  if (report.failures.length > 0) parts.push(red(`${report.failures.length} failed`));
+  if (report.notStarted.length > 0) parts.push(`${report.notStarted.length} not started (interrupted)`);
+  if (report.pending && report.pending.length > 0) parts.push(`${report.pending.length} still queued`);
+  return `${parts.join(', ')} in ${seconds.toFixed(1)} s${options.dryRun ? '' : ` (output: ${options.outDir})`}`;
+}

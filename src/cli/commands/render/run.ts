@@ -1,0 +1,72 @@
+/**
+ * `content-api render`: runs the batch (originals, or a page's images with `--page`) and
+ * reports it (report.ts), with a progress bar on a terminal.
+ */
+import { InvalidArgumentError } from '../../../errors.js';
+import type { RenderPageOptions } from '../../../page-render/render-page.js';
+import { type RenderOptions, renderOriginals } from '../../../renditions/render.js';
+import { assertWritableFile, printData, printMessage, writeOutputFile } from '../../output.js';
+import { withProgress } from '../../progress.js';
+import { loadAltText } from './alt-text.js';
+import { printDryRun, printMessages, printReport, resultJson, summary } from './report.js';
+
+export interface RenderCommandOptions extends Omit<RenderOptions, 'altText' | 'onProgress' | 'signal'> {
+  altTextFile?: string | undefined;
+  json: boolean;
+}
+
+export interface RenderPageCommandOptions extends Omit<RenderPageOptions, 'onProgress' | 'onDownload' | 'signal'> {
+  /** A page id, a JSON file, or `-` for standard input. */
+  page: string;
+  /** Where to write the page with its new renditions; `-` for standard output. */
+  writePage?: string | undefined;
+  json: boolean;
+}
+
+export async function runRender(inputs: string[], options: RenderCommandOptions): Promise<number> {
+  const { altTextFile, json, ...renderOptions } = options;
+  const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
+  const { report, seconds } = await withProgress(({ onDownload, ...hooks }) =>
+    renderOriginals(inputs, { ...renderOptions, altText: altText?.lookup, ...hooks }),
+  );
+  return printReport(report, seconds, options, altText);
+}
+
+export async function runRenderPage(options: RenderPageCommandOptions): Promise<number> {
+  const { page: target, writePage, json, ...renderOptions } = options;
+  if (writePage === '-' && json)
+    throw new InvalidArgumentError('--write-page - and --json both want standard output; write the page to a file');
+  if (writePage && writePage !== '-' && !options.dryRun) await assertWritableFile('--write-page', writePage);
+  // Loaded here, so rendering files does not pay for the page model and the HTTP client.
+  const [{ loadPage }, { renderPage }] = await Promise.all([
+    import('../../../client/pages.js'),
+    import('../../../page-render/render-page.js'),
+  ]);
+  const page = await loadPage(target, renderOptions);
+  const { report, seconds } = await withProgress((hooks) => renderPage(page, { ...renderOptions, ...hooks }));
+  const written = writePage && !options.dryRun ? writePage : null;
+  if (written === '-')
+    process.stdout.write(report.text); // byte for byte: no newline added
+  else if (written) await writeOutputFile('--write-page', written, report.text);
+
+  if (json) {
+    const results = report.results.map((result) => ({
+      paths: result.paths,
+      origin: result.origin,
+      ...resultJson(result, options),
+    }));
+    const { page: source, failures, notStarted, warnings, updated } = report;
+    printData(JSON.stringify({ page: source, results, failures, notStarted, warnings, updated, written }, null, 2));
+  } else if (options.dryRun) {
+    printDryRun(report.results, options);
+    if (writePage) printData(`would write\t${writePage}\tthe page with ${report.updated.length} Image(s) updated`);
+  }
+  printMessages(report);
+  if (!json) {
+    const where = written
+      ? `; page written to ${written === '-' ? 'stdout' : written} (${report.updated.length} Image(s) updated)`
+      : '';
+    printMessage(`${page.source}: ${summary(report, seconds, options)}${where}`);
+  }
+  return report.failures.length > 0 || report.notStarted.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,57 @@
+/**
+ * `content-api worker`: render the queue's jobs on this machine until SIGTERM or SIGINT.
+ */
+import type { QueueOptions } from '../../../queue/connection.js';
+import { startWorker } from '../../../queue/worker.js';
+import type { S3Options } from '../../../storage/s3-url.js';
+import { printMessage, stderrStyles } from '../../output.js';
+
+export interface WorkerCommandOptions {
+  queue: QueueOptions;
+  concurrency: number;
+  s3: S3Options;
+  quiet: boolean;
+}
+
+/** Runs until SIGTERM or SIGINT, then finishes the jobs under way; a second signal stops at once. */
+export async function runWorker(options: WorkerCommandOptions): Promise<number> {
+  const { red, yellow } = stderrStyles();
+  const worker = await startWorker({
+    ...options.queue,
+    concurrency: options.concurrency,
+    s3: options.s3,
+    onError: (message) => printMessage(`${yellow('warning')}: Redis: ${message}; retrying`),
+    onJob: options.quiet
+      ? undefined
+      : ({ status, sources, detail, attempt, ms }) => {
+          if (status === 'started') return;
+          const tries = attempt > 1 ? ` (attempt ${attempt})` : '';
+          const took = `${(ms / 1000).toFixed(1)} s`;
+          if (status === 'done') printMessage(`${detail}\t${sources.join(' ')}\t${took}${tries}`);
+          else if (status === 'paused') printMessage(`${yellow('paused')}\t${sources.join(' ')}\t${detail}`);
+          else
+            printMessage(
+              `${status === 'failed' ? red('failed') : status}\t${sources.join(' ')}\t${detail}\t${took}${tries}`,
+            );
+        },
+  });
+  for (const warning of worker.warnings) printMessage(`${yellow('warning')}: ${warning}`);
+  printMessage(
+    `worker ${process.pid}: ${options.concurrency} job(s) at once from ${worker.description}; ` +
+      'SIGTERM or Ctrl-C to stop',
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143));
+      printMessage('stopping: finishing the jobs under way (signal again to stop now)');
+      resolve();
+    };
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+  });
+  await worker.close();
+  printMessage('worker stopped');
+  // Closed while Redis is away, BullMQ's fetch watchdog and ioredis' hang-up timers would hold
+  // the process for up to 6 s more; there is nothing left to do, so it ends with them pending.
+  setTimeout(() => process.exit(), 100).unref();
+  return 0;
+}

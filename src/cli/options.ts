@@ -1,0 +1,146 @@
+/**
+ * Option groups that more than one command takes, each defined once with the reader that
+ * turns parsed flags into the library's options: the HTTP client's bounds, S3, the queue, the
+ * render settings (derived from their schema), and the API's base URL.
+ */
+import { type Command, Option } from 'commander';
+import { z } from 'zod';
+import { HTTP_DEFAULTS } from '../client/defaults.js';
+import type { QueueOptions } from '../queue/connection.js';
+import {
+  type RenderSettingsInput,
+  renderSettingsSchema,
+  type SettingLeaf,
+  type SettingsSchema,
+  settingLeaves,
+} from '../renditions/settings.js';
+import type { S3Options } from '../storage/s3-url.js';
+import { httpUrl, integerIn } from './parse.js';
+
+/** Parsed flags, as commander hands them to an action. */
+export type Flags = Record<string, unknown>;
+
+/** `-j, --concurrency <n>`: how many things at once (`what`); without a default, the cores. */
+export function concurrencyOption(what: string, fallback?: number): Option {
+  const option = new Option('-j, --concurrency <n>', what).argParser(integerIn('--concurrency', 1));
+  return fallback === undefined ? option : option.default(fallback);
+}
+
+/** What the HTTP flags say in a command's help: what the timeout, retries and size bound apply to. */
+export interface HttpHelp {
+  timeout: string;
+  retries?: string;
+  deadline?: string;
+  maxBytes?: { what: string; default: number };
+}
+
+/** `--timeout`, and where the command fetches over HTTP `--retries`, `--deadline` and `--max-bytes`. */
+export function addHttpOptions(command: Command, help: HttpHelp): Command {
+  command.option('--timeout <ms>', help.timeout, integerIn('--timeout', 1), HTTP_DEFAULTS.timeoutMs);
+  if (help.retries) command.option('--retries <n>', help.retries, integerIn('--retries', 0), HTTP_DEFAULTS.retries);
+  if (help.deadline) {
+    command.option('--deadline <ms>', help.deadline, integerIn('--deadline', 1), HTTP_DEFAULTS.deadlineMs);
+  }
+  if (help.maxBytes) {
+    command.option('--max-bytes <n>', help.maxBytes.what, integerIn('--max-bytes', 1), help.maxBytes.default);
+  }
+  return command;
+}
+
+/** The HTTP client's options from the flags `addHttpOptions` added. */
+export const httpFrom = (flags: Flags) => ({
+  timeoutMs: flags.timeout as number,
+  deadlineMs: flags.deadline as number,
+  retries: flags.retries as number,
+  maxBytes: flags.maxBytes as number,
+});
+
+/** `--base-url`: the API's base URL, from `CONTENT_API_BASE_URL` where `env`; checked where `check`. */
+export function baseUrlOption(description: string, { env = true, check = false } = {}): Option {
+  const option = new Option('--base-url <url>', description);
+  if (env) option.env('CONTENT_API_BASE_URL');
+  return check ? option.argParser(httpUrl('--base-url')) : option;
+}
+
+/** `--s3-endpoint` and `--s3-path-style`, in a group of their own in the help. */
+export function addS3Options(command: Command): Command {
+  return command
+    .optionsGroup('S3 (s3:// locations; credentials, region and endpoint as every AWS tool reads them):')
+    .addOption(
+      new Option(
+        '--s3-endpoint <url>',
+        'an S3-compatible service (default: AWS, or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)',
+      ).argParser(httpUrl('--s3-endpoint')),
+    )
+    .option(
+      '--s3-path-style',
+      'address buckets as https://host/bucket/ (S3-compatible services; always on for IP addresses and localhost)',
+    );
+}
+
+/** How to reach S3, from `addS3Options`' flags and `--timeout`. */
+export const s3From = (flags: Flags): S3Options => ({
+  endpoint: flags.s3Endpoint as string | undefined,
+  pathStyle: Boolean(flags.s3PathStyle),
+  timeoutMs: flags.timeout as number,
+});
+
+/**
+ * `--queue` and `--queue-name`. `--queue` comes from `CONTENT_API_QUEUE` too for the queue's own
+ * commands (`fromEnvironment`), never for render: a worker's setting must not turn renders into
+ * queue renders.
+ */
+export function addQueueOptions(command: Command, what: string, fromEnvironment = true): Command {
+  const queue = new Option('--queue <redis-url>', `${what}: redis://[user:password@]host[:port][/db] or rediss://`);
+  return command
+    .addOption(fromEnvironment ? queue.env('CONTENT_API_QUEUE').makeOptionMandatory() : queue)
+    .addOption(
+      new Option('--queue-name <name>', 'the queue in that Redis').env('CONTENT_API_QUEUE_NAME').default('content-api'),
+    );
+}
+
+/** The queue to reach, from `addQueueOptions`' flags and `--timeout`. */
+export const queueFrom = (flags: Flags): QueueOptions => ({
+  url: flags.queue as string,
+  name: flags.queueName as string,
+  timeoutMs: flags.timeout as number | undefined,
+});
+
+/**
+ * A flag for every render setting, derived from the settings schema: its name and help from
+ * the setting's metadata, its check (an integer's range, an enum's choices) and default from
+ * its schema. A setting added to the schema is a flag of `render` with nothing written here.
+ */
+export function addSettingOptions(command: Command, schema: SettingsSchema = renderSettingsSchema): Command {
+  for (const leaf of settingLeaves(schema)) command.addOption(settingOption(leaf));
+  return command;
+}
+
+function settingOption({ type, meta, fallback }: SettingLeaf): Option {
+  const option = new Option(meta.flag, meta.description);
+  const name = option.long ?? meta.flag;
+  if (type instanceof z.ZodNumber) {
+    option.argParser(integerIn(name, type.minValue ?? 0, type.maxValue ?? Number.MAX_SAFE_INTEGER));
+  } else if (type instanceof z.ZodEnum) {
+    option.choices(type.options.map(String));
+  }
+  // A boolean setting is a switch: off unless given, as its default says.
+  if (fallback !== undefined && !(type instanceof z.ZodBoolean)) option.default(fallback);
+  return option;
+}
+
+/** The render settings the flags give, as the library takes them (nested where the schema nests). */
+export function settingsFrom(flags: Flags, schema: SettingsSchema = renderSettingsSchema): RenderSettingsInput {
+  const settings: Record<string, unknown> = {};
+  for (const leaf of settingLeaves(schema)) {
+    const value = flags[new Option(leaf.meta.flag).attributeName()];
+    if (value === undefined) continue;
+    let at = settings;
+    for (const name of leaf.path.slice(0, -1)) {
+      at[name] ??= {};
+      at = at[name] as Record<string, unknown>;
+    }
+    at[leaf.path.at(-1)!] = value;
+  }
+  return settings as RenderSettingsInput;
+}
