@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ContentApiError } from '../errors.js';
+import { parseJsonAs } from '../json.js';
 
 export interface BaselineEntry {
   page: string;
@@ -70,22 +71,8 @@ export class Baseline {
           : `cannot read (${error.code ?? error.message})`,
       );
     });
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new BaselineError(file, `not JSON (${(error as Error).message.replace(/\s+/g, ' ')})`);
-    }
-    const parsed = baselineSchema.safeParse(json);
-    if (!parsed.success)
-      throw new BaselineError(
-        file,
-        parsed.error.issues
-          .map(
-            (i) => `$${i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}: ${i.message}`,
-          )
-          .join('; '),
-      );
+    const parsed = parseJsonAs(baselineSchema, text);
+    if (!parsed.ok) throw new BaselineError(file, parsed.problems.join('; '));
     return new Baseline(file, parsed.data.findings);
   }
 

@@ -7,6 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ContentApiError } from '../errors.js';
+import { issuePath, parseJsonAs } from '../json.js';
 import { REPORTER_NAMES } from './reporters/index.js';
 import { RULE_IDS } from './rules.js';
 
@@ -106,25 +107,14 @@ export async function loadConfig(file?: string, cwd?: string): Promise<LoadedCon
 
 /** Parses and validates a config text; throws `ConfigError` with every problem as `path: message`. */
 export function parseConfig(text: string, file: string): Config {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(file, [`not JSON (${(error as Error).message.replace(/\s+/g, ' ')})`]);
-  }
-  const result = configSchema.safeParse(json);
-  if (result.success) return result.data;
-  const at = (path: PropertyKey[]) =>
-    ['$', ...path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))].join('');
-  throw new ConfigError(
-    file,
-    result.error.issues.flatMap((issue) =>
-      issue.code === 'unrecognized_keys'
-        ? issue.keys.map(
-            (key) =>
-              `${at([...issue.path, key])}: ${issue.path.at(-1) === 'rules' ? 'not a rule id' : 'not a key the config file takes'}`,
-          )
-        : [`${at(issue.path)}: ${issue.message}`],
-    ),
+  const result = parseJsonAs(configSchema, text, (issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map(
+          (key) =>
+            `${issuePath([...issue.path, key])}: ${issue.path.at(-1) === 'rules' ? 'not a rule id' : 'not a key the config file takes'}`,
+        )
+      : undefined,
   );
+  if (result.ok) return result.data;
+  throw new ConfigError(file, result.problems);
 }

@@ -6,6 +6,7 @@
  */
 import { type Queue, QueueEvents } from 'bullmq';
 import { escapeText, QueueError } from '../errors.js';
+import { parseJsonOrUndefined } from '../json.js';
 import { buildImageObject } from '../renditions/image-object.js';
 import type { RenderFailure, RenderOptions, RenderReport, RenderResult } from '../renditions/render.js';
 import { BULL_OPTIONS, type QueueConnection, withBull } from './connection.js';
@@ -16,10 +17,14 @@ import {
   batchJobSchema,
   batchRecordSchema,
   type JobData,
+  jobDataSchema,
   RESULT_TTL_SECONDS,
   type ResultRecord,
   resultRecordSchema,
 } from './protocol.js';
+
+/** What the collector reads of a job's data in BullMQ's keys: the batch that added it. */
+const jobBatchSchema = jobDataSchema.pick({ batch: true });
 
 export interface CollectOptions extends Pick<RenderOptions, 'altText' | 'onProgress'> {
   /** Wait until every job has a result (default); else report what is there now, the rest as `pending`. */
@@ -63,10 +68,9 @@ export async function readBatch(queue: QueueConnection, id: string): Promise<Bat
   if (text === null) {
     throw new QueueError(`${queue.where}: no batch ${id} in queue '${queue.name}' (batches are kept 7 days)`);
   }
-  const parsed = batchRecordSchema.safeParse(parseJson(text));
-  if (!parsed.success)
-    throw new QueueError(`${queue.where}: batch ${id} was written by another version of content-api`);
-  return parsed.data;
+  const record = parseJsonOrUndefined(batchRecordSchema, text);
+  if (!record) throw new QueueError(`${queue.where}: batch ${id} was written by another version of content-api`);
+  return record;
 }
 
 /** A batch's jobs, read a page at a time (a batch of 500,000 is a list of 100 MB). */
@@ -76,10 +80,9 @@ async function readJobs(queue: QueueConnection, record: BatchRecord): Promise<Ma
   for (let start = 0; ; start += page) {
     const lines = await queue.redis.lrange(queue.keys.batchJobs(record.id), start, start + page - 1);
     for (const line of lines) {
-      const parsed = batchJobSchema.safeParse(parseJson(line));
-      if (!parsed.success)
-        throw new QueueError(`${queue.where}: batch ${record.id} has a job this version cannot read`);
-      const [jobId, originals, given] = parsed.data;
+      const job = parseJsonOrUndefined(batchJobSchema, line);
+      if (!job) throw new QueueError(`${queue.where}: batch ${record.id} has a job this version cannot read`);
+      const [jobId, originals, given] = job;
       jobs.set(jobId, { id: jobId, originals, given });
     }
     if (lines.length < page) break;
@@ -90,14 +93,6 @@ async function readJobs(queue: QueueConnection, record: BatchRecord): Promise<Ma
     );
   }
   return jobs;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Gathers the results of batch `id` into a report. */
@@ -209,8 +204,10 @@ async function fetchResults(
 /** `<ms> <json>`: when a run's result was written (Redis clock), and the result, if this version can read it. */
 function splitResult(value: string): { written: number; record: ResultRecord | undefined } {
   const space = value.indexOf(' ');
-  const parsed = resultRecordSchema.safeParse(parseJson(value.slice(space + 1)));
-  return { written: Number(value.slice(0, space)), record: parsed.success ? parsed.data : undefined };
+  return {
+    written: Number(value.slice(0, space)),
+    record: parseJsonOrUndefined(resultRecordSchema, value.slice(space + 1)),
+  };
 }
 
 /**
@@ -269,7 +266,7 @@ async function unqueue(queue: QueueConnection, bull: Queue, record: BatchRecord,
       chunk.map(async (job, index) => {
         const data = answers[index]?.[1];
         if (typeof data !== 'string') return; // finished meanwhile (its result comes), or never added
-        if ((parseJson(data) as JobData | undefined)?.batch === record.id) {
+        if (parseJsonOrUndefined(jobBatchSchema, data)?.batch === record.id) {
           // Refused for a job a worker holds: under way, its result comes.
           if ((await bull.remove(job.id).catch(() => 0)) === 1) removed.push(job);
         } else if ((await bull.getJobState(job.id).catch(() => 'unknown')) !== 'active') {

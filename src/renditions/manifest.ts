@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { ManifestError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { withLock } from '../fs/lock.js';
+import { parseJsonOrUndefined } from '../json.js';
 import { LocalStore } from '../storage/local.js';
 import type { MediaStore } from '../storage/store.js';
 import { RENDITION_KEYS } from './rules.js';
@@ -113,15 +114,15 @@ async function current(file: string): Promise<{ entries: Entries; warning?: stri
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: {} };
     throw new ManifestError(file, `cannot read (${(error as Error).message})`, { cause: error });
   }
-  try {
-    const { entries } = manifestSchema.parse(JSON.parse(text));
-    for (const entry of Object.values(entries)) entry.source = fromStored(path.dirname(file), entry.source);
-    // Stamped as before the read: if the file changed meanwhile, the next read parses it again.
-    if (stamp !== null) known.set(file, { stamp, entries });
-    return { entries };
-  } catch {
+  const manifest = parseJsonOrUndefined(manifestSchema, text);
+  if (!manifest) {
     return { entries: {}, warning: `${file}: not a valid manifest; every original will be rendered again` };
   }
+  const { entries } = manifest;
+  for (const entry of Object.values(entries)) entry.source = fromStored(path.dirname(file), entry.source);
+  // Stamped as before the read: if the file changed meanwhile, the next read parses it again.
+  if (stamp !== null) known.set(file, { stamp, entries });
+  return { entries };
 }
 
 /** A URL (a downloaded rendition) is kept as it is; an absolute path becomes one relative to the output folder. */
@@ -253,8 +254,8 @@ class ObjectManifest implements Manifest {
               this.#warn(`${oneLine(error)}; its original will be rendered again`);
             return;
           }
-          const parsed = recordSchema.safeParse(parseJson(text));
-          if (parsed.success) entries[key] = parsed.data.entry;
+          const record = parseJsonOrUndefined(recordSchema, text);
+          if (record) entries[key] = record.entry;
           else
             this.#warn(
               `${this.#store.describe(name)}: not a valid manifest record; its original will be rendered again`,
@@ -267,14 +268,6 @@ class ObjectManifest implements Manifest {
 }
 
 const recordSchema = z.object({ version: z.literal(MANIFEST_VERSION), entry: entrySchema });
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Collects a run's changes and merges them into the manifest file, at most every
