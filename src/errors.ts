@@ -81,7 +81,10 @@ export function escapeText(text: string): string {
   });
 }
 
-/** `error`'s whole message on one line, control characters escaped as in JSON (JSON.parse quotes the text it failed on). */
+/**
+ * `error`'s whole message on one line, control characters escaped as in JSON (JSON.parse quotes
+ * the text it failed on).
+ */
 export function escapedMessage(error: unknown): string {
   return escapeText(error instanceof Error ? error.message : String(error));
 }
@@ -116,7 +119,10 @@ export type StorageErrorKind =
 /** Kinds that mean the whole store cannot be used, not one object. */
 export const STORE_WIDE: ReadonlySet<StorageErrorKind> = new Set(['credentials', 'denied', 'no-bucket', 'unreachable']);
 
-/** The queue (Redis) cannot be used: unreachable, refused, not content-api's, or not the batch asked for. Exit code 2. */
+/**
+ * The queue (Redis) cannot be used: unreachable, refused, not content-api's, or not the batch
+ * asked for. Exit code 2.
+ */
 export class QueueError extends ContentApiError {
   override name = 'QueueError';
   constructor(message: string, options?: { cause?: unknown }) {
