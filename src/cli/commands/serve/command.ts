@@ -8,7 +8,7 @@ import { httpUrl, integerIn } from '../../parse.js';
 
 const DESCRIPTION =
   'Serve GET/HEAD/OPTIONS /api/v2/pages/<id>/, the linked resources and /media/ rendition files from a content ' +
-  'folder (layout in the README). Invalid content stops the server with every problem listed.';
+  'folder (layout in docs/commands/serve.md). Invalid content stops the server with every problem listed.';
 
 const EXAMPLES = [
   'content-api serve',
