@@ -7,6 +7,7 @@
  * files and the baseline are kept for the whole run.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
+import { BASE_URL_PLACEHOLDER } from '../page/common.js';
 import { type Problem, validatePage } from '../page/validate.js';
 import { findImages, formatPath } from '../page/walk.js';
 import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
@@ -15,7 +16,7 @@ import { mediaReferences } from './media.js';
 import type { Policy } from './policy.js';
 import { type FileFormat, type FileSource, type ProbeResult, probe, urlPath } from './probe.js';
 import { FILE_RULES, type FileRule } from './rules.js';
-import { BASE_URL_PLACEHOLDER, type LoadedPage } from './targets.js';
+import type { LoadedPage } from './targets.js';
 
 export { FILE_RULES, type FileRule };
 

@@ -9,11 +9,9 @@ import { createDispatcher } from '../client/http.js';
 import { type LoadedPage, type LoadPageOptions, loadPage } from '../client/pages.js';
 import { InvalidArgumentError } from '../errors.js';
 import { walkFiles } from '../fs/walk.js';
+import { BASE_URL_PLACEHOLDER } from '../page/common.js';
 
 export type { LoadedPage };
-
-/** How absolute URLs are written in a `serve` content folder (spec: `{base_url}`). */
-export const BASE_URL_PLACEHOLDER = '{base_url}';
 
 export type TargetOptions = Omit<LoadPageOptions, 'dispatcher'> & {
   /** Pages to leave out, by source (file path or URL), decided before they are read. */

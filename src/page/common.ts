@@ -5,6 +5,12 @@
  */
 import { z } from 'zod';
 
+/**
+ * How absolute URLs are written in a `serve` content folder (the spec's `{base_url}`): `serve`
+ * fills it with the base URL of each request, `check --base-url` and `inspect --base-url` with theirs.
+ */
+export const BASE_URL_PLACEHOLDER = '{base_url}';
+
 /** `YYYY-MM-DD`, a real calendar date. */
 export const isoDate = z.iso.date({ error: 'expected a date as YYYY-MM-DD' });
 

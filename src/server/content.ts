@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { ContentApiError, escapedMessage, escapeText } from '../errors.js';
 import { isInside } from '../fs/paths.js';
+import { BASE_URL_PLACEHOLDER } from '../page/common.js';
 import { readFileWithin } from '../page/json-file.js';
 import { decodeUtf8, parseJsonText } from '../page/json-text.js';
 import {
@@ -27,8 +28,6 @@ import {
 } from '../page/summaries.js';
 import { type Problem, validatePage, zodProblems } from '../page/validate.js';
 
-/** How absolute URLs are written in content files; replaced by the base URL when served. */
-export const BASE_URL_PLACEHOLDER = '{base_url}';
 /** What the placeholder stands for while records are validated. */
 const VALIDATION_BASE = 'http://content.invalid';
 

@@ -5,8 +5,9 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { escapeText } from '../errors.js';
+import { BASE_URL_PLACEHOLDER } from '../page/common.js';
 import { resourceUrls } from '../page/links.js';
-import { BASE_URL_PLACEHOLDER, type Content, type ContentRecord } from './content.js';
+import type { Content, ContentRecord } from './content.js';
 import { serveMedia } from './media.js';
 import { PreparedCache, type PreparedResponse } from './prepared-cache.js';
 
