@@ -48,7 +48,22 @@ beforeAll(async () => {
 const flagsOf = (command: CommandName | 'global') => new Set(help.get(command));
 const pageCommands = (file: string) => COMMANDS.filter((command) => PAGES[command].page === file);
 
+/** The commands a `--help` lists (the `Commands:` section), but for `help` itself. */
+function listedCommands(helpText: string): string[] {
+  const commands = helpText.split('\nCommands:\n')[1]?.split('\n\n')[0] ?? '';
+  return [...commands.matchAll(/^ {2}(\S+)/gm)].map((match) => match[1]!).filter((name) => name !== 'help');
+}
+
 describe('docs/commands/*.md and --help', () => {
+  it('knows every command of the program, subcommands included', async () => {
+    const all: string[] = [];
+    for (const name of listedCommands((await runCli(['--help'])).stdout)) {
+      const subcommands = listedCommands((await runCli([name, '--help'])).stdout);
+      all.push(...(subcommands.length > 0 ? subcommands.map((sub) => `${name} ${sub}`) : [name]));
+    }
+    expect(all.sort()).toEqual([...COMMANDS].sort());
+  });
+
   it('parses a flag from every option line of --help, --no- forms included', () => {
     expect(flagsOf('render')).toContain('--no-download');
     expect(flagsOf('queue results')).toContain('--no-wait');
