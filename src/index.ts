@@ -170,7 +170,7 @@ export {
   loadConfig,
   parseConfig,
 } from './check/config.js';
-export { createPolicy, type Policy } from './check/policy.js';
+export { createPolicy, type Policy, type PolicyConfig } from './check/policy.js';
 export {
   closeFileSource,
   type FileSource,

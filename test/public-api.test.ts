@@ -177,6 +177,7 @@ const TYPES = [
   'ParsedRenditionFileName',
   'PixelSize',
   'Policy',
+  'PolicyConfig',
   'PresentationStage',
   'Problem',
   'QualitySettings',

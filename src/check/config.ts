@@ -8,36 +8,15 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ContentApiError } from '../errors.js';
 import { issuePath, parseJsonAs } from '../json.js';
+import { policySchema } from './policy.js';
 import { REPORTER_NAMES } from './reporters/index.js';
-import { RULE_IDS } from './rules.js';
 
 export const CONFIG_FILE = 'content-api.config.json';
-
-export const SEVERITIES = ['off', 'warn', 'error'] as const;
-
-const ruleName = z.enum(RULE_IDS);
 
 export const configSchema = z
   .strictObject({
     $schema: z.string().optional().describe('the JSON Schema of this file (content-api schema --config), for editors'),
-    rules: z
-      .partialRecord(ruleName, z.enum(SEVERITIES))
-      .optional()
-      .describe('severity per rule id: "off" drops its findings, "warn" makes them warnings, "error" errors'),
-    ignore: z
-      .strictObject({
-        pages: z
-          .array(z.string().min(1))
-          .optional()
-          .describe('globs of page files (relative to this file; ** crosses folders) or page URLs not checked at all'),
-        paths: z
-          .array(z.string().regex(/^\$/, 'a JSON path starts with $'))
-          .optional()
-          .describe(
-            'JSON paths whose findings (at the path or below it) are dropped; * stands for one key, [*] for any index',
-          ),
-      })
-      .optional(),
+    ...policySchema.shape,
     baseUrl: z
       .url({ protocol: /^https?$/ })
       .optional()

@@ -3,9 +3,34 @@
  * paths whose findings are dropped, and the pages not checked at all.
  */
 import path from 'node:path';
-import type { Config } from './config.js';
+import { z } from 'zod';
+import { RULE_IDS } from './rules.js';
 
-export type RuleSeverity = 'off' | 'warn' | 'error';
+export const SEVERITIES = ['off', 'warn', 'error'] as const;
+export type RuleSeverity = (typeof SEVERITIES)[number];
+
+/** What a policy is made of: the config file's `rules` and `ignore` keys (config.ts takes them in). */
+export const policySchema = z.strictObject({
+  rules: z
+    .partialRecord(z.enum(RULE_IDS), z.enum(SEVERITIES))
+    .optional()
+    .describe('severity per rule id: "off" drops its findings, "warn" makes them warnings, "error" errors'),
+  ignore: z
+    .strictObject({
+      pages: z
+        .array(z.string().min(1))
+        .optional()
+        .describe('globs of page files (relative to this file; ** crosses folders) or page URLs not checked at all'),
+      paths: z
+        .array(z.string().regex(/^\$/, 'a JSON path starts with $'))
+        .optional()
+        .describe(
+          'JSON paths whose findings (at the path or below it) are dropped; * stands for one key, [*] for any index',
+        ),
+    })
+    .optional(),
+});
+export type PolicyConfig = z.infer<typeof policySchema>;
 
 export interface Policy {
   /** The severity a finding of `rule` gets, or null when the rule is off. */
@@ -44,7 +69,7 @@ export function jsonPathPattern(pattern: string): RegExp {
 }
 
 /** The policy of `config`; page globs are relative to `baseDir` (the config file's folder). */
-export function createPolicy(config: Config, baseDir: string = process.cwd()): Policy {
+export function createPolicy(config: PolicyConfig, baseDir: string = process.cwd()): Policy {
   const rules = (config.rules ?? {}) as Record<string, RuleSeverity | undefined>;
   const paths = (config.ignore?.paths ?? []).map(jsonPathPattern);
   const pages = (config.ignore?.pages ?? []).map((glob) => ({
