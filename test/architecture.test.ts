@@ -1,0 +1,85 @@
+/**
+ * The shape of src/: no module imports itself back through others (type-only imports count:
+ * a cycle of types is a boundary drawn in the wrong place all the same), and nothing outside
+ * src/cli reaches into the CLI.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const SRC = path.resolve(import.meta.dirname, '../src');
+
+/** Every module of src/ with the modules of src/ it imports (statically, dynamically, or for types). */
+function importGraph(): Map<string, string[]> {
+  const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(path.join(SRC, file), 'utf8'), true, true);
+    const local = importedFiles
+      .map(({ fileName }) => fileName)
+      .filter((name) => name.startsWith('.'))
+      .map((name) => path.relative(SRC, path.resolve(SRC, path.dirname(file), name.replace(/\.js$/, '.ts'))));
+    graph.set(file, local);
+  }
+  return graph;
+}
+
+/** The cycles of `graph`: its strongly connected components of more than one module (Tarjan). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (stack.includes(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component = stack.splice(stack.indexOf(node));
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+describe('the architecture of src/', () => {
+  const graph = importGraph();
+
+  it('reads every module and its imports', () => {
+    expect(graph.get('cli/program.ts')).toContain('cli/commands/render/command.ts');
+    expect(graph.get('renditions/session.ts')).toContain('renditions/render-one.ts');
+    // The test can see a cycle: two modules that import each other.
+    expect(
+      cycles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts']]);
+  });
+
+  it('has no import cycles', () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('keeps the CLI a shell: nothing outside src/cli imports from it', () => {
+    const reaching = [...graph]
+      .filter(([file]) => !file.startsWith('cli/'))
+      .flatMap(([file, imports]) =>
+        imports.filter((imported) => imported.startsWith('cli/')).map((i) => `${file} -> ${i}`),
+      );
+    expect(reaching).toEqual([]);
+  });
+});
