@@ -1,10 +1,14 @@
 import { defineConfig } from 'vitest/config';
+import { SkippedReporter } from './scripts/skipped-reporter.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // The default reporter, and every skipped test or suite named, with its reason, above the summary
+    // (and on GitHub Actions its annotations, which vitest adds only when no reporter is configured).
+    reporters: [new SkippedReporter(), ...(process.env.GITHUB_ACTIONS === 'true' ? ['github-actions' as const] : [])],
     // The AWS SDK's notice of its 2027 releases (the CLI turns it off too): not the tests' to print.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },

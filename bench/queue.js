@@ -1,6 +1,6 @@
 /**
- * The queue benchmark (issue #12), on a redis-server of its own on loopback
- * (bench/redis-server.js):
+ * The queue benchmark (issue #12), on a redis-server of its own on loopback, without persistence
+ * (test/fixtures/redis-server.js, the tests' launcher):
  * 1. the queue's overhead per job: 2,000 jobs with a no-op render, enqueued, run by a worker
  *    in this process (concurrency 1, then 8) and collected, timed end to end;
  * 2. throughput: one batch rendered locally (`render -j 2`), then through the queue with one
@@ -31,8 +31,8 @@ import { Redis } from 'ioredis';
 import sharp from 'sharp';
 import { collectBatch, connectQueue, enqueueRender, startWorker } from '../dist/index.js';
 import { LOCK_MS, STALLED_INTERVAL_MS } from '../dist/queue/protocol.js';
+import { redisVersion, startRedis } from '../test/fixtures/redis-server.js';
 import { buildCorpus } from './corpus.js';
-import { redisVersion, startRedis } from './redis-server.js';
 
 const fmt = (n, digits = 2) => n.toFixed(digits);
 const JOBS = 2_000;
@@ -58,7 +58,7 @@ export async function queueBench(root, scratch, { runs }) {
   const corpus = await buildCorpus(path.join(root, '.bench'));
   const slow = await slowOriginals(path.join(root, '.bench'), corpus.mp24);
   const work = mkdtempSync(path.join(scratch, 'queue-'));
-  const redis = await startRedis(work);
+  const redis = await startRedis({ persist: false, parent: work });
   const cpu = cpuMeter(redis.pid);
   const workers = new Set();
   let queues = 0;

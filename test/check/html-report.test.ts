@@ -1,6 +1,6 @@
 /**
  * The HTML contact sheet in a real headless browser (Debian's chromium, driven by
- * playwright-core; .ci/run installs chromium), opened later and elsewhere as a CI artifact
+ * playwright-core; npm test installs chromium), opened later and elsewhere as a CI artifact
  * is: the media folder gone, the browser offline.
  */
 import { existsSync } from 'node:fs';
@@ -24,7 +24,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium (apt-get install chromium)`);
+    throw new Error(`${CHROMIUM} is missing: npm test installs Debian's chromium (scripts/test-deps.js)`);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [

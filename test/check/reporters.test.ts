@@ -95,7 +95,7 @@ describe('--reporter junit', () => {
 
     const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
     if (!existsSync(chromiumPath))
-      throw new Error(`${chromiumPath} is missing: .ci/run installs Debian's chromium (apt-get install chromium)`);
+      throw new Error(`${chromiumPath} is missing: npm test installs Debian's chromium (scripts/test-deps.js)`);
     const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu'] });
     try {
       const tab = await browser.newPage();

@@ -1,13 +1,17 @@
 /**
  * The Redis fixture itself: a server that answers, keeps its data across a restart, is gone once
- * stopped, and takes the options it is given.
+ * stopped, and takes the options it is given. A missing redis-server fails this file at import
+ * (fixtures/redis.ts): npm test installs it first.
  */
 
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { haveRedis, type RedisServer, startRedis } from '../fixtures/redis.js';
+import { type RedisServer, redisVersion, startRedis } from '../fixtures/redis.js';
 
 /** A client that fails at once rather than retrying, and is closed after the test. */
 const clients: Redis[] = [];
@@ -41,7 +45,7 @@ function connect(port: number): Promise<string> {
   });
 }
 
-describe.skipIf(!haveRedis)('the Redis fixture', () => {
+describe('the Redis fixture', () => {
   it('starts a server on loopback that answers PING', async () => {
     const server = await start();
     expect(server.url).toBe(`redis://127.0.0.1:${server.port}`);
@@ -87,6 +91,31 @@ describe.skipIf(!haveRedis)('the Redis fixture', () => {
     const [plain, lru] = await Promise.all([start(), start({ maxmemoryPolicy: 'allkeys-lru' })]);
     expect(await client(plain).config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);
     expect(await client(lru).config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'allkeys-lru']);
+  });
+
+  it('gives the running process id (a new one after restart, none while down) and the version', async () => {
+    const server = await start({ persist: false });
+    const first = server.pid!;
+    expect(readFileSync(`/proc/${first}/comm`, 'utf8').trim()).toBe('redis-server');
+    await server.kill();
+    expect(server.pid).toBeUndefined();
+    await server.start();
+    expect(server.pid).toBeGreaterThan(0);
+    expect(server.pid).not.toBe(first);
+    expect(redisVersion()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('keeps its folder under `parent` when given one, and removes it on stop()', async () => {
+    const parent = await mkdtemp(path.join(tmpdir(), 'redis-parent-'));
+    try {
+      const server = await start({ parent });
+      expect(path.dirname(server.dir)).toBe(parent);
+      await server.stop();
+      expect(existsSync(server.dir)).toBe(false);
+      expect(existsSync(parent)).toBe(true);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
   });
 
   it('reports what redis-server said when it will not start', async () => {
