@@ -115,9 +115,8 @@ export async function buildCorpus(root) {
     const target = path.join(width === 6000 ? mp24 : mixed, name);
     await image.toFile(target);
     const credits = photos.map((photo) => `${photo} (${PHOTOS[photo][1]})`).join(', ');
-    sources.push(
-      `${name}: ${width}x${height}, ${photos.length === 1 ? 'native crop of' : '2x2 mosaic of native crops of'} ${credits}`,
-    );
+    const crops = photos.length === 1 ? 'native crop of' : '2x2 mosaic of native crops of';
+    sources.push(`${name}: ${width}x${height}, ${crops} ${credits}`);
     console.error(`corpus: ${sources.at(-1)}`);
   }
   // The unmodified 16 MB photograph of a painting, four times: a high-entropy JPEG as it came.

@@ -76,15 +76,21 @@ export async function renderBench(root, scratch, { concurrency, runs }) {
   for (const row of table) console.log(`| ${row.join(' | ')} |`);
   console.log('\n## The floor under any pipeline\n');
   console.log(
-    "CPU seconds no pipeline can avoid, measured op by op: the xl file made from the original in one decode -> resize -> encode stream, and the four smaller files encoded from ready pixels. With the cores busy, naive CPU / floor CPU bounds any pipeline's speed-up over naive at these encoder settings. The smaller sizes must also be resized from something; the cheapest way measured (each from the next larger one's pixels) is shown beside it, with the ceiling it leaves.\n",
+    'CPU seconds no pipeline can avoid, measured op by op: the xl file made from the original in one ' +
+      'decode -> resize -> encode stream, and the four smaller files encoded from ready pixels. With the cores ' +
+      "busy, naive CPU / floor CPU bounds any pipeline's speed-up over naive at these encoder settings. " +
+      'The smaller sizes must also be resized from something; the cheapest way measured (each from the next ' +
+      "larger one's pixels) is shown beside it, with the ceiling it leaves.\n",
   );
   console.log(
-    '| batch | xl: decode, resize, encode | four smaller encodes | floor CPU s | naive CPU s | content-api CPU s | ceiling vs naive | + four resizes (cascade) | ceiling with them | content-api vs naive (CPU) |',
+    '| batch | xl: decode, resize, encode | four smaller encodes | floor CPU s | naive CPU s | content-api CPU s ' +
+      '| ceiling vs naive | + four resizes (cascade) | ceiling with them | content-api vs naive (CPU) |',
   );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of floors) console.log(`| ${row.join(' | ')} |`);
   console.log(
-    `\nincremental: first run ${fmt(first.seconds)} s, second run over the unchanged folder ${fmt(second.seconds)} s (${fmt((100 * second.seconds) / first.seconds, 1)}% of the first)`,
+    `\nincremental: first run ${fmt(first.seconds)} s, second run over the unchanged folder ${fmt(second.seconds)} s ` +
+      `(${fmt((100 * second.seconds) / first.seconds, 1)}% of the first)`,
   );
 
   console.error('bench: quality of the cascade');
@@ -93,7 +99,8 @@ export async function renderBench(root, scratch, { concurrency, runs }) {
   );
   console.log('\n## Quality of the cascade: PSNR in dB (higher is closer; above ~45 dB differences are invisible)\n');
   console.log(
-    'Each cell: cascade vs direct sharp resize | cascade vs exact Lanczos-3 | direct sharp resize vs exact Lanczos-3 (pixels before encoding).\n',
+    'Each cell: cascade vs direct sharp resize | cascade vs exact Lanczos-3 | ' +
+      'direct sharp resize vs exact Lanczos-3 (pixels before encoding).\n',
   );
   console.log('| original | xs | sm | md | lg | xl |');
   console.log('|---|---|---|---|---|---|');

@@ -23,7 +23,8 @@ const concurrency = availableParallelism();
 const runs = Number(process.env.BENCH_RUNS ?? 2);
 const scratch = mkdtempSync(path.join(tmpdir(), 'content-api-bench-'));
 console.log(
-  `machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), node ${process.version}, sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; concurrency ${concurrency}; best of ${runs} run(s)`,
+  `machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), node ${process.version}, ` +
+    `sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; concurrency ${concurrency}; best of ${runs} run(s)`,
 );
 
 if (!only || only === 'render') await renderBench(root, scratch, { concurrency, runs });

@@ -66,7 +66,8 @@ export async function buildScans(root, mixed) {
     await encode(await tiled(rotated, width, height, columns, rows)).toFile(`${target}.partial`);
     renameSync(`${target}.partial`, target);
     sources.push(
-      `${name}: ${width}x${height}, ${columns}x${rows} native-resolution crops of the corpus photographs (see corpus SOURCES.txt)`,
+      `${name}: ${width}x${height}, ${columns}x${rows} native-resolution crops of the corpus photographs ` +
+        '(see corpus SOURCES.txt)',
     );
   }
   writeFileSync(path.join(scans, 'SOURCES.txt'), `${sources.join('\n')}\n`);

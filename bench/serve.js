@@ -53,6 +53,7 @@ export async function serveBench({ soakSeconds = 60, seconds = 10 } = {}) {
   const after = await target.rss();
   target.stop();
   console.log(
-    `\nsoak: ${soakSeconds} s at full load, ${soak.requests.total} requests, ${soak.errors + soak.non2xx} errors; RSS after warm-up ${before} MB, after the soak ${after} MB (both after a full GC)`,
+    `\nsoak: ${soakSeconds} s at full load, ${soak.requests.total} requests, ${soak.errors + soak.non2xx} errors; ` +
+      `RSS after warm-up ${before} MB, after the soak ${after} MB (both after a full GC)`,
   );
 }

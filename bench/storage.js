@@ -101,18 +101,22 @@ export async function storageBench(root, scratch, { concurrency, runs }) {
   await s3.close();
 
   console.log(
-    `\n## Streamed originals: before (${path.basename(env.BENCH_BASELINE_DIR)}) and after, concurrency ${concurrency}\n`,
+    `\n## Streamed originals: before (${path.basename(env.BENCH_BASELINE_DIR)}) and after, ` +
+      `concurrency ${concurrency}\n`,
   );
   console.log(
-    'Peak RSS target: under 700 MB for every batch at concurrency 2, whatever the file sizes; time not higher than before.\n',
+    'Peak RSS target: under 700 MB for every batch at concurrency 2, whatever the file sizes; ' +
+      'time not higher than before.\n',
   );
   console.log(
-    '| batch | originals | MB on disk | before s | after s | speed after/before | before peak RSS MB | after peak RSS MB |',
+    '| batch | originals | MB on disk | before s | after s | speed after/before ' +
+      '| before peak RSS MB | after peak RSS MB |',
   );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
   console.log(
-    `\n\`render --help\`, median of 15: before ${fmt(helpBefore * 1000, 0)} ms, after ${fmt(helpAfter * 1000, 0)} ms (the AWS SDK is loaded only for s3:// locations)`,
+    `\n\`render --help\`, median of 15: before ${fmt(helpBefore * 1000, 0)} ms, after ${fmt(helpAfter * 1000, 0)} ms ` +
+      '(the AWS SDK is loaded only for s3:// locations)',
   );
   console.log('\n## Render into a bucket vs a local folder (the mixed batch; s3rver on loopback, its own process)\n');
   console.log('| output | seconds | images/s | peak RSS MB |');
@@ -123,7 +127,8 @@ export async function storageBench(root, scratch, { concurrency, runs }) {
   ])
     console.log(`| ${label} | ${fmt(r.seconds)} | ${fmt(r.images / r.seconds)} | ${fmt(r.peakRssMb, 0)} |`);
   console.log(
-    `\nrerun into the bucket, nothing changed: ${fmt(rerun.seconds)} s (${fmt((100 * rerun.seconds) / toBucket.seconds, 1)}% of the first)`,
+    `\nrerun into the bucket, nothing changed: ${fmt(rerun.seconds)} s ` +
+      `(${fmt((100 * rerun.seconds) / toBucket.seconds, 1)}% of the first)`,
   );
 }
 

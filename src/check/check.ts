@@ -247,7 +247,9 @@ function pageProblems(page: LoadedPage): Finding[] {
       severity: 'error',
       path: '$',
       rule: 'base-url-placeholder',
-      message: `the page holds ${BASE_URL_PLACEHOLDER} placeholders (a serve content folder): give --base-url to fill them`,
+      message:
+        `the page holds ${BASE_URL_PLACEHOLDER} placeholders (a serve content folder): ` +
+        'give --base-url to fill them',
     });
   }
   return problems;

@@ -88,10 +88,10 @@ export async function loadConfig(file?: string, cwd?: string): Promise<LoadedCon
 export function parseConfig(text: string, file: string): Config {
   const result = parseJsonAs(configSchema, text, (issue) =>
     issue.code === 'unrecognized_keys'
-      ? issue.keys.map(
-          (key) =>
-            `${issuePath([...issue.path, key])}: ${issue.path.at(-1) === 'rules' ? 'not a rule id' : 'not a key the config file takes'}`,
-        )
+      ? issue.keys.map((key) => {
+          const problem = issue.path.at(-1) === 'rules' ? 'not a rule id' : 'not a key the config file takes';
+          return `${issuePath([...issue.path, key])}: ${problem}`;
+        })
       : undefined,
   );
   if (result.ok) return result.data;

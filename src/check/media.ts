@@ -29,7 +29,10 @@ function underPrefix(value: string, prefix: string): boolean {
 const sized = (value: Record<string, unknown>) =>
   typeof value.url === 'string' && Number.isInteger(value.width) && Number.isInteger(value.height);
 
-/** Every media reference in `json`, each JSON path once; renditions whatever their prefix, the rest under `mediaPrefix`. */
+/**
+ * Every media reference in `json`, each JSON path once; renditions whatever their prefix, the
+ * rest under `mediaPrefix`.
+ */
 export function mediaReferences(json: unknown, mediaPrefix: string): MediaReference[] {
   const references: MediaReference[] = [];
   const renditions = new Set<string>();

@@ -70,7 +70,8 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
     const others = more.length > 0 ? ` (and ${more.length} more)` : '';
     const why = 'parsers disagree on which counts, so the page cannot be rewritten faithfully: remove the duplicates';
     throw new InvalidArgumentError(
-      `${page.source}: ${duplicate.path}: the key '${escapeText(duplicate.key)}' appears twice in one object${others}; ${why}`,
+      `${page.source}: ${duplicate.path}: ` +
+        `the key '${escapeText(duplicate.key)}' appears twice in one object${others}; ${why}`,
     );
   }
   const mediaUrl = options.mediaUrl ?? DEFAULT_MEDIA_URL;
@@ -113,14 +114,16 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
       const moved = movedFolder(group, result.image);
       if (moved)
         warnings.push(
-          `${describe(group)}: its URLs move from ${moved.from} to ${moved.to} (new URLs are --media-url ${mediaUrl} and the path below it)`,
+          `${describe(group)}: its URLs move from ${moved.from} to ${moved.to} ` +
+            `(new URLs are --media-url ${mediaUrl} and the path below it)`,
         );
     }
     if (entry.kind === 'rendition' && result.status !== 'skipped') {
       const { width, height } = entry.group.largest;
       const verb = result.status === 'planned' ? 'would be rendered' : 'rendered';
       warnings.push(
-        `${describe(entry.group)}: no original found, ${verb} from ${result.source} (${width}x${height}); the renditions are no sharper than it`,
+        `${describe(entry.group)}: no original found, ${verb} from ${result.source} (${width}x${height}); ` +
+          'the renditions are no sharper than it',
       );
     }
   }
@@ -160,7 +163,8 @@ function editsFor(found: FoundImage, image: ImageObject, warnings: string[]): Va
   if (verifyImage({ ...found.image, ...target }).some((finding) => finding.rule === 'image-relative-size')) {
     Object.assign(target, { width: image.width, height: image.height });
     warnings.push(
-      `${formatPath(found.path)}: width/height ${String(found.image.width)}/${String(found.image.height)} became ${image.width}/${image.height}, the new original's aspect ratio`,
+      `${formatPath(found.path)}: width/height ${String(found.image.width)}/${String(found.image.height)} ` +
+        `became ${image.width}/${image.height}, the new original's aspect ratio`,
     );
   }
   return diffEdits(found.path, found.image, target);
@@ -200,7 +204,8 @@ function staleReferences(json: unknown, groups: ImageGroup[], replaced: Map<stri
       const now = typeof field === 'string' ? replaced.get(field) : undefined;
       if (now)
         warnings.push(
-          `${formatPath([...path, key])}: still names ${String(field)}; the re-rendered file is ${now} (only Images are rewritten)`,
+          `${formatPath([...path, key])}: still names ${String(field)}; ` +
+            `the re-rendered file is ${now} (only Images are rewritten)`,
         );
     }
   }
@@ -217,7 +222,8 @@ function pageWarnings(page: LoadedPage, groups: ImageGroup[]): string[] {
   if (others.length === 0) return [];
   const first = others[0]!;
   return [
-    `${page.source}: ${others.length} problem(s) that re-rendering does not fix, first ${first.path}: ${first.message} [${first.rule}] (see content-api check)`,
+    `${page.source}: ${others.length} problem(s) that re-rendering does not fix, ` +
+      `first ${first.path}: ${first.message} [${first.rule}] (see content-api check)`,
   ];
 }
 

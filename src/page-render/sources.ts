@@ -82,7 +82,9 @@ export async function resolveSources(groups: ImageGroup[], options: ResolveOptio
     const strict = perStem.get(group.stem)! > 1;
     const match = index?.find(group.stem, group.ext, strict) ?? rendered.find(group.stem, group.ext, strict);
     if (match && 'ambiguous' in match) {
-      const reason = `several originals in ${options.originals} are named '${path.posix.basename(group.stem)}' (${match.ambiguous.join(', ')}); keep one, or give each its own folder`;
+      const reason =
+        `several originals in ${options.originals} are named '${path.posix.basename(group.stem)}' ` +
+        `(${match.ambiguous.join(', ')}); keep one, or give each its own folder`;
       resolution.unresolved.push({ group, source: group.stem, reason });
     } else if (match) {
       // Two stems may find one original (by name, from different folders): render it once.
@@ -258,7 +260,10 @@ const isFile = (file: string) =>
     () => false,
   );
 
-/** The originals of a folder or bucket prefix, found by stem (`landscapes/storm`) or, failing that, by name (`storm`). */
+/**
+ * The originals of a folder or bucket prefix, found by stem (`landscapes/storm`) or, failing
+ * that, by name (`storm`).
+ */
 async function indexOriginals(
   folder: string,
   options: ResolveOptions,

@@ -43,7 +43,10 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   return bytes.length;
 }
 
-/** The length of the sequence lead byte `b` starts, and the range of its second byte (RFC 3629 table 4); 0 when invalid. */
+/**
+ * The length of the sequence lead byte `b` starts, and the range of its second byte (RFC 3629
+ * table 4); 0 when invalid.
+ */
 function sequenceOf(b: number): [number, number, number] {
   if (b < 0x80) return [1, 0, 0];
   if (b >= 0xc2 && b <= 0xdf) return [2, 0x80, 0xbf];

@@ -17,7 +17,10 @@ export function shown(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 }
 
-/** `value` as plain text on one line: `<br>` a space, other tags removed, an unclosed `<` kept, at most `max` characters. */
+/**
+ * `value` as plain text on one line: `<br>` a space, other tags removed, an unclosed `<` kept, at
+ * most `max` characters.
+ */
 export function plainText(value: unknown, max = 60): string {
   const input = value === null || value === undefined ? '' : shown(value);
   let out = '';

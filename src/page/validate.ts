@@ -27,7 +27,8 @@ export const PAGE_RULES = {
   'exhibition-is-extended': 'is_extended is true exactly when date_extended is set',
   'detail-url': "meta.detail_url is the page endpoint URL of the page's own id, without a query string",
   'format-api-url':
-    'with format=api, the url of articles, exhibitions, news entries and categories ends with ?format=api (and only then)',
+    'with format=api, the url of articles, exhibitions, news entries and categories ends with ?format=api ' +
+    '(and only then)',
 } as const;
 
 export type PageRule = keyof typeof PAGE_RULES;
@@ -148,7 +149,9 @@ function blockProblems(block: unknown, at: JsonPath): Problem[] {
       severity: 'warning',
       path: formatPath([...at, 'type']),
       rule: 'unknown-block-type',
-      message: `block type '${type}' is not named in the spec; its value has the shape of the exhibitions list and was checked as one`,
+      message:
+        `block type '${type}' is not named in the spec; ` +
+        'its value has the shape of the exhibitions list and was checked as one',
     });
     const [key, list] = lists[0]!;
     problems.push(...zodProblems(exhibitionsArray, list, [...valueAt, key]));
@@ -172,7 +175,9 @@ function exhibitionProblems(exhibition: Record<string, unknown>, at: JsonPath): 
       severity: 'error',
       path: formatPath([...at, 'date_end_effective']),
       rule: 'exhibition-date-end-effective',
-      message: `date_end_effective is ${shown(date_end_effective)}, expected ${shown(expected)} (${date_extended ? 'date_extended' : 'date_end'})`,
+      message:
+        `date_end_effective is ${shown(date_end_effective)}, ` +
+        `expected ${shown(expected)} (${date_extended ? 'date_extended' : 'date_end'})`,
     });
   }
   if (typeof is_extended === 'boolean' && is_extended !== (date_extended !== null && date_extended !== undefined)) {
@@ -235,7 +240,10 @@ function formatApiProblems(json: unknown, options: ValidateOptions): Problem[] {
   return problems;
 }
 
-/** A page value in a message: strings as they are, anything else as JSON (never `String(value)`, which a `toString` key breaks). */
+/**
+ * A page value in a message: strings as they are, anything else as JSON (never `String(value)`,
+ * which a `toString` key breaks).
+ */
 function dedupe(problems: Problem[]): Problem[] {
   const seen = new Set<string>();
   return problems.filter((p) => {

@@ -26,7 +26,10 @@ export function formatPath(path: JsonPath): string {
     .join('');
 }
 
-/** A key as a JSON string, with what JSON leaves raw (C1 controls, bidi overrides, U+2028) escaped too: paths get printed. */
+/**
+ * A key as a JSON string, with what JSON leaves raw (C1 controls, bidi overrides, U+2028) escaped
+ * too: paths get printed.
+ */
 function quoteKey(key: string): string {
   return escapeText(JSON.stringify(key));
 }

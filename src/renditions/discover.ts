@@ -30,7 +30,10 @@ export const IMAGE_EXTENSIONS = new Set([
 ]);
 
 export interface Original {
-  /** The original's path as found (input path joined with the path inside a folder), or its URL when `data` is given. */
+  /**
+   * The original's path as found (input path joined with the path inside a folder), or its URL
+   * when `data` is given.
+   */
   source: string;
   /** Where its renditions go under the output folder: safe folder names and safe `<name>`, no extension. */
   stem: string;
@@ -81,7 +84,8 @@ async function discover(discovery: Discovery, inputs: string[], outDir: string, 
       discovery.stores.push(store);
       if (isS3Url(outDir) && isBelow(input, outDir)) {
         throw new InvalidArgumentError(
-          `${input}: is inside the output folder ${outAbsolute ?? outDir}, whose files are never taken as originals; keep originals elsewhere`,
+          `${input}: is inside the output folder ${outAbsolute ?? outDir}, ` +
+            'whose files are never taken as originals; keep originals elsewhere',
         );
       }
       await store.open({ write: false, create: false });
@@ -131,7 +135,8 @@ async function discover(discovery: Discovery, inputs: string[], outDir: string, 
     }
     if (outAbsolute && isInside(path.resolve(input), outAbsolute)) {
       throw new InvalidArgumentError(
-        `${input}: is inside the output folder ${outAbsolute ?? outDir}, whose files are never taken as originals; keep originals elsewhere`,
+        `${input}: is inside the output folder ${outAbsolute ?? outDir}, ` +
+          'whose files are never taken as originals; keep originals elsewhere',
       );
     }
     let found = 0;

@@ -40,7 +40,8 @@ export async function readSourceInfo(source: string, input: Buffer | string, pix
     throw new SourceError(
       'CONTENT_API_PIXEL_LIMIT',
       source,
-      `${meta.width}x${frameHeight}${pages > 1 ? ` x ${pages} frames` : ''} exceeds the pixel limit of ${pixelLimit} (see --pixel-limit)`,
+      `${meta.width}x${frameHeight}${pages > 1 ? ` x ${pages} frames` : ''} ` +
+        `exceeds the pixel limit of ${pixelLimit} (see --pixel-limit)`,
     );
   }
   const swap = (meta.orientation ?? 1) >= 5;
@@ -54,10 +55,10 @@ export async function readSourceInfo(source: string, input: Buffer | string, pix
 }
 
 /**
- * Decodes `input` (a file libvips reads itself, or bytes) once and yields the renditions largest first, each encoded once per
- * distinct size (an original smaller than 2400 px gives one file content for lg and xl).
- * Animated outputs, and `keepMetadata`, go through one pipeline per size instead, since raw
- * pixels carry neither frames' timing nor metadata.
+ * Decodes `input` (a file libvips reads itself, or bytes) once and yields the renditions largest
+ * first, each encoded once per distinct size (an original smaller than 2400 px gives one file
+ * content for lg and xl). Animated outputs, and `keepMetadata`, go through one pipeline per size
+ * instead, since raw pixels carry neither frames' timing nor metadata.
  */
 export async function* encodeRenditions(
   source: string,

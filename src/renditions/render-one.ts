@@ -101,7 +101,9 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
     ) {
       // Bytes in memory are a rendition downloaded by `render --page`: the original itself is the better source.
       const way = original.data ? 'render from that original (--originals)' : 'rename one';
-      const reason = `would overwrite the renditions of ${previous.source}, rendered into this folder earlier (both are '${plan.key}'); ${way}, or use --force to replace them`;
+      const reason =
+        `would overwrite the renditions of ${previous.source}, rendered into this folder earlier ` +
+        `(both are '${plan.key}'); ${way}, or use --force to replace them`;
       throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
     }
     const upToDate = previous?.sha256 === sha256 && previous.settings === key && (await isIntact(store, previous));
@@ -135,7 +137,9 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
           );
         });
       if (!claim.ok) {
-        const reason = `would overwrite the renditions of ${claim.holder}, rendered into this folder by another run (both are '${plan.key}'); rename one, or use --force to replace them`;
+        const reason =
+          `would overwrite the renditions of ${claim.holder}, rendered into this folder by another run ` +
+          `(both are '${plan.key}'); rename one, or use --force to replace them`;
         throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
       }
       context.releases.push(claim.release);
@@ -198,7 +202,10 @@ function staleFiles(
   return [...new Set(earlier)].filter((file) => !kept.has(file)).sort();
 }
 
-/** Whether an original recorded earlier is still there: a file that exists, or any object in a bucket (not looked up). */
+/**
+ * Whether an original recorded earlier is still there: a file that exists, or any object in a
+ * bucket (not looked up).
+ */
 const stillThere = (source: string) =>
   isS3Url(source)
     ? Promise.resolve(true)

@@ -22,7 +22,8 @@ export const IMAGE_RULES = {
   'image-upscaled': 'no rendition is larger than the original (the largest rendition)',
   'image-aspect': 'each rendition keeps the aspect ratio, within a pixel of rounding',
   'image-size':
-    "each rendition's longer side is its box, or the original's when that is smaller (lg and xl then equal the original)",
+    "each rendition's longer side is its box, or the original's when that is smaller " +
+    '(lg and xl then equal the original)',
   'image-srcset-present': 'srcset is present on the page-level and block-level images',
   'image-srcset-order': 'srcset lists five "<url> <width>w" entries, in xs..xl order',
   'image-srcset-url': "each srcset URL is that size's URL",
@@ -114,7 +115,8 @@ export function verifyImage(image: ImageLike, options: VerifyImageOptions = {}):
       add(
         'image-size',
         at,
-        `${key} is ${entry.width}x${entry.height}; fitted to its ${box} px box the original gives ${expected.width}x${expected.height}`,
+        `${key} is ${entry.width}x${entry.height}; ` +
+          `fitted to its ${box} px box the original gives ${expected.width}x${expected.height}`,
       );
     }
     if (typeof entry.url === 'string') {
@@ -142,7 +144,8 @@ export function verifyImage(image: ImageLike, options: VerifyImageOptions = {}):
       add(
         'image-relative-size',
         'width',
-        `width/height ${image.width}/${image.height} disagree with the largest rendition's ${reference.width}x${reference.height}`,
+        `width/height ${image.width}/${image.height} ` +
+          `disagree with the largest rendition's ${reference.width}x${reference.height}`,
       );
     }
   }
@@ -183,7 +186,8 @@ function checkSrcset(
       add(
         'image-srcset-url',
         'srcset',
-        `entry ${i + 1} URL ${item.url} is not the ${key} URL ${typeof entry.url === 'string' ? entry.url : JSON.stringify(entry.url)}`,
+        `entry ${i + 1} URL ${item.url} is not the ${key} URL ` +
+          `${typeof entry.url === 'string' ? entry.url : JSON.stringify(entry.url)}`,
       );
     if (item.width !== entry.width)
       add(

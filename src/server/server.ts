@@ -48,7 +48,8 @@ export function createContentServer(content: Content, options: ServerOptions = {
     const started = performance.now();
     res.on('finish', () => {
       options.log?.(
-        `${req.socket.remoteAddress ?? '-'} ${req.method} ${escapeText(req.url ?? '')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`,
+        `${req.socket.remoteAddress ?? '-'} ${req.method} ${escapeText(req.url ?? '')} ${res.statusCode} ` +
+          `${(performance.now() - started).toFixed(1)}ms`,
       );
     });
     handle(req, res).catch(() => {

@@ -14,7 +14,10 @@ export interface S3Location {
 export interface S3Options {
   /** `--s3-endpoint`: an S3-compatible service's URL (default: AWS, or `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`). */
   endpoint?: string | undefined;
-  /** `--s3-path-style`: `https://host/bucket/key` instead of `https://bucket.host/key` (always on for IP addresses and localhost). */
+  /**
+   * `--s3-path-style`: `https://host/bucket/key` instead of `https://bucket.host/key` (always on
+   * for IP addresses and localhost).
+   */
   pathStyle?: boolean | undefined;
   /** Timeout for connecting, for the answer to start, and for any silence after, in ms (default 10,000). */
   timeoutMs?: number | undefined;

@@ -72,7 +72,8 @@ describe('a baseline', () => {
     });
     const text = await runCli(['check', 'pages', '--baseline', 'ci/baseline.json'], { cwd: dir });
     expect(text.stdout).toContain(
-      'Fixed since the baseline (1), removable from ci/baseline.json:\n  fixed   ../pages/legacy/key.json $.presentation_stage.colour  [unknown-key]\n',
+      'Fixed since the baseline (1), removable from ci/baseline.json:\n' +
+        '  fixed   ../pages/legacy/key.json $.presentation_stage.colour  [unknown-key]\n',
     );
 
     // A baseline that is not there or not one: could not run.

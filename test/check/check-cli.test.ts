@@ -44,56 +44,60 @@ describe('valid pages: no findings', () => {
     );
   });
 
-  it('edge cases: tiny originals, 1 px panoramas, tall images, no srcset on nested images, Wagtail truncation', async () => {
-    const dir = await tempDir();
-    const originals = path.join(dir, 'edge');
-    await writeImage(originals, 'tiny.png', photo(200, 150));
-    await writeImage(originals, 'one.png', photo(1, 1));
-    await writeImage(originals, 'panorama.jpg', photo(10000, 20).jpeg());
-    await writeImage(originals, 'tall.jpg', photo(400, 8000).jpeg());
-    const media = path.join(dir, 'media');
-    const rendered = await renderOriginals([SAMPLES, originals], { outDir: media });
-    const images = Object.fromEntries(
-      rendered.results
-        .filter((r) => r.source.startsWith(originals))
-        .map((r) => [path.basename(r.source).split('.')[0], r.image]),
-    );
-    const page = loadPage('presentation-every-block.json') as any;
-    page.presentation_stage.thumbnail = images.tiny;
-    page.presentation_stage.feature_large_image = images.panorama;
-    page.list_presentation_stage.thumbnail = images.tall;
-    page.presentation_stage.body[3].value.image = images.one;
-    const work = page.presentation_stage.body[4].value.work;
-    work.image = { ...images.panorama, srcset: undefined };
-    work.overlay[0].value.image = { ...images.tall, srcset: undefined };
-    page.presentation_stage.body[9].value.banner.image = { ...images.tiny, srcset: undefined };
-    const file = path.join(dir, 'edge-page.json');
-    await writeFile(file, JSON.stringify(page));
-    const result = await check(file, '--verify-files', media, '--reporter', 'json');
-    expect(findings(result.stdout)).toEqual([]);
-    expect(result.code).toBe(0);
-    expect(images.panorama!.sizes.xs).toMatchObject({ width: 300, height: 1 });
+  it(
+    'edge cases: tiny originals, 1 px panoramas, tall images, no srcset on nested images, ' + 'Wagtail truncation',
+    async () => {
+      const dir = await tempDir();
+      const originals = path.join(dir, 'edge');
+      await writeImage(originals, 'tiny.png', photo(200, 150));
+      await writeImage(originals, 'one.png', photo(1, 1));
+      await writeImage(originals, 'panorama.jpg', photo(10000, 20).jpeg());
+      await writeImage(originals, 'tall.jpg', photo(400, 8000).jpeg());
+      const media = path.join(dir, 'media');
+      const rendered = await renderOriginals([SAMPLES, originals], { outDir: media });
+      const images = Object.fromEntries(
+        rendered.results
+          .filter((r) => r.source.startsWith(originals))
+          .map((r) => [path.basename(r.source).split('.')[0], r.image]),
+      );
+      const page = loadPage('presentation-every-block.json') as any;
+      page.presentation_stage.thumbnail = images.tiny;
+      page.presentation_stage.feature_large_image = images.panorama;
+      page.list_presentation_stage.thumbnail = images.tall;
+      page.presentation_stage.body[3].value.image = images.one;
+      const work = page.presentation_stage.body[4].value.work;
+      work.image = { ...images.panorama, srcset: undefined };
+      work.overlay[0].value.image = { ...images.tall, srcset: undefined };
+      page.presentation_stage.body[9].value.banner.image = { ...images.tiny, srcset: undefined };
+      const file = path.join(dir, 'edge-page.json');
+      await writeFile(file, JSON.stringify(page));
+      const result = await check(file, '--verify-files', media, '--reporter', 'json');
+      expect(findings(result.stdout)).toEqual([]);
+      expect(result.code).toBe(0);
+      expect(images.panorama!.sizes.xs).toMatchObject({ width: 300, height: 1 });
 
-    // Wagtail truncates where libvips rounds: a 1000x333 original gives xs 300x99 there, 300x100 here. Both pass.
-    const truncated = structuredClone(page);
-    const size = (w: number, h: number, n: number) => ({ width: w, height: h, url: `/media/t.max-${n}x${n}.jpg` });
-    truncated.presentation_stage.thumbnail = {
-      width: 1,
-      height: 0.333,
-      alt_text: null,
-      sizes: {
-        xs: size(300, 99, 300),
-        sm: size(600, 199, 600),
-        md: size(1000, 333, 1200),
-        lg: size(1000, 333, 2400),
-        xl: size(1000, 333, 4800),
-      },
-      srcset:
-        '/media/t.max-300x300.jpg 300w, /media/t.max-600x600.jpg 600w, /media/t.max-1200x1200.jpg 1000w, /media/t.max-2400x2400.jpg 1000w, /media/t.max-4800x4800.jpg 1000w',
-    };
-    await writeFile(file, JSON.stringify(truncated));
-    expect(findings((await check(file, '--reporter', 'json')).stdout)).toEqual([]);
-  });
+      // Wagtail truncates where libvips rounds: a 1000x333 original gives xs 300x99 there, 300x100 here. Both pass.
+      const truncated = structuredClone(page);
+      const size = (w: number, h: number, n: number) => ({ width: w, height: h, url: `/media/t.max-${n}x${n}.jpg` });
+      truncated.presentation_stage.thumbnail = {
+        width: 1,
+        height: 0.333,
+        alt_text: null,
+        sizes: {
+          xs: size(300, 99, 300),
+          sm: size(600, 199, 600),
+          md: size(1000, 333, 1200),
+          lg: size(1000, 333, 2400),
+          xl: size(1000, 333, 4800),
+        },
+        srcset:
+          '/media/t.max-300x300.jpg 300w, /media/t.max-600x600.jpg 600w, /media/t.max-1200x1200.jpg 1000w, ' +
+          '/media/t.max-2400x2400.jpg 1000w, /media/t.max-4800x4800.jpg 1000w',
+      };
+      await writeFile(file, JSON.stringify(truncated));
+      expect(findings((await check(file, '--reporter', 'json')).stdout)).toEqual([]);
+    },
+  );
 });
 
 describe('seeded defects: each found at its JSON path', () => {
@@ -230,7 +234,8 @@ describe('targets, reporters and exit codes', () => {
     expect(column).toBeGreaterThan(0);
     expect(oneLine.lastIndexOf('"md":{"width":1200,"height":700') + 1).toBe(column);
     expect(github.stdout.trim()).toBe(
-      `::error file=${file},line=1,col=${column},title=content-api image-aspect::$.presentation_stage.thumbnail.sizes.md: md is 1200x700, not the aspect ratio of 2560x1600`,
+      `::error file=${file},line=1,col=${column},title=content-api image-aspect::` +
+        '$.presentation_stage.thumbnail.sizes.md: md is 1200x700, not the aspect ratio of 2560x1600',
     );
     // Pretty-printed, the line is that of the key "md" in presentation_stage.thumbnail.sizes.
     const pretty = JSON.stringify(variant.page, null, 2);
@@ -267,7 +272,8 @@ describe('targets, reporters and exit codes', () => {
     expect((await check('101')).stderr).toMatch(/Expected --base-url/);
     const unwritable = await check(file, '--output', path.join(dir, 'no-such-folder', 'report.xml'));
     expect(unwritable.stderr).toBe(
-      `error: --output ${path.join(dir, 'no-such-folder', 'report.xml')}: cannot write (no folder ${path.join(dir, 'no-such-folder')})\n`,
+      `error: --output ${path.join(dir, 'no-such-folder', 'report.xml')}: ` +
+        `cannot write (no folder ${path.join(dir, 'no-such-folder')})\n`,
     );
     expect(unwritable.code).toBe(2);
     await mkdir(path.join(dir, 'broken'));

@@ -13,7 +13,10 @@ import { loadVariants } from '../page/variants.js';
 
 const variant = (name: string) => loadVariants().find((v) => v.name === name)!.page;
 
-/** A project folder: pages/srcset.json (image-srcset-present), pages/legacy/key.json (unknown-key), a sub folder to run from. */
+/**
+ * A project folder: pages/srcset.json (image-srcset-present), pages/legacy/key.json (unknown-key), a
+ * sub folder to run from.
+ */
 async function project(config: unknown): Promise<string> {
   const dir = await tempDir();
   await mkdir(path.join(dir, 'pages', 'legacy'), { recursive: true });

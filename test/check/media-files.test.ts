@@ -34,31 +34,36 @@ const findings = (stdout: string) =>
     .sort();
 
 describe('every media URL a page names', () => {
-  it('meta.thumb: the file it names exists, with the size it states; other strings under /media/ exist and are images', async () => {
-    const { media, file } = await mediaAndPage((page) => {
-      const entry = page.presentation_stage.body[11].value.news_entries[0];
-      entry.meta.thumb = { url: '/media/landscapes/storm.max-1200x1200.webp', width: 1200, height: 800 }; // after render --format webp: no such file
-      entry.category.meta.thumb.height = 801; // the file is 1200x800
-      page.legacy_url = '/media/notes.txt'; // a media URL that is not an image
-      page.presentation_stage.thumbnail_caption = '/media/gone.jpg'; // one that is not there
-      page.presentation_stage.subtitle = '/not-media/gone.jpg'; // outside the media prefix: not a media URL
-    });
-    await writeFile(path.join(media, 'notes.txt'), 'plain text, not an image');
-    const result = await runCli(['check', file, '--verify-files', media, '--reporter', 'json']);
-    expect(result.code).toBe(1);
-    expect(findings(result.stdout)).toEqual(
-      [
-        `file-missing $.presentation_stage.thumbnail_caption`,
-        `file-missing ${NEWS}.meta.thumb.url`,
-        `file-size ${NEWS}.category.meta.thumb.url`,
-        `file-unreadable $.legacy_url`,
-      ].sort(),
-    );
-    const messages = JSON.parse(result.stdout).pages[0].problems.map((f: { message: string }) => f.message);
-    expect(messages).toContain(
-      `${path.join(media, 'landscapes/storm.max-1200x1200.jpg')} is 1200x800, the JSON says 1200x801`,
-    );
-  });
+  it(
+    'meta.thumb: the file it names exists, with the size it states; ' +
+      'other strings under /media/ exist and are images',
+    async () => {
+      const { media, file } = await mediaAndPage((page) => {
+        const entry = page.presentation_stage.body[11].value.news_entries[0];
+        // after render --format webp: no such file
+        entry.meta.thumb = { url: '/media/landscapes/storm.max-1200x1200.webp', width: 1200, height: 800 };
+        entry.category.meta.thumb.height = 801; // the file is 1200x800
+        page.legacy_url = '/media/notes.txt'; // a media URL that is not an image
+        page.presentation_stage.thumbnail_caption = '/media/gone.jpg'; // one that is not there
+        page.presentation_stage.subtitle = '/not-media/gone.jpg'; // outside the media prefix: not a media URL
+      });
+      await writeFile(path.join(media, 'notes.txt'), 'plain text, not an image');
+      const result = await runCli(['check', file, '--verify-files', media, '--reporter', 'json']);
+      expect(result.code).toBe(1);
+      expect(findings(result.stdout)).toEqual(
+        [
+          `file-missing $.presentation_stage.thumbnail_caption`,
+          `file-missing ${NEWS}.meta.thumb.url`,
+          `file-size ${NEWS}.category.meta.thumb.url`,
+          `file-unreadable $.legacy_url`,
+        ].sort(),
+      );
+      const messages = JSON.parse(result.stdout).pages[0].problems.map((f: { message: string }) => f.message);
+      expect(messages).toContain(
+        `${path.join(media, 'landscapes/storm.max-1200x1200.jpg')} is 1200x800, the JSON says 1200x801`,
+      );
+    },
+  );
 
   it('the same over HTTP, and a wrong format behind a media URL', async () => {
     const { media, file } = await mediaAndPage((page) => {

@@ -111,7 +111,8 @@ describe('openFileSource', () => {
 
   it('a folder keeps reads inside it', async () => {
     const source = await openFileSource(path.join(media, 'sub'));
-    expect(await probe('/media/../long-header.jpg', source)).toMatchObject({ ok: false, reason: 'missing' }); // the URL's own '..' stops at the root
+    // the URL's own '..' stops at the root
+    expect(await probe('/media/../long-header.jpg', source)).toMatchObject({ ok: false, reason: 'missing' });
     expect(await probe('/media/..%2Flong-header.jpg', source)).toMatchObject({ ok: false, reason: 'outside' });
   });
 });

@@ -112,47 +112,56 @@ describe('content-api render', () => {
     expect(await readdir(out)).toContain('.content-api-manifest.json');
   });
 
-  it('an original named twice (directly and in its folder) is rendered once, not refused as a collision with itself', async () => {
-    const { inDir, out } = await twoOriginals();
-    const result = await runCli([
-      'render',
-      inDir,
-      path.join(inDir, 'wide.jpg'),
-      `./${path.relative(process.cwd(), path.join(inDir, 'wide.jpg'))}`,
-      path.join(inDir, 'sub'),
-      '--out',
-      out,
-      '--json',
-    ]);
-    expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout).results.map((r: { source: string }) => path.relative(inDir, r.source))).toEqual([
-      'sub/Tall One.png',
-      'wide.jpg',
-    ]);
-    expect(JSON.parse(result.stdout).warnings).toEqual([]); // sub/ held an image, found before through in/
-  });
+  it(
+    'an original named twice (directly and in its folder) is rendered once, ' +
+      'not refused as a collision with itself',
+    async () => {
+      const { inDir, out } = await twoOriginals();
+      const result = await runCli([
+        'render',
+        inDir,
+        path.join(inDir, 'wide.jpg'),
+        `./${path.relative(process.cwd(), path.join(inDir, 'wide.jpg'))}`,
+        path.join(inDir, 'sub'),
+        '--out',
+        out,
+        '--json',
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).results.map((r: { source: string }) => path.relative(inDir, r.source))).toEqual([
+        'sub/Tall One.png',
+        'wide.jpg',
+      ]);
+      expect(JSON.parse(result.stdout).warnings).toEqual([]); // sub/ held an image, found before through in/
+    },
+  );
 
-  it('a folder with no images is a warning; a folder inside the output folder, or a file in the way of a dry run, is exit 2', async () => {
-    const { dir, inDir, out } = await twoOriginals();
-    const empty = path.join(dir, 'empty');
-    await writeFile(path.join(dir, 'notes.txt'), 'x');
-    await (await import('node:fs/promises')).mkdir(empty);
-    const none = await runCli(['render', empty, '--out', out]);
-    expect(none.code).toBe(0);
-    expect(none.stderr).toContain(`warning: ${empty}: no images found (files ending in .jpg .jpeg`);
+  it(
+    'a folder with no images is a warning; ' +
+      'a folder inside the output folder, or a file in the way of a dry run, is exit 2',
+    async () => {
+      const { dir, inDir, out } = await twoOriginals();
+      const empty = path.join(dir, 'empty');
+      await writeFile(path.join(dir, 'notes.txt'), 'x');
+      await (await import('node:fs/promises')).mkdir(empty);
+      const none = await runCli(['render', empty, '--out', out]);
+      expect(none.code).toBe(0);
+      expect(none.stderr).toContain(`warning: ${empty}: no images found (files ending in .jpg .jpeg`);
 
-    const inside = await runCli(['render', inDir, '--out', dir]);
-    expect(inside.stderr).toBe(
-      `error: ${inDir}: is inside the output folder ${dir}, whose files are never taken as originals; keep originals elsewhere\n`,
-    );
-    expect(inside.code).toBe(2);
+      const inside = await runCli(['render', inDir, '--out', dir]);
+      expect(inside.stderr).toBe(
+        `error: ${inDir}: is inside the output folder ${dir}, ` +
+          'whose files are never taken as originals; keep originals elsewhere\n',
+      );
+      expect(inside.code).toBe(2);
 
-    const dryRun = await runCli(['render', inDir, '--out', path.join(dir, 'notes.txt'), '--dry-run']);
-    expect(dryRun.stderr).toBe(
-      `error: ${path.join(dir, 'notes.txt')}: output folder is not writable (a file is in the way, not a folder)\n`,
-    );
-    expect(dryRun.code).toBe(2);
-  });
+      const dryRun = await runCli(['render', inDir, '--out', path.join(dir, 'notes.txt'), '--dry-run']);
+      expect(dryRun.stderr).toBe(
+        `error: ${path.join(dir, 'notes.txt')}: output folder is not writable (a file is in the way, not a folder)\n`,
+      );
+      expect(dryRun.code).toBe(2);
+    },
+  );
 
   it('on a terminal, draws a progress line and erases it before the summary; never in a pipe', async () => {
     const { inDir, out } = await twoOriginals();

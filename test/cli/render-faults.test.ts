@@ -211,50 +211,54 @@ describe('interruptions and concurrent runs', () => {
     await expectOnlyWholeFiles(out);
   });
 
-  it('two runs at once rendering different pictures of the same names: each name is rendered by one run, refused by the other', async () => {
-    const dir = await tempDir();
-    for (const [batch, width] of [
-      ['a', 1600],
-      ['b', 1000],
-    ] as const) {
-      await Promise.all(
-        Array.from({ length: 6 }, (_, i) =>
-          writeImage(path.join(dir, batch), `same-${i}.jpg`, photo(width, 800).jpeg()),
+  it(
+    'two runs at once rendering different pictures of the same names: ' +
+      'each name is rendered by one run, refused by the other',
+    async () => {
+      const dir = await tempDir();
+      for (const [batch, width] of [
+        ['a', 1600],
+        ['b', 1000],
+      ] as const) {
+        await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            writeImage(path.join(dir, batch), `same-${i}.jpg`, photo(width, 800).jpeg()),
+          ),
+        );
+      }
+      const out = path.join(dir, 'out');
+      const runs = await Promise.all(
+        ['a', 'b'].map((batch) =>
+          runCli(['render', path.join(dir, batch), '--out', out, '--concurrency', '1', '--json']),
         ),
       );
-    }
-    const out = path.join(dir, 'out');
-    const runs = await Promise.all(
-      ['a', 'b'].map((batch) =>
-        runCli(['render', path.join(dir, batch), '--out', out, '--concurrency', '1', '--json']),
-      ),
-    );
-    const reports = runs.map(
-      (run) =>
-        JSON.parse(run.stdout) as {
-          results: Array<{ source: string }>;
-          failures: Array<{ source: string; code: string; error: string }>;
-        },
-    );
-    for (let i = 0; i < 6; i++) {
-      const name = `same-${i}.jpg`;
-      const rendered = reports.map((report) => report.results.some((r) => path.basename(r.source) === name));
-      const refused = reports.map((report) => report.failures.find((f) => path.basename(f.source) === name));
-      // Exactly one run rendered it; the other refused it as a collision, naming the picture it would overwrite.
-      expect(rendered.filter(Boolean)).toHaveLength(1);
-      const loser = rendered.indexOf(false);
-      expect(refused[loser]?.code).toBe('CONTENT_API_NAME_COLLISION');
-      expect(refused[loser]?.error).toMatch(/would overwrite the renditions of/);
-      // The files are the winner's picture.
-      const width = rendered[0] ? 1600 : 1000;
-      expect((await sharp(path.join(out, `same-${i}.max-300x300.jpg`)).metadata()).width).toBe(300);
-      expect((await sharp(path.join(out, `same-${i}.max-4800x4800.jpg`)).metadata()).width).toBe(width);
-    }
-    const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
-    expect(Object.keys(manifest.entries)).toHaveLength(6);
-    expect((await readdir(out)).filter((name) => name.startsWith('.content-api-claims'))).toEqual([]);
-    await expectOnlyWholeFiles(out);
-  });
+      const reports = runs.map(
+        (run) =>
+          JSON.parse(run.stdout) as {
+            results: Array<{ source: string }>;
+            failures: Array<{ source: string; code: string; error: string }>;
+          },
+      );
+      for (let i = 0; i < 6; i++) {
+        const name = `same-${i}.jpg`;
+        const rendered = reports.map((report) => report.results.some((r) => path.basename(r.source) === name));
+        const refused = reports.map((report) => report.failures.find((f) => path.basename(f.source) === name));
+        // Exactly one run rendered it; the other refused it as a collision, naming the picture it would overwrite.
+        expect(rendered.filter(Boolean)).toHaveLength(1);
+        const loser = rendered.indexOf(false);
+        expect(refused[loser]?.code).toBe('CONTENT_API_NAME_COLLISION');
+        expect(refused[loser]?.error).toMatch(/would overwrite the renditions of/);
+        // The files are the winner's picture.
+        const width = rendered[0] ? 1600 : 1000;
+        expect((await sharp(path.join(out, `same-${i}.max-300x300.jpg`)).metadata()).width).toBe(300);
+        expect((await sharp(path.join(out, `same-${i}.max-4800x4800.jpg`)).metadata()).width).toBe(width);
+      }
+      const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
+      expect(Object.keys(manifest.entries)).toHaveLength(6);
+      expect((await readdir(out)).filter((name) => name.startsWith('.content-api-claims'))).toEqual([]);
+      await expectOnlyWholeFiles(out);
+    },
+  );
 
   it('two runs into one output folder at once keep both runs in the manifest', async () => {
     const dir = await tempDir();

@@ -29,46 +29,58 @@ describe('render in hostile surroundings', () => {
     ]);
   });
 
-  it('files in a folder that are not rendered (SVG, PDF, camera raw) are named in a warning; notes beside originals are not', async () => {
-    const dir = await tempDir();
-    await writeImage(dir, 'in/photo.jpg', photo(400, 300).jpeg());
-    for (const name of ['logo.svg', 'catalogue.pdf', 'IMG_0001.CR2', 'SOURCES.md', 'alt.json'])
-      await writeFile(path.join(dir, 'in', name), 'x');
-    const result = await runCli(['render', path.join(dir, 'in'), '--out', path.join(dir, 'out')]);
-    expect(result.code).toBe(0);
-    const warnings = result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
-    expect(warnings).toEqual([
-      `warning: ${path.join(dir, 'in')}: 3 file(s) not rendered, not an image type render takes (IMG_0001.CR2, catalogue.pdf, logo.svg)`,
-    ]);
-  });
+  it(
+    'files in a folder that are not rendered (SVG, PDF, camera raw) are named in a warning; ' +
+      'notes beside originals are not',
+    async () => {
+      const dir = await tempDir();
+      await writeImage(dir, 'in/photo.jpg', photo(400, 300).jpeg());
+      for (const name of ['logo.svg', 'catalogue.pdf', 'IMG_0001.CR2', 'SOURCES.md', 'alt.json'])
+        await writeFile(path.join(dir, 'in', name), 'x');
+      const result = await runCli(['render', path.join(dir, 'in'), '--out', path.join(dir, 'out')]);
+      expect(result.code).toBe(0);
+      const warnings = result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
+      expect(warnings).toEqual([
+        `warning: ${path.join(dir, 'in')}: 3 file(s) not rendered, ` +
+          'not an image type render takes (IMG_0001.CR2, catalogue.pdf, logo.svg)',
+      ]);
+    },
+  );
 
-  it('an original whose name is legal but too long for its renditions fails alone; the rest is rendered and recorded', async () => {
-    const dir = await tempDir();
-    const long = `${'a'.repeat(240)}.jpg`; // legal here; its renditions' temporary names are not
-    await writeImage(dir, `in/${long}`, photo(400, 300).jpeg());
-    await writeImage(dir, 'in/short.jpg', photo(400, 300).jpeg());
-    const out = path.join(dir, 'out');
-    const result = await runCli(['render', path.join(dir, 'in'), '--out', out, '--json']);
-    expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout);
-    expect(report.results.map((r: { source: string }) => path.basename(r.source))).toEqual(['short.jpg']);
-    expect(report.failures).toHaveLength(1);
-    expect(report.failures[0].error).toMatch(/aaaa\.jpg: cannot write renditions \(ENAMETOOLONG\)$/);
-    expect(Object.keys(JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries)).toEqual([
-      'short.jpg',
-    ]);
-    expect(
-      (await readdir(out)).filter((name) => name.includes('.tmp-') || name.startsWith('.content-api-claims')),
-    ).toEqual([]);
-  });
+  it(
+    'an original whose name is legal but too long for its renditions fails alone; ' +
+      'the rest is rendered and recorded',
+    async () => {
+      const dir = await tempDir();
+      const long = `${'a'.repeat(240)}.jpg`; // legal here; its renditions' temporary names are not
+      await writeImage(dir, `in/${long}`, photo(400, 300).jpeg());
+      await writeImage(dir, 'in/short.jpg', photo(400, 300).jpeg());
+      const out = path.join(dir, 'out');
+      const result = await runCli(['render', path.join(dir, 'in'), '--out', out, '--json']);
+      expect(result.code).toBe(1);
+      const report = JSON.parse(result.stdout);
+      expect(report.results.map((r: { source: string }) => path.basename(r.source))).toEqual(['short.jpg']);
+      expect(report.failures).toHaveLength(1);
+      expect(report.failures[0].error).toMatch(/aaaa\.jpg: cannot write renditions \(ENAMETOOLONG\)$/);
+      expect(Object.keys(JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries)).toEqual([
+        'short.jpg',
+      ]);
+      expect(
+        (await readdir(out)).filter((name) => name.includes('.tmp-') || name.startsWith('.content-api-claims')),
+      ).toEqual([]);
+    },
+  );
 
-  it('an output folder that cannot be made, even where the system loops (/proc): one line, exit 2, at once', async () => {
-    const started = Date.now();
-    const result = await runCli(['render', 'samples/originals/dandelion.jpg', '--out', '/proc/content-api-nope']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toBe('error: /proc/content-api-nope: output folder is not writable (ENOENT)\n');
-    expect(Date.now() - started).toBeLessThan(10_000);
-  });
+  it(
+    'an output folder that cannot be made, even where the system loops (/proc): ' + 'one line, exit 2, at once',
+    async () => {
+      const started = Date.now();
+      const result = await runCli(['render', 'samples/originals/dandelion.jpg', '--out', '/proc/content-api-nope']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe('error: /proc/content-api-nope: output folder is not writable (ENOENT)\n');
+      expect(Date.now() - started).toBeLessThan(10_000);
+    },
+  );
 });
 
 /** A 3 MB tmpfs, where the system lets this process mount one (root on Linux); else the test is skipped. */
@@ -87,39 +99,43 @@ afterAll(() => {
 });
 
 describe.skipIf(tiny === null)('a disk that fills up mid-run', () => {
-  it('the originals that could not be written fail with the reason; the others are recorded; the report is printed; nothing stale is left', async () => {
-    const dir = await tempDir();
-    for (let i = 0; i < 6; i++) {
-      const pixels = Buffer.alloc(1600 * 1200 * 3);
-      for (let p = 0; p < pixels.length; p++) pixels[p] = (p * 2654435761 + i) >>> 24;
-      await writeImage(
-        dir,
-        `in/noisy-${i}.png`,
-        sharp(pixels, { raw: { width: 1600, height: 1200, channels: 3 } }).png(),
-      );
-    }
-    const out = path.join(tiny!, 'out');
-    const result = await runCli(['render', path.join(dir, 'in'), '--out', out, '--json', '--concurrency', '1']);
-    expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout);
-    expect(report.failures.length).toBeGreaterThan(0);
-    for (const failure of report.failures) expect(failure.error).toMatch(/ENOSPC/);
-    expect(report.results.length + report.failures.length).toBe(6);
-    const names = await readdir(out);
-    expect(names.filter((name) => /\.tmp-|\.lock$/.test(name))).toEqual([]);
-    const manifest = names.includes(MANIFEST_FILE)
-      ? JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'))
-      : { entries: {} };
-    // What the manifest records is there, whole; what failed is not recorded.
-    const recorded = Object.values(manifest.entries) as Array<{
-      renditions: Record<string, { path: string; bytes: number }>;
-    }>;
-    for (const entry of recorded) {
-      for (const rendition of Object.values(entry.renditions))
-        expect((await readFile(path.join(out, rendition.path))).length).toBe(rendition.bytes);
-    }
-    expect(recorded.length).toBeLessThanOrEqual(report.results.length);
-  });
+  it(
+    'the originals that could not be written fail with the reason; the others are recorded; the report is printed; ' +
+      'nothing stale is left',
+    async () => {
+      const dir = await tempDir();
+      for (let i = 0; i < 6; i++) {
+        const pixels = Buffer.alloc(1600 * 1200 * 3);
+        for (let p = 0; p < pixels.length; p++) pixels[p] = (p * 2654435761 + i) >>> 24;
+        await writeImage(
+          dir,
+          `in/noisy-${i}.png`,
+          sharp(pixels, { raw: { width: 1600, height: 1200, channels: 3 } }).png(),
+        );
+      }
+      const out = path.join(tiny!, 'out');
+      const result = await runCli(['render', path.join(dir, 'in'), '--out', out, '--json', '--concurrency', '1']);
+      expect(result.code).toBe(1);
+      const report = JSON.parse(result.stdout);
+      expect(report.failures.length).toBeGreaterThan(0);
+      for (const failure of report.failures) expect(failure.error).toMatch(/ENOSPC/);
+      expect(report.results.length + report.failures.length).toBe(6);
+      const names = await readdir(out);
+      expect(names.filter((name) => /\.tmp-|\.lock$/.test(name))).toEqual([]);
+      const manifest = names.includes(MANIFEST_FILE)
+        ? JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'))
+        : { entries: {} };
+      // What the manifest records is there, whole; what failed is not recorded.
+      const recorded = Object.values(manifest.entries) as Array<{
+        renditions: Record<string, { path: string; bytes: number }>;
+      }>;
+      for (const entry of recorded) {
+        for (const rendition of Object.values(entry.renditions))
+          expect((await readFile(path.join(out, rendition.path))).length).toBe(rendition.bytes);
+      }
+      expect(recorded.length).toBeLessThanOrEqual(report.results.length);
+    },
+  );
 });
 
 describe('progress on a terminal', () => {

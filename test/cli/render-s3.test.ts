@@ -66,59 +66,63 @@ async function expectComplete(recordCount: number): Promise<void> {
 }
 
 describe('content-api render to and from a bucket', () => {
-  it('renders a folder into a bucket with serve’s headers; a rerun uploads nothing; a changed original rewrites only its objects', async () => {
-    const dir = await originals();
-    const first = await cli(['render', dir, '--out', out, '--json']);
-    expect(first.stderr).toBe('');
-    expect(first.code).toBe(0);
-    const report = JSON.parse(first.stdout);
-    expect(report.results.map((r: { status: string }) => r.status)).toEqual([
-      'rendered',
-      'rendered',
-      'rendered',
-      'rendered',
-    ]);
-    expect(report.results[0].files[0]).toMatch(new RegExp(`^s3://media/${prefix}`));
-    const objects = await s3.objects('media', prefix);
-    expect(renditionKeys(objects)).toContain(`${prefix}old-works/evening-light.max-300x300.png`);
-    expect(renditionKeys(objects)).toHaveLength(20);
-    expect(await s3.head('media', `${prefix}photo-0.max-600x600.jpg`)).toMatchObject({
-      contentType: 'image/jpeg',
-      cacheControl: 'public, max-age=31536000',
-    });
-    expect(await s3.head('media', `${prefix}old-works/evening-light.max-300x300.png`)).toMatchObject({
-      contentType: 'image/png',
-    });
-    await expectComplete(4);
+  it(
+    'renders a folder into a bucket with serve’s headers; a rerun uploads nothing; ' +
+      'a changed original rewrites only its objects',
+    async () => {
+      const dir = await originals();
+      const first = await cli(['render', dir, '--out', out, '--json']);
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(0);
+      const report = JSON.parse(first.stdout);
+      expect(report.results.map((r: { status: string }) => r.status)).toEqual([
+        'rendered',
+        'rendered',
+        'rendered',
+        'rendered',
+      ]);
+      expect(report.results[0].files[0]).toMatch(new RegExp(`^s3://media/${prefix}`));
+      const objects = await s3.objects('media', prefix);
+      expect(renditionKeys(objects)).toContain(`${prefix}old-works/evening-light.max-300x300.png`);
+      expect(renditionKeys(objects)).toHaveLength(20);
+      expect(await s3.head('media', `${prefix}photo-0.max-600x600.jpg`)).toMatchObject({
+        contentType: 'image/jpeg',
+        cacheControl: 'public, max-age=31536000',
+      });
+      expect(await s3.head('media', `${prefix}old-works/evening-light.max-300x300.png`)).toMatchObject({
+        contentType: 'image/png',
+      });
+      await expectComplete(4);
 
-    await s3.sync();
-    const putsBefore = s3.puts.length;
-    const again = await cli(['render', dir, '--out', out, '--json']);
-    expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout).results.every((r: { status: string }) => r.status === 'skipped')).toBe(true);
-    await s3.sync();
-    expect(s3.puts.length).toBe(putsBefore);
+      await s3.sync();
+      const putsBefore = s3.puts.length;
+      const again = await cli(['render', dir, '--out', out, '--json']);
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.stdout).results.every((r: { status: string }) => r.status === 'skipped')).toBe(true);
+      await s3.sync();
+      expect(s3.puts.length).toBe(putsBefore);
 
-    await writeImage(dir, 'photo-1.jpg', photo(1300, 500).jpeg());
-    const changed = await cli(['render', dir, '--out', out, '--json']);
-    expect(changed.code).toBe(0);
-    const statuses = Object.fromEntries(
-      JSON.parse(changed.stdout).results.map((r: { source: string; status: string }) => [
-        path.basename(r.source),
-        r.status,
-      ]),
-    );
-    expect(statuses).toMatchObject({ 'photo-0.jpg': 'skipped', 'photo-1.jpg': 'rendered', 'photo-2.jpg': 'skipped' });
-    await s3.sync();
-    const rewritten = s3.puts.slice(putsBefore);
-    expect(rewritten.sort()).toEqual([
-      `media/${prefix}.content-api-manifest/photo-1.jpg.json`,
-      ...['1200x1200', '2400x2400', '300x300', '4800x4800', '600x600'].map(
-        (box) => `media/${prefix}photo-1.max-${box}.jpg`,
-      ),
-    ]);
-    await expectComplete(4);
-  });
+      await writeImage(dir, 'photo-1.jpg', photo(1300, 500).jpeg());
+      const changed = await cli(['render', dir, '--out', out, '--json']);
+      expect(changed.code).toBe(0);
+      const statuses = Object.fromEntries(
+        JSON.parse(changed.stdout).results.map((r: { source: string; status: string }) => [
+          path.basename(r.source),
+          r.status,
+        ]),
+      );
+      expect(statuses).toMatchObject({ 'photo-0.jpg': 'skipped', 'photo-1.jpg': 'rendered', 'photo-2.jpg': 'skipped' });
+      await s3.sync();
+      const rewritten = s3.puts.slice(putsBefore);
+      expect(rewritten.sort()).toEqual([
+        `media/${prefix}.content-api-manifest/photo-1.jpg.json`,
+        ...['1200x1200', '2400x2400', '300x300', '4800x4800', '600x600'].map(
+          (box) => `media/${prefix}photo-1.max-${box}.jpg`,
+        ),
+      ]);
+      await expectComplete(4);
+    },
+  );
 
   it('removes the objects of an earlier rendering when an original changes format, and its record', async () => {
     const dir = await tempDir();
@@ -147,168 +151,184 @@ describe('content-api render to and from a bucket', () => {
     expect((await sharp(await s3.get('media', `${prefix}lake.max-300x300.jpg`)).metadata()).width).toBe(225);
   });
 
-  it('renders originals from a bucket, into a bucket or a folder; an unchanged object is skipped, a replaced one rendered again', async () => {
-    const source = `src-${bucketRun}/2026/`;
-    await s3.put('originals', `${source}a.jpg`, await photo(700, 500).jpeg().toBuffer());
-    await s3.put('originals', `${source}deep/b.png`, await photo(300, 900).png().toBuffer());
-    await s3.put('originals', `${source}notes.txt`, Buffer.from('not an image'));
-    await s3.put('originals', `empty-${bucketRun}/nothing.jpg`, Buffer.alloc(0));
-    await s3.put('originals', `${source}scan.tif`, await photo(2000, 1500).tiff().toBuffer());
-    const first = await cli(['render', `s3://originals/${source}`, '--out', out, '--json']);
-    expect(first.stderr).toBe('');
-    expect(JSON.parse(first.stdout).results.map((r: { source: string }) => r.source)).toEqual([
-      `s3://originals/${source}a.jpg`,
-      `s3://originals/${source}deep/b.png`,
-      `s3://originals/${source}scan.tif`,
-    ]);
-    await expectComplete(3);
+  it(
+    'renders originals from a bucket, into a bucket or a folder; ' +
+      'an unchanged object is skipped, a replaced one rendered again',
+    async () => {
+      const source = `src-${bucketRun}/2026/`;
+      await s3.put('originals', `${source}a.jpg`, await photo(700, 500).jpeg().toBuffer());
+      await s3.put('originals', `${source}deep/b.png`, await photo(300, 900).png().toBuffer());
+      await s3.put('originals', `${source}notes.txt`, Buffer.from('not an image'));
+      await s3.put('originals', `empty-${bucketRun}/nothing.jpg`, Buffer.alloc(0));
+      await s3.put('originals', `${source}scan.tif`, await photo(2000, 1500).tiff().toBuffer());
+      const first = await cli(['render', `s3://originals/${source}`, '--out', out, '--json']);
+      expect(first.stderr).toBe('');
+      expect(JSON.parse(first.stdout).results.map((r: { source: string }) => r.source)).toEqual([
+        `s3://originals/${source}a.jpg`,
+        `s3://originals/${source}deep/b.png`,
+        `s3://originals/${source}scan.tif`,
+      ]);
+      await expectComplete(3);
 
-    const empty = await cli(['render', `s3://originals/empty-${bucketRun}/`, '--out', out]);
-    expect(empty.code).toBe(1);
-    expect(empty.stderr).toMatch(
-      new RegExp(`failed: s3://originals/empty-${bucketRun}/nothing\\.jpg: object is empty`),
-    );
-
-    const local = await tempDir();
-    const toFolder = await cli(['render', `s3://originals/${source}`, '--out', local, '--json']);
-    expect(toFolder.code).toBe(0);
-    const meta = await sharp(path.join(local, 'deep/b.max-600x600.png')).metadata();
-    expect([meta.width, meta.height]).toEqual([200, 600]);
-
-    // A rerun over the unchanged bucket lists it and reads no original, not even a header.
-    await s3.sync();
-    const before = s3.requests.length;
-    const unchanged = await cli(['render', `s3://originals/${source}`, '--out', out, '--json']);
-    expect(JSON.parse(unchanged.stdout).results.map((r: { status: string }) => r.status)).toEqual([
-      'skipped',
-      'skipped',
-      'skipped',
-    ]);
-    await s3.sync();
-    expect(s3.requests.slice(before).filter((line) => line.startsWith(`GET /originals/${source}`))).toEqual([]);
-
-    await s3.put('originals', `${source}a.jpg`, await photo(710, 500).jpeg().toBuffer());
-    const again = await cli(['render', `s3://originals/${source}`, '--out', out, '--json']);
-    const statuses = JSON.parse(again.stdout).results.map((r: { status: string }) => r.status);
-    expect(statuses).toEqual(['rendered', 'skipped', 'skipped']);
-    expect(JSON.parse(again.stdout).results[0].image.sizes.xs).toMatchObject({ width: 300, height: 211 });
-  });
-
-  it('a run killed with SIGKILL mid-batch leaves nothing a rerun trusts wrongly: the rerun completes every original', async () => {
-    const dir = await tempDir();
-    for (let i = 0; i < 8; i++) await writeImage(dir, `big-${i}.jpg`, photo(3000 + i, 2000).jpeg());
-    const putsBefore = s3.puts.length;
-    const { child, done } = startCli(['render', dir, '--out', out, '--concurrency', '1'], { env: s3.env });
-    while (s3.puts.length < putsBefore + 8) await new Promise((resolve) => setTimeout(resolve, 20));
-    child.kill('SIGKILL');
-    expect((await done).signal).toBe('SIGKILL');
-    const partial = records(await s3.objects('media', prefix)).length;
-    expect(partial).toBeLessThan(8);
-
-    const rerun = await cli(['render', dir, '--out', out, '--json']);
-    expect(rerun.code).toBe(0);
-    const statuses = JSON.parse(rerun.stdout).results.map((r: { status: string }) => r.status);
-    expect(statuses.filter((s: string) => s === 'skipped')).toHaveLength(partial);
-    await expectComplete(8);
-  });
-
-  it('render --page writes renditions to a bucket; check --verify-files reads them there, and finds a resized and a deleted one', async () => {
-    const dir = await tempDir();
-    await mkdir(path.join(dir, 'originals/landscapes'), { recursive: true });
-    for (const name of [
-      'dandelion.jpg',
-      'ladybird.jpg',
-      'marigold.png',
-      'raindrops.webp',
-      'Yellow Flower.jpg',
-      'landscapes/dune.jpg',
-      'landscapes/storm.jpg',
-    ]) {
-      await copyFile(path.join('samples/originals', name), path.join(dir, 'originals', name));
-    }
-    const page = path.join(dir, 'page.json');
-    const run = await cli([
-      'render',
-      '--page',
-      'samples/content/pages/101.json',
-      '--originals',
-      path.join(dir, 'originals'),
-      '--out',
-      out,
-      '--write-page',
-      page,
-    ]);
-    expect(run.stderr).toMatch(/rendered/);
-    expect(run.code).toBe(0);
-    const objects = await s3.objects('media', prefix);
-    expect(renditionKeys(objects)).toContain(`${prefix}dandelion.max-4800x4800.jpg`);
-    expect(renditionKeys(objects)).toContain(`${prefix}landscapes/storm.max-300x300.jpg`);
-    const written = JSON.parse(await readFile(page, 'utf8'));
-    expect(JSON.stringify(written)).toContain('/media/dandelion.max-300x300.jpg');
-    await expectComplete(records(objects).length);
-
-    // A second run without --originals finds the originals the bucket's records name: all up to date.
-    const again = await cli(['render', '--page', 'samples/content/pages/101.json', '--out', out, '--json']);
-    expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout).results.every((r: { status: string }) => r.status === 'skipped')).toBe(true);
-
-    // check --verify-files reads the bucket (ranged GETs): all good; then a resized and a deleted object are found.
-    const good = await cli(['check', page, '--base-url', 'http://127.0.0.1:8000', '--verify-files', out]);
-    expect(good.stdout + good.stderr).not.toMatch(/file-/);
-    expect(good.stdout).toMatch(/30 files probed/);
-    expect(good.code).toBe(0);
-    await s3.put('media', `${prefix}dandelion.max-600x600.jpg`, await photo(500, 400).jpeg().toBuffer());
-    await s3.remove('media', `${prefix}landscapes/storm.max-300x300.jpg`);
-    const bad = await cli([
-      'check',
-      page,
-      '--base-url',
-      'http://127.0.0.1:8000',
-      '--verify-files',
-      out,
-      '--reporter',
-      'json-lines',
-    ]);
-    expect(bad.code).toBe(1);
-    const findings = bad.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line))
-      .flatMap((record) => record.problems ?? []);
-    expect(
-      findings.filter((f: { rule: string }) => f.rule === 'file-size').map((f: { message: string }) => f.message),
-    ).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(new RegExp(`^s3://media/${prefix}dandelion\\.max-600x600\\.jpg is 500x400`)),
-      ]),
-    );
-    expect(
-      findings.filter((f: { rule: string }) => f.rule === 'file-missing').map((f: { message: string }) => f.message),
-    ).toEqual(expect.arrayContaining([`s3://media/${prefix}landscapes/storm.max-300x300.jpg does not exist`]));
-  });
-
-  it('an endpoint that keeps answering 503 SlowDown is retried with backoff, then exit 2 naming it throttled', async () => {
-    let requests = 0;
-    const server = createServer((_request, response) => {
-      requests++;
-      response.writeHead(503, { 'content-type': 'application/xml' });
-      response.end(
-        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>',
+      const empty = await cli(['render', `s3://originals/empty-${bucketRun}/`, '--out', out]);
+      expect(empty.code).toBe(1);
+      expect(empty.stderr).toMatch(
+        new RegExp(`failed: s3://originals/empty-${bucketRun}/nothing\\.jpg: object is empty`),
       );
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = server.address() as AddressInfo;
-      const result = await cli(['render', 'samples/originals', '--out', 's3://media/throttled/'], {
-        AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+
+      const local = await tempDir();
+      const toFolder = await cli(['render', `s3://originals/${source}`, '--out', local, '--json']);
+      expect(toFolder.code).toBe(0);
+      const meta = await sharp(path.join(local, 'deep/b.max-600x600.png')).metadata();
+      expect([meta.width, meta.height]).toEqual([200, 600]);
+
+      // A rerun over the unchanged bucket lists it and reads no original, not even a header.
+      await s3.sync();
+      const before = s3.requests.length;
+      const unchanged = await cli(['render', `s3://originals/${source}`, '--out', out, '--json']);
+      expect(JSON.parse(unchanged.stdout).results.map((r: { status: string }) => r.status)).toEqual([
+        'skipped',
+        'skipped',
+        'skipped',
+      ]);
+      await s3.sync();
+      expect(s3.requests.slice(before).filter((line) => line.startsWith(`GET /originals/${source}`))).toEqual([]);
+
+      await s3.put('originals', `${source}a.jpg`, await photo(710, 500).jpeg().toBuffer());
+      const again = await cli(['render', `s3://originals/${source}`, '--out', out, '--json']);
+      const statuses = JSON.parse(again.stdout).results.map((r: { status: string }) => r.status);
+      expect(statuses).toEqual(['rendered', 'skipped', 'skipped']);
+      expect(JSON.parse(again.stdout).results[0].image.sizes.xs).toMatchObject({ width: 300, height: 211 });
+    },
+  );
+
+  it(
+    'a run killed with SIGKILL mid-batch leaves nothing a rerun trusts wrongly: ' +
+      'the rerun completes every original',
+    async () => {
+      const dir = await tempDir();
+      for (let i = 0; i < 8; i++) await writeImage(dir, `big-${i}.jpg`, photo(3000 + i, 2000).jpeg());
+      const putsBefore = s3.puts.length;
+      const { child, done } = startCli(['render', dir, '--out', out, '--concurrency', '1'], { env: s3.env });
+      while (s3.puts.length < putsBefore + 8) await new Promise((resolve) => setTimeout(resolve, 20));
+      child.kill('SIGKILL');
+      expect((await done).signal).toBe('SIGKILL');
+      const partial = records(await s3.objects('media', prefix)).length;
+      expect(partial).toBeLessThan(8);
+
+      const rerun = await cli(['render', dir, '--out', out, '--json']);
+      expect(rerun.code).toBe(0);
+      const statuses = JSON.parse(rerun.stdout).results.map((r: { status: string }) => r.status);
+      expect(statuses.filter((s: string) => s === 'skipped')).toHaveLength(partial);
+      await expectComplete(8);
+    },
+  );
+
+  it(
+    'render --page writes renditions to a bucket; ' +
+      'check --verify-files reads them there, and finds a resized and a deleted one',
+    async () => {
+      const dir = await tempDir();
+      await mkdir(path.join(dir, 'originals/landscapes'), { recursive: true });
+      for (const name of [
+        'dandelion.jpg',
+        'ladybird.jpg',
+        'marigold.png',
+        'raindrops.webp',
+        'Yellow Flower.jpg',
+        'landscapes/dune.jpg',
+        'landscapes/storm.jpg',
+      ]) {
+        await copyFile(path.join('samples/originals', name), path.join(dir, 'originals', name));
+      }
+      const page = path.join(dir, 'page.json');
+      const run = await cli([
+        'render',
+        '--page',
+        'samples/content/pages/101.json',
+        '--originals',
+        path.join(dir, 'originals'),
+        '--out',
+        out,
+        '--write-page',
+        page,
+      ]);
+      expect(run.stderr).toMatch(/rendered/);
+      expect(run.code).toBe(0);
+      const objects = await s3.objects('media', prefix);
+      expect(renditionKeys(objects)).toContain(`${prefix}dandelion.max-4800x4800.jpg`);
+      expect(renditionKeys(objects)).toContain(`${prefix}landscapes/storm.max-300x300.jpg`);
+      const written = JSON.parse(await readFile(page, 'utf8'));
+      expect(JSON.stringify(written)).toContain('/media/dandelion.max-300x300.jpg');
+      await expectComplete(records(objects).length);
+
+      // A second run without --originals finds the originals the bucket's records name: all up to date.
+      const again = await cli(['render', '--page', 'samples/content/pages/101.json', '--out', out, '--json']);
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.stdout).results.every((r: { status: string }) => r.status === 'skipped')).toBe(true);
+
+      // check --verify-files reads the bucket (ranged GETs): all good; then a resized and a deleted object are found.
+      const good = await cli(['check', page, '--base-url', 'http://127.0.0.1:8000', '--verify-files', out]);
+      expect(good.stdout + good.stderr).not.toMatch(/file-/);
+      expect(good.stdout).toMatch(/30 files probed/);
+      expect(good.code).toBe(0);
+      await s3.put('media', `${prefix}dandelion.max-600x600.jpg`, await photo(500, 400).jpeg().toBuffer());
+      await s3.remove('media', `${prefix}landscapes/storm.max-300x300.jpg`);
+      const bad = await cli([
+        'check',
+        page,
+        '--base-url',
+        'http://127.0.0.1:8000',
+        '--verify-files',
+        out,
+        '--reporter',
+        'json-lines',
+      ]);
+      expect(bad.code).toBe(1);
+      const findings = bad.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .flatMap((record) => record.problems ?? []);
+      expect(
+        findings.filter((f: { rule: string }) => f.rule === 'file-size').map((f: { message: string }) => f.message),
+      ).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(new RegExp(`^s3://media/${prefix}dandelion\\.max-600x600\\.jpg is 500x400`)),
+        ]),
+      );
+      expect(
+        findings.filter((f: { rule: string }) => f.rule === 'file-missing').map((f: { message: string }) => f.message),
+      ).toEqual(expect.arrayContaining([`s3://media/${prefix}landscapes/storm.max-300x300.jpg does not exist`]));
+    },
+  );
+
+  it(
+    'an endpoint that keeps answering 503 SlowDown is retried with backoff, ' + 'then exit 2 naming it throttled',
+    async () => {
+      let requests = 0;
+      const server = createServer((_request, response) => {
+        requests++;
+        response.writeHead(503, { 'content-type': 'application/xml' });
+        response.end(
+          '<?xml version="1.0" encoding="UTF-8"?>' +
+            '<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>',
+        );
       });
-      expect(result.code).toBe(2);
-      expect(result.stderr).toBe('error: s3://media/throttled/: throttled after 4 attempts\n');
-      expect(requests).toBe(4);
-    } finally {
-      server.close();
-    }
-  });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = server.address() as AddressInfo;
+        const result = await cli(['render', 'samples/originals', '--out', 's3://media/throttled/'], {
+          AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+        });
+        expect(result.code).toBe(2);
+        expect(result.stderr).toBe('error: s3://media/throttled/: throttled after 4 attempts\n');
+        expect(requests).toBe(4);
+      } finally {
+        server.close();
+      }
+    },
+  );
 
   it('an endpoint that accepts connections and never answers is cut at --timeout, retried, then exit 2', async () => {
     const sockets = new Set<import('node:net').Socket>();

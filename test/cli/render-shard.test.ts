@@ -20,36 +20,39 @@ async function files(dir: string): Promise<Map<string, Buffer>> {
 }
 
 describe('content-api render --shard', () => {
-  it('shards 0/3, 1/3 and 2/3, run separately, equal one render of the whole batch: same files, same manifest', async () => {
-    const dir = await tempDir();
-    const input = path.join(dir, 'in');
-    for (let i = 0; i < 9; i++)
-      await writeImage(
-        input,
-        `${i % 3 ? 'a' : 'b/deep'}/photo-${i}.${i % 4 ? 'jpg' : 'png'}`,
-        i % 4 ? photo(500 + i, 400).jpeg() : photo(400, 300 + i).png(),
-      );
-    const whole = path.join(dir, 'whole');
-    const sharded = path.join(dir, 'sharded');
-    expect((await runCli(['render', input, '--out', whole])).code).toBe(0);
-    const counts: number[] = [];
-    for (let index = 0; index < 3; index++) {
-      const run = await runCli(['render', input, '--out', sharded, '--shard', `${index}/3`, '--json']);
-      expect(run.code).toBe(0);
-      counts.push(JSON.parse(run.stdout).results.length);
-    }
-    expect(counts.reduce((a, b) => a + b)).toBe(9);
-    expect(counts.filter((count) => count > 0).length).toBeGreaterThan(1); // a real partition, not all in one shard
-    const [a, b] = [await files(whole), await files(sharded)];
-    expect([...b.keys()]).toEqual([...a.keys()]);
-    for (const [name, bytes] of a) expect(b.get(name)!.equals(bytes), name).toBe(true);
-    // Byte for byte (sources are relative to the output folder; both sit beside the input), but
-    // for the stamps: a file's stamp is recorded only once it is old enough not to be racily
-    // clean, and the later runs may see the originals old enough where the first did not.
-    const manifest = async (out: string) =>
-      (await readFile(path.join(out, MANIFEST_FILE), 'utf8')).replace(/\n *"stamp": \{[^}]*\},/g, '');
-    expect(await manifest(sharded)).toBe(await manifest(whole));
-  });
+  it(
+    'shards 0/3, 1/3 and 2/3, run separately, equal one render of the whole batch: ' + 'same files, same manifest',
+    async () => {
+      const dir = await tempDir();
+      const input = path.join(dir, 'in');
+      for (let i = 0; i < 9; i++)
+        await writeImage(
+          input,
+          `${i % 3 ? 'a' : 'b/deep'}/photo-${i}.${i % 4 ? 'jpg' : 'png'}`,
+          i % 4 ? photo(500 + i, 400).jpeg() : photo(400, 300 + i).png(),
+        );
+      const whole = path.join(dir, 'whole');
+      const sharded = path.join(dir, 'sharded');
+      expect((await runCli(['render', input, '--out', whole])).code).toBe(0);
+      const counts: number[] = [];
+      for (let index = 0; index < 3; index++) {
+        const run = await runCli(['render', input, '--out', sharded, '--shard', `${index}/3`, '--json']);
+        expect(run.code).toBe(0);
+        counts.push(JSON.parse(run.stdout).results.length);
+      }
+      expect(counts.reduce((a, b) => a + b)).toBe(9);
+      expect(counts.filter((count) => count > 0).length).toBeGreaterThan(1); // a real partition, not all in one shard
+      const [a, b] = [await files(whole), await files(sharded)];
+      expect([...b.keys()]).toEqual([...a.keys()]);
+      for (const [name, bytes] of a) expect(b.get(name)!.equals(bytes), name).toBe(true);
+      // Byte for byte (sources are relative to the output folder; both sit beside the input), but
+      // for the stamps: a file's stamp is recorded only once it is old enough not to be racily
+      // clean, and the later runs may see the originals old enough where the first did not.
+      const manifest = async (out: string) =>
+        (await readFile(path.join(out, MANIFEST_FILE), 'utf8')).replace(/\n *"stamp": \{[^}]*\},/g, '');
+      expect(await manifest(sharded)).toBe(await manifest(whole));
+    },
+  );
 
   it('auto/n takes the index from JOB_COMPLETION_INDEX (Kubernetes) or AWS_BATCH_JOB_ARRAY_INDEX', () => {
     expect(parseShard('auto/16', { JOB_COMPLETION_INDEX: '3' })).toEqual({ index: 3, count: 16 });

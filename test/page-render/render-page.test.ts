@@ -63,12 +63,16 @@ async function renderPage(args: string[], input?: string) {
   return { ...result, report, dir, out, written };
 }
 
-/** The page passes check --verify-files, but for `thumbs`: the meta.thumb URLs that render leaves as they were (it rewrites only Images). */
+/**
+ * The page passes check --verify-files, but for `thumbs`: the meta.thumb URLs that render leaves as
+ * they were (it rewrites only Images).
+ */
 async function checkFiles(page: string, media: string, thumbs?: 'file-missing' | 'file-unreadable') {
   const result = await runCli(['check', page, '--verify-files', media, '--reporter', 'json']);
   const report = JSON.parse(result.stdout);
   expect(report.images).toBe(18);
-  expect(report.files.probed).toBe(thumbs ? 31 : 30); // 30 renditions, and the file meta.thumb names when it is not one of them
+  // 30 renditions, and the file meta.thumb names when it is not one of them
+  expect(report.files.probed).toBe(thumbs ? 31 : 30);
   const found = report.pages[0].problems.map((p: { rule: string; path: string }) => `${p.rule} ${p.path}`);
   const news = '$.presentation_stage.body[11].value.news_entries[0]';
   expect(found).toEqual(
@@ -92,7 +96,10 @@ function withoutRenditions(text: string): string {
   return masked;
 }
 
-/** A static file server on loopback over `roots` (the first that has the file wins), for media the sample content lacks. */
+/**
+ * A static file server on loopback over `roots` (the first that has the file wins), for media the
+ * sample content lacks.
+ */
 async function serveFiles(
   ...roots: string[]
 ): Promise<{ base: string; requests: string[]; close: () => Promise<void> }> {
@@ -122,73 +129,86 @@ async function page101File(edit: (text: string) => string): Promise<string> {
 }
 
 describe('content-api render --page', () => {
-  it('without originals: downloads each source’s largest rendition once, renders each source once, and the written page passes check --verify-files', async () => {
-    const run = await renderPage(['--page', '101', '--base-url', base]);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.report.failures).toEqual([]);
-    expect(run.report.results.map((r) => r.source).sort()).toEqual(
-      SOURCES.map(
-        (s) => `${base}/media/${s}.max-4800x4800.${s === 'marigold' ? 'png' : s === 'raindrops' ? 'webp' : 'jpg'}`,
-      ),
-    );
-    expect(run.report.results.every((r) => r.origin === 'rendition' && r.status === 'rendered')).toBe(true);
-    // 18 Images, each in exactly one result: images that share a source are rendered together.
-    const paths = run.report.results.flatMap((r) => r.paths);
-    expect(new Set(paths).size).toBe(18);
-    expect(run.report.results.find((r) => r.source.includes('raindrops'))!.paths).toEqual([
-      '$.presentation_stage.body[4].value.work.overlay[0].value.image',
-      '$.presentation_stage.body[5].value.works[0].overlay[0].value.image',
-      '$.presentation_stage.body[5].value.works[1].overlay[0].value.image',
-      '$.presentation_stage.body[10].value.articles[0].contents_image',
-      '$.presentation_stage.body[12].value.large_presentations.presentations[0].list_presentation_stage.thumbnail',
-    ]);
-    expect(mediaRequests().sort()).toEqual(run.report.results.map((r) => new URL(r.source).pathname).sort());
-    expect(run.stderr).toMatch(
-      /warning: \$\.presentation_stage\.body\[9\]\.value\.banner\.image and 2 more \('landscapes\/storm'\): no original found, rendered from http:\/\/127\.0\.0\.1:\d+\/media\/landscapes\/storm\.max-4800x4800\.jpg \(1920x1280\); the renditions are no sharper than it/,
-    );
-    expect(run.report.written).toBe(run.written);
-    // Only sizes and srcset may differ from the page as served.
-    expect(withoutRenditions(await readFile(run.written, 'utf8'))).toBe(withoutRenditions(await page101()));
-    await checkFiles(run.written, run.out);
+  it(
+    'without originals: downloads each source’s largest rendition once, renders each source once, ' +
+      'and the written page passes check --verify-files',
+    async () => {
+      const run = await renderPage(['--page', '101', '--base-url', base]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.report.failures).toEqual([]);
+      expect(run.report.results.map((r) => r.source).sort()).toEqual(
+        SOURCES.map(
+          (s) => `${base}/media/${s}.max-4800x4800.${s === 'marigold' ? 'png' : s === 'raindrops' ? 'webp' : 'jpg'}`,
+        ),
+      );
+      expect(run.report.results.every((r) => r.origin === 'rendition' && r.status === 'rendered')).toBe(true);
+      // 18 Images, each in exactly one result: images that share a source are rendered together.
+      const paths = run.report.results.flatMap((r) => r.paths);
+      expect(new Set(paths).size).toBe(18);
+      expect(run.report.results.find((r) => r.source.includes('raindrops'))!.paths).toEqual([
+        '$.presentation_stage.body[4].value.work.overlay[0].value.image',
+        '$.presentation_stage.body[5].value.works[0].overlay[0].value.image',
+        '$.presentation_stage.body[5].value.works[1].overlay[0].value.image',
+        '$.presentation_stage.body[10].value.articles[0].contents_image',
+        '$.presentation_stage.body[12].value.large_presentations.presentations[0].list_presentation_stage.thumbnail',
+      ]);
+      expect(mediaRequests().sort()).toEqual(run.report.results.map((r) => new URL(r.source).pathname).sort());
+      expect(run.stderr).toMatch(
+        new RegExp(
+          /warning: \$\.presentation_stage\.body\[9\]\.value\.banner\.image and 2 more /.source +
+            /\('landscapes\/storm'\): no original found, /.source +
+            /rendered from http:\/\/127\.0\.0\.1:\d+\/media\/landscapes\/storm\.max-4800x4800\.jpg /.source +
+            /\(1920x1280\); the renditions are no sharper than it/.source,
+        ),
+      );
+      expect(run.report.written).toBe(run.written);
+      // Only sizes and srcset may differ from the page as served.
+      expect(withoutRenditions(await readFile(run.written, 'utf8'))).toBe(withoutRenditions(await page101()));
+      await checkFiles(run.written, run.out);
 
-    // Again into the same folder: the same bytes downloaded, so every source is up to date.
-    const again = await runCli(['render', '--page', '101', '--base-url', base, '--out', run.out, '--json']);
-    expect(again.code, again.stderr).toBe(0);
-    expect((JSON.parse(again.stdout) as Report).results.map((r) => [r.origin, r.status])).toEqual(
-      Array(6).fill(['rendition', 'skipped']),
-    );
-  });
+      // Again into the same folder: the same bytes downloaded, so every source is up to date.
+      const again = await runCli(['render', '--page', '101', '--base-url', base, '--out', run.out, '--json']);
+      expect(again.code, again.stderr).toBe(0);
+      expect((JSON.parse(again.stdout) as Report).results.map((r) => [r.origin, r.status])).toEqual(
+        Array(6).fill(['rendition', 'skipped']),
+      );
+    },
+  );
 
-  it('with --originals: every image from its original, matched by name below the folder; no download; a second run finds everything up to date', async () => {
-    const first = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS]);
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.report.results.map((r) => [r.origin, path.relative(ORIGINALS, r.source)]).sort()).toEqual([
-      ['original', 'dandelion.jpg'],
-      ['original', 'ladybird.jpg'],
-      ['original', 'landscapes/dune.jpg'],
-      ['original', 'landscapes/storm.jpg'],
-      ['original', 'marigold.png'],
-      ['original', 'raindrops.webp'],
-    ]);
-    expect(mediaRequests()).toEqual([]);
-    expect(first.report.warnings).toEqual([]);
-    await checkFiles(first.written, first.out);
+  it(
+    'with --originals: every image from its original, matched by name below the folder; no download; ' +
+      'a second run finds everything up to date',
+    async () => {
+      const first = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS]);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.report.results.map((r) => [r.origin, path.relative(ORIGINALS, r.source)]).sort()).toEqual([
+        ['original', 'dandelion.jpg'],
+        ['original', 'ladybird.jpg'],
+        ['original', 'landscapes/dune.jpg'],
+        ['original', 'landscapes/storm.jpg'],
+        ['original', 'marigold.png'],
+        ['original', 'raindrops.webp'],
+      ]);
+      expect(mediaRequests()).toEqual([]);
+      expect(first.report.warnings).toEqual([]);
+      await checkFiles(first.written, first.out);
 
-    const again = await runCli([
-      'render',
-      '--page',
-      '101',
-      '--base-url',
-      base,
-      '--originals',
-      ORIGINALS,
-      '--out',
-      first.out,
-      '--json',
-    ]);
-    expect(again.code).toBe(0);
-    expect((JSON.parse(again.stdout) as Report).results.map((r) => r.status)).toEqual(Array(6).fill('skipped'));
-  });
+      const again = await runCli([
+        'render',
+        '--page',
+        '101',
+        '--base-url',
+        base,
+        '--originals',
+        ORIGINALS,
+        '--out',
+        first.out,
+        '--json',
+      ]);
+      expect(again.code).toBe(0);
+      expect((JSON.parse(again.stdout) as Report).results.map((r) => r.status)).toEqual(Array(6).fill('skipped'));
+    },
+  );
 
   it.each([
     ['as served (2-space indents)', (text: string) => text],
@@ -218,28 +238,34 @@ describe('content-api render --page', () => {
     await checkFiles(run.written, run.out, 'file-missing'); // meta.thumb still names the .jpg (render warns)
   });
 
-  it('a source that cannot be found fails its image alone: the others are rendered and written, that Image is left as it was', async () => {
-    const dir = await tempDir();
-    const input = (await page101()).replaceAll('/media/landscapes/dune.', '/media/landscapes/gone.');
-    await writeFile(path.join(dir, 'in.json'), input);
-    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--base-url', base]);
-    expect(run.code).toBe(1);
-    expect(run.report.results).toHaveLength(5);
-    expect(run.report.failures).toEqual([
-      {
-        source: `${base}/media/landscapes/gone.max-4800x4800.jpg`,
-        paths: ['$.presentation_stage.body[3].value.image'],
-        origin: null,
-        code: 'CONTENT_API_NO_SOURCE',
-        error: `$.presentation_stage.body[3].value.image ('landscapes/gone'): ${base}/media/landscapes/gone.max-4800x4800.jpg: HTTP 404 Not Found (Not found.)`,
-      },
-    ]);
-    expect(run.stderr).toContain(`failed: ${run.report.failures[0]!.error}`);
-    const written = JSON.parse(await readFile(run.written, 'utf8'));
-    expect(written.presentation_stage.body[3].value.image).toEqual(
-      JSON.parse(input).presentation_stage.body[3].value.image,
-    );
-  });
+  it(
+    'a source that cannot be found fails its image alone: ' +
+      'the others are rendered and written, that Image is left as it was',
+    async () => {
+      const dir = await tempDir();
+      const input = (await page101()).replaceAll('/media/landscapes/dune.', '/media/landscapes/gone.');
+      await writeFile(path.join(dir, 'in.json'), input);
+      const run = await renderPage(['--page', path.join(dir, 'in.json'), '--base-url', base]);
+      expect(run.code).toBe(1);
+      expect(run.report.results).toHaveLength(5);
+      expect(run.report.failures).toEqual([
+        {
+          source: `${base}/media/landscapes/gone.max-4800x4800.jpg`,
+          paths: ['$.presentation_stage.body[3].value.image'],
+          origin: null,
+          code: 'CONTENT_API_NO_SOURCE',
+          error:
+            "$.presentation_stage.body[3].value.image ('landscapes/gone'): " +
+            `${base}/media/landscapes/gone.max-4800x4800.jpg: HTTP 404 Not Found (Not found.)`,
+        },
+      ]);
+      expect(run.stderr).toContain(`failed: ${run.report.failures[0]!.error}`);
+      const written = JSON.parse(await readFile(run.written, 'utf8'));
+      expect(written.presentation_stage.body[3].value.image).toEqual(
+        JSON.parse(input).presentation_stage.body[3].value.image,
+      );
+    },
+  );
 
   it('a download over --max-bytes fails its image alone, naming the URL and the bound', async () => {
     const run = await renderPage(['--page', '101', '--base-url', base, '--max-bytes', '200000']);
@@ -253,19 +279,23 @@ describe('content-api render --page', () => {
       );
   });
 
-  it('a run without --originals renders from the originals the output folder’s manifest names: up to date, nothing downloaded', async () => {
-    const first = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS]);
-    expect(first.code, first.stderr).toBe(0);
-    requests = [];
-    const again = await runCli(['render', '--page', '101', '--base-url', base, '--out', first.out, '--json']);
-    expect(again.code, again.stderr).toBe(0);
-    const report = JSON.parse(again.stdout) as Report;
-    expect(report.results.map((r) => [r.origin, r.status, path.relative(ORIGINALS, r.source)]).sort()).toEqual(
-      first.report.results.map((r) => ['original', 'skipped', path.relative(ORIGINALS, r.source)]).sort(),
-    );
-    expect(report.warnings).toEqual([]);
-    expect(mediaRequests()).toEqual([]);
-  });
+  it(
+    'a run without --originals renders from the originals the output folder’s manifest names: ' +
+      'up to date, nothing downloaded',
+    async () => {
+      const first = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS]);
+      expect(first.code, first.stderr).toBe(0);
+      requests = [];
+      const again = await runCli(['render', '--page', '101', '--base-url', base, '--out', first.out, '--json']);
+      expect(again.code, again.stderr).toBe(0);
+      const report = JSON.parse(again.stdout) as Report;
+      expect(report.results.map((r) => [r.origin, r.status, path.relative(ORIGINALS, r.source)]).sort()).toEqual(
+        first.report.results.map((r) => ['original', 'skipped', path.relative(ORIGINALS, r.source)]).sort(),
+      );
+      expect(report.warnings).toEqual([]);
+      expect(mediaRequests()).toEqual([]);
+    },
+  );
 
   it('page problems that re-rendering does not fix are a warning, not a stop', async () => {
     const dir = await tempDir();
@@ -275,57 +305,65 @@ describe('content-api render --page', () => {
     const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.report.warnings).toEqual([
-      `${path.join(dir, 'in.json')}: 1 problem(s) that re-rendering does not fix, first $.title: Invalid input: expected string, received number [schema] (see content-api check)`,
+      `${path.join(dir, 'in.json')}: 1 problem(s) that re-rendering does not fix, ` +
+        'first $.title: Invalid input: expected string, received number [schema] (see content-api check)',
     ]);
     expect(run.report.results).toHaveLength(6);
   });
 
-  it('downloads use the client’s retries (503, then 200) and timeout (a server that never answers fails that image alone)', async () => {
-    const attempts = new Map<string, number>();
-    const flaky = createServer(async (req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x').pathname;
-      if (url.startsWith('/hang/')) return; // never answers
-      const seen = attempts.get(url) ?? 0;
-      attempts.set(url, seen + 1);
-      if (seen === 0) {
-        res.writeHead(503, { 'retry-after': '0', 'content-type': 'text/plain' });
-        return res.end('busy');
+  it(
+    'downloads use the client’s retries (503, then 200) and timeout ' +
+      '(a server that never answers fails that image alone)',
+    async () => {
+      const attempts = new Map<string, number>();
+      const flaky = createServer(async (req, res) => {
+        const url = new URL(req.url ?? '/', 'http://x').pathname;
+        if (url.startsWith('/hang/')) return; // never answers
+        const seen = attempts.get(url) ?? 0;
+        attempts.set(url, seen + 1);
+        if (seen === 0) {
+          res.writeHead(503, { 'retry-after': '0', 'content-type': 'text/plain' });
+          return res.end('busy');
+        }
+        const body = await readFile(path.join(CONTENT, decodeURIComponent(url))).catch(() => null);
+        res.writeHead(body ? 200 : 404, { 'content-type': body ? 'image/jpeg' : 'text/plain' });
+        res.end(body ?? 'not found');
+      });
+      await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+      try {
+        const flakyBase = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`;
+        const dir = await tempDir();
+        await writeFile(
+          path.join(dir, 'in.json'),
+          (await page101()).replaceAll('/media/landscapes/dune.', '/hang/landscapes/dune.'),
+        );
+        const run = await renderPage([
+          '--page',
+          path.join(dir, 'in.json'),
+          '--base-url',
+          flakyBase,
+          '--timeout',
+          '400',
+          '--retries',
+          '2',
+        ]);
+        expect(run.code).toBe(1);
+        expect(run.report.results).toHaveLength(5);
+        expect([...attempts.values()]).toEqual(Array(5).fill(2)); // each download: one 503, one retry that succeeds
+        expect(run.report.failures.map((f) => f.error)).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              /^\$\.presentation_stage\.body\[3\]\.value\.image \('hang\/landscapes\/dune'\): /.source +
+                /http:\/\/127\.0\.0\.1:\d+\/hang\/landscapes\/dune\.max-4800x4800\.jpg: timed out/.source,
+            ),
+          ),
+        ]);
+      } finally {
+        flaky.closeAllConnections();
+        await new Promise((resolve) => flaky.close(resolve));
       }
-      const body = await readFile(path.join(CONTENT, decodeURIComponent(url))).catch(() => null);
-      res.writeHead(body ? 200 : 404, { 'content-type': body ? 'image/jpeg' : 'text/plain' });
-      res.end(body ?? 'not found');
-    });
-    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
-    try {
-      const flakyBase = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`;
-      const dir = await tempDir();
-      await writeFile(
-        path.join(dir, 'in.json'),
-        (await page101()).replaceAll('/media/landscapes/dune.', '/hang/landscapes/dune.'),
-      );
-      const run = await renderPage([
-        '--page',
-        path.join(dir, 'in.json'),
-        '--base-url',
-        flakyBase,
-        '--timeout',
-        '400',
-        '--retries',
-        '2',
-      ]);
-      expect(run.code).toBe(1);
-      expect(run.report.results).toHaveLength(5);
-      expect([...attempts.values()]).toEqual(Array(5).fill(2)); // each download: one 503, one retry that succeeds
-      expect(run.report.failures.map((f) => f.error)).toEqual([
-        expect.stringMatching(
-          /^\$\.presentation_stage\.body\[3\]\.value\.image \('hang\/landscapes\/dune'\): http:\/\/127\.0\.0\.1:\d+\/hang\/landscapes\/dune\.max-4800x4800\.jpg: timed out/,
-        ),
-      ]);
-    } finally {
-      flaky.closeAllConnections();
-      await new Promise((resolve) => flaky.close(resolve));
-    }
-  });
+    },
+  );
 
   it('--no-download: images without an original fail, naming the original that is missing', async () => {
     const originals = path.join(await tempDir(), 'originals');
@@ -336,66 +374,82 @@ describe('content-api render --page', () => {
     expect(run.report.results.map((r) => r.source)).toEqual([path.join(originals, 'dandelion.jpg')]);
     expect(run.report.failures).toHaveLength(5);
     expect(run.report.failures.find((f) => f.source === 'landscapes/storm')!.error).toBe(
-      `$.presentation_stage.body[9].value.banner.image and 2 more ('landscapes/storm'): no original named 'storm' in ${originals}, and downloads are off`,
+      "$.presentation_stage.body[9].value.banner.image and 2 more ('landscapes/storm'): " +
+        `no original named 'storm' in ${originals}, and downloads are off`,
     );
     expect(mediaRequests()).toEqual([]);
   });
 
-  it('two originals that both match a name are a failure for that image, not a guess, unless one has the renditions’ extension', async () => {
-    const originals = path.join(await tempDir(), 'originals');
-    await writeImage(originals, 'a/marigold.png', photo(90, 60));
-    await writeImage(originals, 'b/marigold.png', photo(90, 60));
-    await writeImage(originals, 'b/ladybird.png', photo(90, 60));
-    await writeImage(originals, 'c/ladybird.jpg', photo(90, 60).jpeg());
-    const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals]);
-    expect(run.code).toBe(1);
-    const failure = run.report.failures.find((f) => f.source === 'marigold')!;
-    expect(failure.error).toMatch(
-      /several originals in .* are named 'marigold' \(.*a\/marigold\.png, .*b\/marigold\.png\)/,
-    );
-    // The page shows ladybird.max-*.jpg: of ladybird.png and ladybird.jpg, the JPEG is its original.
-    expect(run.report.results.find((r) => r.paths.includes('$.presentation_stage.body[2].value.image'))!.source).toBe(
-      path.join(originals, 'c/ladybird.jpg'),
-    );
-  });
+  it(
+    'two originals that both match a name are a failure for that image, not a guess, ' +
+      'unless one has the renditions’ extension',
+    async () => {
+      const originals = path.join(await tempDir(), 'originals');
+      await writeImage(originals, 'a/marigold.png', photo(90, 60));
+      await writeImage(originals, 'b/marigold.png', photo(90, 60));
+      await writeImage(originals, 'b/ladybird.png', photo(90, 60));
+      await writeImage(originals, 'c/ladybird.jpg', photo(90, 60).jpeg());
+      const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals]);
+      expect(run.code).toBe(1);
+      const failure = run.report.failures.find((f) => f.source === 'marigold')!;
+      expect(failure.error).toMatch(
+        /several originals in .* are named 'marigold' \(.*a\/marigold\.png, .*b\/marigold\.png\)/,
+      );
+      // The page shows ladybird.max-*.jpg: of ladybird.png and ladybird.jpg, the JPEG is its original.
+      expect(run.report.results.find((r) => r.paths.includes('$.presentation_stage.body[2].value.image'))!.source).toBe(
+        path.join(originals, 'c/ladybird.jpg'),
+      );
+    },
+  );
 
-  it('an original of another aspect ratio: width and height follow it, with a warning; check finds nothing', async () => {
-    const originals = path.join(await tempDir(), 'originals');
-    await writeImage(originals, 'ladybird.jpg', photo(500, 500).jpeg());
-    const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals]);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.report.warnings).toContain(
-      "$.presentation_stage.body[2].value.image: width/height 1/0.625 became 1/1, the new original's aspect ratio",
-    );
-    const written = JSON.parse(await readFile(run.written, 'utf8'));
-    expect(written.presentation_stage.body[2].value.image).toMatchObject({
-      width: 1,
-      height: 1,
-      sizes: { xl: { width: 500, height: 500 } },
-    });
-    await checkFiles(run.written, run.out);
-  });
+  it(
+    'an original of another aspect ratio: width and height follow it, with a warning; ' + 'check finds nothing',
+    async () => {
+      const originals = path.join(await tempDir(), 'originals');
+      await writeImage(originals, 'ladybird.jpg', photo(500, 500).jpeg());
+      const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.report.warnings).toContain(
+        "$.presentation_stage.body[2].value.image: width/height 1/0.625 became 1/1, the new original's aspect ratio",
+      );
+      const written = JSON.parse(await readFile(run.written, 'utf8'));
+      expect(written.presentation_stage.body[2].value.image).toMatchObject({
+        width: 1,
+        height: 1,
+        sizes: { xl: { width: 500, height: 500 } },
+      });
+      await checkFiles(run.written, run.out);
+    },
+  );
 
-  it('reads the page from standard input; root-relative URLs without --base-url fail per image with the reason; --write-page - prints the page', async () => {
-    const input = await page101();
-    const noBase = await renderPage(['--page', '-'], input);
-    expect(noBase.code).toBe(1);
-    expect(noBase.report.failures).toHaveLength(6);
-    expect(noBase.report.failures[0]!.error).toMatch(
-      /^\$\.\S+ (and \d more )?\('[a-z/-]+'\): \/media\/\S+: a relative URL, and no --base-url to download it from$/,
-    );
+  it(
+    'reads the page from standard input; root-relative URLs without --base-url fail per image with the reason; ' +
+      '--write-page - prints the page',
+    async () => {
+      const input = await page101();
+      const noBase = await renderPage(['--page', '-'], input);
+      expect(noBase.code).toBe(1);
+      expect(noBase.report.failures).toHaveLength(6);
+      expect(noBase.report.failures[0]!.error).toMatch(
+        /^\$\.\S+ (and \d more )?\('[a-z/-]+'\): \/media\/\S+: a relative URL, and no --base-url to download it from$/,
+      );
 
-    const dir = await tempDir();
-    const piped = await runCli(
-      ['render', '--page', '-', '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', '-'],
-      { input },
-    );
-    expect(piped.code, piped.stderr).toBe(0);
-    expect(piped.stdout).toBe(input); // byte for byte
-    expect(piped.stderr).toMatch(
-      /^stdin: 6 rendered, 0 up to date in [\d.]+ s \(output: .*media\); page written to stdout \(0 Image\(s\) updated\)$/m,
-    );
-  });
+      const dir = await tempDir();
+      const piped = await runCli(
+        ['render', '--page', '-', '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', '-'],
+        { input },
+      );
+      expect(piped.code, piped.stderr).toBe(0);
+      expect(piped.stdout).toBe(input); // byte for byte
+      expect(piped.stderr).toMatch(
+        new RegExp(
+          /^stdin: 6 rendered, 0 up to date in [\d.]+ s \(output: .*media\); /.source +
+            /page written to stdout \(0 Image\(s\) updated\)$/.source,
+          'm',
+        ),
+      );
+    },
+  );
 
   it('takes a page endpoint URL as well as an id', async () => {
     const run = await renderPage(['--page', `${base}/api/v2/pages/101/`, '--originals', ORIGINALS]);
@@ -403,32 +457,51 @@ describe('content-api render --page', () => {
     expect(run.report.results).toHaveLength(6);
   });
 
-  it('warns where URLs move to another folder or host, and where the page names an old rendition outside its Images', async () => {
-    const moved = await renderPage([
-      '--page',
-      '101',
-      '--base-url',
-      base,
-      '--originals',
-      ORIGINALS,
-      '--media-url',
-      'https://cdn.example.org/media/',
-    ]);
-    expect(moved.code, moved.stderr).toBe(0);
-    expect(moved.report.warnings).toContain(
-      "$.presentation_stage.body[3].value.image ('landscapes/dune'): its URLs move from /media/landscapes/ to https://cdn.example.org/media/landscapes/ (new URLs are --media-url https://cdn.example.org/media/ and the path below it)",
-    );
-    const webp = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS, '--format', 'webp']);
-    expect(webp.code, webp.stderr).toBe(0);
-    expect(webp.report.warnings.filter((w) => w.includes('move from'))).toEqual([]);
-    const stale = webp.report.warnings.filter((w) => w.includes('still names'));
-    expect(stale.length).toBeGreaterThan(0);
-    for (const warning of stale) {
-      expect(warning).toMatch(
-        /^\$\.\S+\.meta\.thumb\.url: still names \/media\/(\S+)\.jpg; the re-rendered file is \/media\/\1\.webp \(only Images are rewritten\)$/,
+  it(
+    'warns where URLs move to another folder or host, ' +
+      'and where the page names an old rendition outside its Images',
+    async () => {
+      const moved = await renderPage([
+        '--page',
+        '101',
+        '--base-url',
+        base,
+        '--originals',
+        ORIGINALS,
+        '--media-url',
+        'https://cdn.example.org/media/',
+      ]);
+      expect(moved.code, moved.stderr).toBe(0);
+      expect(moved.report.warnings).toContain(
+        "$.presentation_stage.body[3].value.image ('landscapes/dune'): " +
+          'its URLs move from /media/landscapes/ to https://cdn.example.org/media/landscapes/ ' +
+          '(new URLs are --media-url https://cdn.example.org/media/ and the path below it)',
       );
-    }
-  });
+      const webp = await renderPage([
+        '--page',
+        '101',
+        '--base-url',
+        base,
+        '--originals',
+        ORIGINALS,
+        '--format',
+        'webp',
+      ]);
+      expect(webp.code, webp.stderr).toBe(0);
+      expect(webp.report.warnings.filter((w) => w.includes('move from'))).toEqual([]);
+      const stale = webp.report.warnings.filter((w) => w.includes('still names'));
+      expect(stale.length).toBeGreaterThan(0);
+      for (const warning of stale) {
+        expect(warning).toMatch(
+          new RegExp(
+            /^\$\.\S+\.meta\.thumb\.url: /.source +
+              /still names \/media\/(\S+)\.jpg; the re-rendered file is \/media\/\1\.webp /.source +
+              /\(only Images are rewritten\)$/.source,
+          ),
+        );
+      }
+    },
+  );
 
   it('a page without Images renders nothing, with a warning', async () => {
     const dir = await tempDir();
@@ -439,29 +512,36 @@ describe('content-api render --page', () => {
     expect(run.report.warnings).toContain(`${path.join(dir, 'in.json')}: no Images in the page; nothing to render`);
   });
 
-  it('on a terminal, a progress line counts the downloads, then the renders; the summary names the page and its Images', async () => {
-    const dir = await tempDir();
-    const tty = await runInTerminal([
-      'render',
-      '--page',
-      '101',
-      '--base-url',
-      base,
-      '--out',
-      path.join(dir, 'media'),
-      '--write-page',
-      path.join(dir, 'page.json'),
-    ]);
-    expect(tty.code).toBe(0);
-    expect(tty.stdout).toMatch(/\r\x1b\[2K\[#+-*\] \d\/6 download \/media\/\S+\.max-4800x4800\./);
-    expect(tty.stdout).toMatch(/\r\x1b\[2K\[#{24}\] 6\/6 http:\/\/127\.0\.0\.1:\d+\/media\/\S+\.max-4800x4800\./); // the renders, named by their source
-    expect(tty.stdout).toMatch(/\r\x1b\[2Kwarning: /);
-    expect(tty.stdout).toMatch(
-      new RegExp(
-        `http://127\\.0\\.0\\.1:\\d+/api/v2/pages/101/: 6 rendered, 0 up to date in [\\d.]+ s \\(output: .*media\\); page written to ${path.join(dir, 'page.json')} \\(\\d+ Image\\(s\\) updated\\)`,
-      ),
-    );
-  });
+  it(
+    'on a terminal, a progress line counts the downloads, then the renders; ' +
+      'the summary names the page and its Images',
+    async () => {
+      const dir = await tempDir();
+      const tty = await runInTerminal([
+        'render',
+        '--page',
+        '101',
+        '--base-url',
+        base,
+        '--out',
+        path.join(dir, 'media'),
+        '--write-page',
+        path.join(dir, 'page.json'),
+      ]);
+      expect(tty.code).toBe(0);
+      expect(tty.stdout).toMatch(/\r\x1b\[2K\[#+-*\] \d\/6 download \/media\/\S+\.max-4800x4800\./);
+      // the renders, named by their source
+      expect(tty.stdout).toMatch(/\r\x1b\[2K\[#{24}\] 6\/6 http:\/\/127\.0\.0\.1:\d+\/media\/\S+\.max-4800x4800\./);
+      expect(tty.stdout).toMatch(/\r\x1b\[2Kwarning: /);
+      expect(tty.stdout).toMatch(
+        new RegExp(
+          'http://127\\.0\\.0\\.1:\\d+/api/v2/pages/101/: ' +
+            '6 rendered, 0 up to date in [\\d.]+ s \\(output: .*media\\); ' +
+            `page written to ${path.join(dir, 'page.json')} \\(\\d+ Image\\(s\\) updated\\)`,
+        ),
+      );
+    },
+  );
 
   it('--dry-run writes nothing and lists what it would write', async () => {
     const dir = await tempDir();
@@ -507,78 +587,83 @@ describe('content-api render --page', () => {
     expect(await readFile(path.join(dir, 'media', 'landscapes', 'dune.max-300x300.jpg')).catch(() => null)).toBeNull();
   });
 
-  it('renditions of one name in two formats are two sources: lake.max-*.jpg and lake.max-*.png each keep their own pixels and extension', async () => {
-    const media = path.join(await tempDir(), 'media');
-    await mkdir(media);
-    for (const box of [300, 600, 1200, 2400, 4800]) {
-      await copyFile(
-        path.join(CONTENT, 'media', `ladybird.max-${box}x${box}.jpg`),
-        path.join(media, `lake.max-${box}x${box}.jpg`),
-      );
-      await copyFile(
-        path.join(CONTENT, 'media', `marigold.max-${box}x${box}.png`),
-        path.join(media, `lake.max-${box}x${box}.png`),
-      );
-    }
-    const files = await serveFiles(path.dirname(media), CONTENT);
-    try {
-      const input = await page101File((text) =>
-        text.replaceAll('/media/ladybird.', '/media/lake.').replaceAll('/media/marigold.', '/media/lake.'),
-      );
-      const run = await renderPage(['--page', input, '--base-url', files.base]);
-      expect(run.code, run.stderr).toBe(0);
-      const lake = run.report.results.filter((r) => r.source.includes('/media/lake.'));
-      expect(lake.map((r) => r.source).sort()).toEqual([
-        `${files.base}/media/lake.max-4800x4800.jpg`,
-        `${files.base}/media/lake.max-4800x4800.png`,
-      ]);
-      const written = JSON.parse(await readFile(run.written, 'utf8'));
-      expect(written.presentation_stage.body[2].value.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.jpg');
-      expect(written.presentation_stage.body[4].value.work.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.png');
-      expect(run.report.warnings.filter((w) => w.includes('became'))).toEqual([]); // each kept its own aspect ratio
-      await checkFiles(run.written, run.out);
+  it(
+    'renditions of one name in two formats are two sources: ' +
+      'lake.max-*.jpg and lake.max-*.png each keep their own pixels and extension',
+    async () => {
+      const media = path.join(await tempDir(), 'media');
+      await mkdir(media);
+      for (const box of [300, 600, 1200, 2400, 4800]) {
+        await copyFile(
+          path.join(CONTENT, 'media', `ladybird.max-${box}x${box}.jpg`),
+          path.join(media, `lake.max-${box}x${box}.jpg`),
+        );
+        await copyFile(
+          path.join(CONTENT, 'media', `marigold.max-${box}x${box}.png`),
+          path.join(media, `lake.max-${box}x${box}.png`),
+        );
+      }
+      const files = await serveFiles(path.dirname(media), CONTENT);
+      try {
+        const input = await page101File((text) =>
+          text.replaceAll('/media/ladybird.', '/media/lake.').replaceAll('/media/marigold.', '/media/lake.'),
+        );
+        const run = await renderPage(['--page', input, '--base-url', files.base]);
+        expect(run.code, run.stderr).toBe(0);
+        const lake = run.report.results.filter((r) => r.source.includes('/media/lake.'));
+        expect(lake.map((r) => r.source).sort()).toEqual([
+          `${files.base}/media/lake.max-4800x4800.jpg`,
+          `${files.base}/media/lake.max-4800x4800.png`,
+        ]);
+        const written = JSON.parse(await readFile(run.written, 'utf8'));
+        expect(written.presentation_stage.body[2].value.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.jpg');
+        expect(written.presentation_stage.body[4].value.work.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.png');
+        expect(run.report.warnings.filter((w) => w.includes('became'))).toEqual([]); // each kept its own aspect ratio
+        await checkFiles(run.written, run.out);
 
-      // With originals, each finds the one of its own format.
-      const originals = path.join(await tempDir(), 'originals');
-      await mkdir(originals);
-      await copyFile(path.join(ORIGINALS, 'ladybird.jpg'), path.join(originals, 'lake.jpg'));
-      await copyFile(path.join(ORIGINALS, 'marigold.png'), path.join(originals, 'lake.png'));
-      const matched = await renderPage(['--page', input, '--base-url', files.base, '--originals', originals]);
-      expect(matched.code, matched.stderr).toBe(0);
-      expect(
-        matched.report.results
-          .filter((r) => r.origin === 'original')
-          .map((r) => path.basename(r.source))
-          .sort(),
-      ).toEqual(['lake.jpg', 'lake.png']);
-      await checkFiles(matched.written, matched.out);
+        // With originals, each finds the one of its own format.
+        const originals = path.join(await tempDir(), 'originals');
+        await mkdir(originals);
+        await copyFile(path.join(ORIGINALS, 'ladybird.jpg'), path.join(originals, 'lake.jpg'));
+        await copyFile(path.join(ORIGINALS, 'marigold.png'), path.join(originals, 'lake.png'));
+        const matched = await renderPage(['--page', input, '--base-url', files.base, '--originals', originals]);
+        expect(matched.code, matched.stderr).toBe(0);
+        expect(
+          matched.report.results
+            .filter((r) => r.origin === 'original')
+            .map((r) => path.basename(r.source))
+            .sort(),
+        ).toEqual(['lake.jpg', 'lake.png']);
+        await checkFiles(matched.written, matched.out);
 
-      // Only lake.jpg: it is not taken for the PNG's images, which fail alone.
-      await rm(path.join(originals, 'lake.png'));
-      const onlyJpeg = await renderPage([
-        '--page',
-        input,
-        '--base-url',
-        files.base,
-        '--originals',
-        originals,
-        '--no-download',
-      ]);
-      expect(onlyJpeg.code).toBe(1);
-      expect(onlyJpeg.report.results.map((r) => path.basename(r.source))).toEqual(['lake.jpg']);
-      expect(onlyJpeg.report.failures.filter((f) => f.source === 'lake').map((f) => f.error)).toEqual([
-        expect.stringMatching(
-          new RegExp(
-            `^\\$\\.presentation_stage\\.body\\[4\\]\\.value\\.work\\.image and 1 more \\('lake'\\): no original named 'lake' in its format \\(\\.png\\) in ${originals}, and downloads are off$`,
+        // Only lake.jpg: it is not taken for the PNG's images, which fail alone.
+        await rm(path.join(originals, 'lake.png'));
+        const onlyJpeg = await renderPage([
+          '--page',
+          input,
+          '--base-url',
+          files.base,
+          '--originals',
+          originals,
+          '--no-download',
+        ]);
+        expect(onlyJpeg.code).toBe(1);
+        expect(onlyJpeg.report.results.map((r) => path.basename(r.source))).toEqual(['lake.jpg']);
+        expect(onlyJpeg.report.failures.filter((f) => f.source === 'lake').map((f) => f.error)).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              "^\\$\\.presentation_stage\\.body\\[4\\]\\.value\\.work\\.image and 1 more \\('lake'\\): " +
+                `no original named 'lake' in its format \\(\\.png\\) in ${originals}, and downloads are off$`,
+            ),
           ),
-        ),
-      ]);
-      const kept = JSON.parse(await readFile(onlyJpeg.written, 'utf8'));
-      expect(kept.presentation_stage.body[4].value.work.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.png');
-    } finally {
-      await files.close();
-    }
-  });
+        ]);
+        const kept = JSON.parse(await readFile(onlyJpeg.written, 'utf8'));
+        expect(kept.presentation_stage.body[4].value.work.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.png');
+      } finally {
+        await files.close();
+      }
+    },
+  );
 
   it('renditions whose names differ only in what the naming rule folds (case) fail together, saying so', async () => {
     const media = path.join(await tempDir(), 'media');
@@ -590,7 +675,8 @@ describe('content-api render --page', () => {
       );
     const files = await serveFiles(path.dirname(media), CONTENT);
     try {
-      // The work's images show /media/Ladybird.*.jpg, the text_image block's /media/ladybird.*.jpg: two files on the server.
+      // The work's images show /media/Ladybird.*.jpg, the text_image block's /media/ladybird.*.jpg: two
+      // files on the server.
       const input = await page101File((text) =>
         text.replace(/\/media\/marigold\.max-(\d+)x\1\.png/g, '/media/Ladybird.max-$1x$1.jpg'),
       );
@@ -602,7 +688,10 @@ describe('content-api render --page', () => {
       ]);
       for (const failure of run.report.failures) {
         expect(failure.error).toMatch(
-          /would write the same renditions as .* \(both are 'ladybird\.jpg' in the output folder\); the naming rule folds case, accents and punctuation together; neither is rendered$/,
+          new RegExp(
+            /would write the same renditions as .* \(both are 'ladybird\.jpg' in the output folder\); /.source +
+              /the naming rule folds case, accents and punctuation together; neither is rendered$/.source,
+          ),
         );
       }
     } finally {
@@ -624,72 +713,87 @@ describe('content-api render --page', () => {
     await checkFiles(run.written, run.out);
   });
 
-  it('an Image that must have a srcset and has none gets one, right after its sizes; check then finds nothing', async () => {
-    const dir = await tempDir();
-    const page = JSON.parse(await page101());
-    delete page.presentation_stage.thumbnail.srcset;
-    const input = JSON.stringify(page, null, 2);
-    await writeFile(path.join(dir, 'in.json'), input);
-    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS]);
-    expect(run.code, run.stderr).toBe(0);
-    const text = await readFile(run.written, 'utf8');
-    const thumbnail = JSON.parse(text).presentation_stage.thumbnail;
-    expect(Object.keys(thumbnail)).toEqual(['width', 'height', 'alt_text', 'sizes', 'srcset']);
-    expect(thumbnail.srcset).toBe(
-      `${thumbnail.sizes.xs.url} ${thumbnail.sizes.xs.width}w, ${thumbnail.sizes.sm.url} ${thumbnail.sizes.sm.width}w, ${thumbnail.sizes.md.url} ${thumbnail.sizes.md.width}w, ${thumbnail.sizes.lg.url} ${thumbnail.sizes.lg.width}w, ${thumbnail.sizes.xl.url} ${thumbnail.sizes.xl.width}w`,
-    );
-    expect(run.report.updated).toEqual(['$.presentation_stage.thumbnail']);
-    // Nothing else changed: taking the added line out gives the input back, byte for byte.
-    expect(text.replace(/,\n {6}"srcset": "[^"]*"/, '')).toBe(input);
-    await checkFiles(run.written, run.out);
-  });
-
-  it('leaves the key order of each size as the page has it (url, width, height on inquiry artwork images)', async () => {
-    const dir = await tempDir();
-    const page = JSON.parse(await page101());
-    const artwork = page.presentation_stage.body[4].value.work.inquiry_form_data.artwork_image;
-    artwork.sizes = Object.fromEntries(
-      Object.entries(artwork.sizes as Record<string, { url: string; width: number; height: number }>).map(
-        ([key, { url, width, height }]) => [key, { url, width, height }],
-      ),
-    );
-    await writeFile(path.join(dir, 'in.json'), JSON.stringify(page, null, 2));
-    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS, '--format', 'webp']);
-    expect(run.code, run.stderr).toBe(0);
-    const sizes = JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.body[4].value.work
-      .inquiry_form_data.artwork_image.sizes;
-    for (const size of Object.values(sizes as Record<string, object>))
-      expect(Object.keys(size)).toEqual(['url', 'width', 'height']);
-    expect(sizes.xl.url).toMatch(/\.webp$/);
-    await checkFiles(run.written, run.out, 'file-missing'); // meta.thumb still names the .jpg (render warns)
-  });
-
-  it('warns for every Image whose URLs move folder, also where two folders’ images found one original by name', async () => {
-    const input = await page101File((text) => {
-      const page = JSON.parse(text);
-      const image = page.presentation_stage.feature_large_image;
-      expect(image.sizes.xl.url).toBe('/media/landscapes/storm.max-4800x4800.jpg');
-      return JSON.stringify(
-        JSON.parse(
-          JSON.stringify(page).replace(/"feature_large_image":\{.*?"srcset":"[^"]*"\}/, (match) =>
-            match.replaceAll('/media/landscapes/storm.', '/media/other/storm.'),
-          ),
-        ),
-        null,
-        2,
+  it(
+    'an Image that must have a srcset and has none gets one, right after its sizes; ' + 'check then finds nothing',
+    async () => {
+      const dir = await tempDir();
+      const page = JSON.parse(await page101());
+      delete page.presentation_stage.thumbnail.srcset;
+      const input = JSON.stringify(page, null, 2);
+      await writeFile(path.join(dir, 'in.json'), input);
+      const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS]);
+      expect(run.code, run.stderr).toBe(0);
+      const text = await readFile(run.written, 'utf8');
+      const thumbnail = JSON.parse(text).presentation_stage.thumbnail;
+      expect(Object.keys(thumbnail)).toEqual(['width', 'height', 'alt_text', 'sizes', 'srcset']);
+      expect(thumbnail.srcset).toBe(
+        `${thumbnail.sizes.xs.url} ${thumbnail.sizes.xs.width}w, ` +
+          `${thumbnail.sizes.sm.url} ${thumbnail.sizes.sm.width}w, ` +
+          `${thumbnail.sizes.md.url} ${thumbnail.sizes.md.width}w, ` +
+          `${thumbnail.sizes.lg.url} ${thumbnail.sizes.lg.width}w, ` +
+          `${thumbnail.sizes.xl.url} ${thumbnail.sizes.xl.width}w`,
       );
-    });
-    const run = await renderPage(['--page', input, '--originals', ORIGINALS]);
-    expect(run.code, run.stderr).toBe(0);
-    const storm = run.report.results.find((r) => r.source.endsWith('storm.jpg'))!;
-    expect(storm.paths).toContain('$.presentation_stage.feature_large_image');
-    expect(run.report.warnings).toContain(
-      "$.presentation_stage.feature_large_image ('other/storm'): its URLs move from /media/other/ to /media/landscapes/ (new URLs are --media-url /media/ and the path below it)",
-    );
-    expect(JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.feature_large_image.sizes.xl.url).toBe(
-      '/media/landscapes/storm.max-4800x4800.jpg',
-    );
-  });
+      expect(run.report.updated).toEqual(['$.presentation_stage.thumbnail']);
+      // Nothing else changed: taking the added line out gives the input back, byte for byte.
+      expect(text.replace(/,\n {6}"srcset": "[^"]*"/, '')).toBe(input);
+      await checkFiles(run.written, run.out);
+    },
+  );
+
+  it(
+    'leaves the key order of each size as the page has it ' + '(url, width, height on inquiry artwork images)',
+    async () => {
+      const dir = await tempDir();
+      const page = JSON.parse(await page101());
+      const artwork = page.presentation_stage.body[4].value.work.inquiry_form_data.artwork_image;
+      artwork.sizes = Object.fromEntries(
+        Object.entries(artwork.sizes as Record<string, { url: string; width: number; height: number }>).map(
+          ([key, { url, width, height }]) => [key, { url, width, height }],
+        ),
+      );
+      await writeFile(path.join(dir, 'in.json'), JSON.stringify(page, null, 2));
+      const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS, '--format', 'webp']);
+      expect(run.code, run.stderr).toBe(0);
+      const sizes = JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.body[4].value.work
+        .inquiry_form_data.artwork_image.sizes;
+      for (const size of Object.values(sizes as Record<string, object>))
+        expect(Object.keys(size)).toEqual(['url', 'width', 'height']);
+      expect(sizes.xl.url).toMatch(/\.webp$/);
+      await checkFiles(run.written, run.out, 'file-missing'); // meta.thumb still names the .jpg (render warns)
+    },
+  );
+
+  it(
+    'warns for every Image whose URLs move folder, ' + 'also where two folders’ images found one original by name',
+    async () => {
+      const input = await page101File((text) => {
+        const page = JSON.parse(text);
+        const image = page.presentation_stage.feature_large_image;
+        expect(image.sizes.xl.url).toBe('/media/landscapes/storm.max-4800x4800.jpg');
+        return JSON.stringify(
+          JSON.parse(
+            JSON.stringify(page).replace(/"feature_large_image":\{.*?"srcset":"[^"]*"\}/, (match) =>
+              match.replaceAll('/media/landscapes/storm.', '/media/other/storm.'),
+            ),
+          ),
+          null,
+          2,
+        );
+      });
+      const run = await renderPage(['--page', input, '--originals', ORIGINALS]);
+      expect(run.code, run.stderr).toBe(0);
+      const storm = run.report.results.find((r) => r.source.endsWith('storm.jpg'))!;
+      expect(storm.paths).toContain('$.presentation_stage.feature_large_image');
+      expect(run.report.warnings).toContain(
+        "$.presentation_stage.feature_large_image ('other/storm'): " +
+          'its URLs move from /media/other/ to /media/landscapes/ ' +
+          '(new URLs are --media-url /media/ and the path below it)',
+      );
+      expect(JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.feature_large_image.sizes.xl.url).toBe(
+        '/media/landscapes/storm.max-4800x4800.jpg',
+      );
+    },
+  );
 
   it('downloads only from the API’s origin unless --download-from allows another', async () => {
     const files = await serveFiles(CONTENT);
@@ -700,7 +804,10 @@ describe('content-api render --page', () => {
       const refused = await renderPage(['--page', input, '--base-url', base]);
       expect(refused.code).toBe(1);
       expect(refused.report.failures.map((f) => f.error)).toEqual([
-        `$.presentation_stage.body[3].value.image ('landscapes/dune'): ${files.base}/media/landscapes/dune.max-4800x4800.jpg: not downloaded: ${files.base} is not the API's origin (${base}); allow it with --download-from ${files.base}`,
+        "$.presentation_stage.body[3].value.image ('landscapes/dune'): " +
+          `${files.base}/media/landscapes/dune.max-4800x4800.jpg: ` +
+          `not downloaded: ${files.base} is not the API's origin (${base}); ` +
+          `allow it with --download-from ${files.base}`,
       ]);
       expect(files.requests).toEqual([]);
       expect(refused.report.results).toHaveLength(5);
@@ -716,41 +823,47 @@ describe('content-api render --page', () => {
     }
   });
 
-  it('rendition URLs that climb out of the media folder (.., encoded dots and slashes) still write only below --out', async () => {
-    const input = await page101File((text) =>
-      text
-        .replaceAll('"/media/landscapes/dune.', '"/media/..%2F..%2F../../../dune.')
-        .replaceAll('"/media/landscapes/storm.', '"/media/%2e%2e%2f%2e%2e%2fetc/storm.'),
-    );
-    // --out three levels down, so a climb of one, two or three levels would land in `dir`, where it shows.
-    const dir = await tempDir();
-    const out = path.join(dir, 'a', 'b', 'media');
-    await mkdir(path.join(dir, 'a'));
-    const written = path.join(dir, 'a', 'page.json');
-    const run = await runCli([
-      'render',
-      '--page',
-      input,
-      '--originals',
-      ORIGINALS,
-      '--out',
-      out,
-      '--write-page',
-      written,
-      '--json',
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    const urls = Object.fromEntries(
-      (JSON.parse(run.stdout) as Report).results.map((r) => [path.basename(r.source), r.image.sizes.xl?.url]),
-    );
-    expect(urls['dune.jpg']).toBe('/media/dune.max-4800x4800.jpg'); // the URL's own '..' segments climb to the root: no folder is left
-    expect(urls['storm.jpg']).toBe('/media/image/image/etc/storm.max-4800x4800.jpg'); // decoded '..' is a name, made safe
-    const outside = (await readdir(dir, { recursive: true })).filter(
-      (name) => !name.startsWith(path.join('a', 'b', 'media')),
-    );
-    expect(outside.sort()).toEqual(['a', path.join('a', 'b'), path.join('a', 'page.json')]);
-    await checkFiles(written, out, 'file-unreadable'); // meta.thumb still climbs out of the media folder
-  });
+  it(
+    'rendition URLs that climb out of the media folder (.., encoded dots and slashes) ' +
+      'still write only below --out',
+    async () => {
+      const input = await page101File((text) =>
+        text
+          .replaceAll('"/media/landscapes/dune.', '"/media/..%2F..%2F../../../dune.')
+          .replaceAll('"/media/landscapes/storm.', '"/media/%2e%2e%2f%2e%2e%2fetc/storm.'),
+      );
+      // --out three levels down, so a climb of one, two or three levels would land in `dir`, where it shows.
+      const dir = await tempDir();
+      const out = path.join(dir, 'a', 'b', 'media');
+      await mkdir(path.join(dir, 'a'));
+      const written = path.join(dir, 'a', 'page.json');
+      const run = await runCli([
+        'render',
+        '--page',
+        input,
+        '--originals',
+        ORIGINALS,
+        '--out',
+        out,
+        '--write-page',
+        written,
+        '--json',
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      const urls = Object.fromEntries(
+        (JSON.parse(run.stdout) as Report).results.map((r) => [path.basename(r.source), r.image.sizes.xl?.url]),
+      );
+      // the URL's own '..' segments climb to the root: no folder is left
+      expect(urls['dune.jpg']).toBe('/media/dune.max-4800x4800.jpg');
+      // decoded '..' is a name, made safe
+      expect(urls['storm.jpg']).toBe('/media/image/image/etc/storm.max-4800x4800.jpg');
+      const outside = (await readdir(dir, { recursive: true })).filter(
+        (name) => !name.startsWith(path.join('a', 'b', 'media')),
+      );
+      expect(outside.sort()).toEqual(['a', path.join('a', 'b'), path.join('a', 'page.json')]);
+      await checkFiles(written, out, 'file-unreadable'); // meta.thumb still climbs out of the media folder
+    },
+  );
 
   it.each([
     [
@@ -768,7 +881,10 @@ describe('content-api render --page', () => {
     ],
     [
       ['render', '--page', '101', '--download-from', 'ftp://cdn.example.org'],
-      /Expected an http\(s\) origin such as https:\/\/cdn\.example\.org for --download-from but got 'ftp:\/\/cdn\.example\.org'/,
+      new RegExp(
+        /Expected an http\(s\) origin such as https:\/\/cdn\.example\.org for --download-from /.source +
+          /but got 'ftp:\/\/cdn\.example\.org'/.source,
+      ),
     ],
     [
       ['render', '--page', 'samples/pages/presentation-every-block.json', '--originals', 'README.md'],
@@ -776,7 +892,11 @@ describe('content-api render --page', () => {
     ],
     [
       ['render', '--page', 'http://127.0.0.1:9/pages/101'],
-      /http:\/\/127\.0\.0\.1:9\/pages\/101: not a page endpoint URL \(\{base_url\}\/api\/v2\/pages\/\{id\}\/\); give the page id and --base-url/,
+      new RegExp(
+        /http:\/\/127\.0\.0\.1:9\/pages\/101: /.source +
+          /not a page endpoint URL \(\{base_url\}\/api\/v2\/pages\/\{id\}\/\); /.source +
+          /give the page id and --base-url/.source,
+      ),
     ],
     [['render', '--out', 'x'], /Expected originals to render \(files or folders\), or --page/],
     [['render', '--page', '101'], /Expected --base-url or CONTENT_API_BASE_URL to fetch page 101/],

@@ -36,22 +36,27 @@ describe('diffEdits + replaceValues', () => {
     expect(edit(text, { sizes: {}, srcset: 'x 1w' })).toBe(expected);
   });
 
-  it('replaces an object whole where keys with object values are missing or it is empty: in the document’s indentation, or on one line if it was', () => {
-    const text =
-      '{\n  "image": {\n    "sizes": {\n      "xl": {"width": 4, "height": 2, "url": "/a.jpg"}\n    },\n    "alt_text": {}\n  }\n}';
-    const written = edit(text, {
-      sizes: { xs: { width: 2, height: 1, url: '/s.jpg' }, xl: { width: 4, height: 2, url: '/a.jpg' } },
-      alt_text: { en: 'x', de: 'y' },
-    });
-    expect(JSON.parse(written)).toEqual({
-      image: {
+  it(
+    'replaces an object whole where keys with object values are missing or it is empty: ' +
+      'in the document’s indentation, or on one line if it was',
+    () => {
+      const text =
+        '{\n  "image": {\n    "sizes": {\n      "xl": {"width": 4, "height": 2, "url": "/a.jpg"}\n    },\n' +
+        '    "alt_text": {}\n  }\n}';
+      const written = edit(text, {
         sizes: { xs: { width: 2, height: 1, url: '/s.jpg' }, xl: { width: 4, height: 2, url: '/a.jpg' } },
         alt_text: { en: 'x', de: 'y' },
-      },
-    });
-    expect(written).toContain('\n    "sizes": {\n      "xs": {\n        "width": 2,');
-    expect(written).toContain('"alt_text": {"en":"x","de":"y"}');
-  });
+      });
+      expect(JSON.parse(written)).toEqual({
+        image: {
+          sizes: { xs: { width: 2, height: 1, url: '/s.jpg' }, xl: { width: 4, height: 2, url: '/a.jpg' } },
+          alt_text: { en: 'x', de: 'y' },
+        },
+      });
+      expect(written).toContain('\n    "sizes": {\n      "xs": {\n        "width": 2,');
+      expect(written).toContain('"alt_text": {"en":"x","de":"y"}');
+    },
+  );
 
   it('keeps the keys only the text has', () => {
     const text = '{"image": {"sizes": {"xl": {"width": 4, "height": 2, "url": "/a.jpg", "note": "kept"}}}}';

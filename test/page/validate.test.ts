@@ -22,7 +22,8 @@ describe('the valid sample page', () => {
 
   it('finds images everywhere: stage, list stage, blocks, works, overlays, inquiry, banner, summaries, related', () => {
     const paths = [...findImages(valid())].map((found) => found.path.join('.'));
-    // stage 2, list stage 1, text_image 1, single_image 1, work 3 (image, artwork, overlay), works 2x3, banner 1, article 1, news 1, related 1
+    // stage 2, list stage 1, text_image 1, single_image 1, work 3 (image, artwork, overlay), works 2x3,
+    // banner 1, article 1, news 1, related 1
     expect(paths).toHaveLength(18);
     for (const where of [
       'presentation_stage.thumbnail',

@@ -138,7 +138,8 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
   const nextQueue = () => (name = `test-${++queueRun}`);
   const queueArgs = () => ['--queue', redis.url, '--queue-name', name];
 
-  it('three workers, one killed with SIGKILL mid-job: every original rendered once, whole, the report a local run gives', async () => {
+  it('three workers, one killed with SIGKILL mid-job: ' +
+    'every original rendered once, whole, the report a local run gives', async () => {
     nextQueue();
     const count = 8;
     for (let i = 0; i < count; i++) {
@@ -298,7 +299,8 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     expect(await stopWorker(worker)).toBe(0);
   }, 90_000);
 
-  it('a Redis that restarts empty (no persistence): jobs gone without a result are put back, and the run completes', async () => {
+  it('a Redis that restarts empty (no persistence): ' +
+    'jobs gone without a result are put back, and the run completes', async () => {
     nextQueue();
     const forgetful = await startRedis({ persist: false });
     try {
@@ -325,7 +327,8 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     }
   }, 90_000);
 
-  it('S3 unreachable for a while: the worker pauses, the job waits without spending attempts, then renders', async () => {
+  it('S3 unreachable for a while: ' +
+    'the worker pauses, the job waits without spending attempts, then renders', async () => {
     nextQueue();
     for (let i = 0; i < 2; i++) await s3.put('originals', `q7/photo-${i}.jpg`, await photo(800, 600).jpeg().toBuffer());
     // The worker reaches S3 through a proxy that drops every connection until it is opened.
@@ -398,7 +401,8 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     return { endpoint: `http://127.0.0.1:${port}`, close: () => proxy.close() };
   }
 
-  it('one object denied to every worker: put back twice, then it fails once, "access denied"; the batch ends', async () => {
+  it('one object denied to every worker: put back twice, then it fails once, "access denied"; ' +
+    'the batch ends', async () => {
     nextQueue();
     for (const name of ['open', 'secret']) {
       await s3.put('originals', `q9/${name}.jpg`, await photo(800, 600).jpeg().toBuffer());
@@ -463,7 +467,8 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     }
   }, 60_000);
 
-  it('one worker over batches sees what changed in the bucket between them; each batch keeps its own results', async () => {
+  it('one worker over batches sees what changed in the bucket between them; ' +
+    'each batch keeps its own results', async () => {
     nextQueue();
     const picture = (width: number) => photo(width, 500).jpeg().toBuffer();
     await s3.put('originals', 'q8/a.jpg', await picture(700));
@@ -588,35 +593,38 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
     expect(await stopWorker(worker)).toBe(0);
   }, 60_000);
 
-  it('enqueueing interrupted: before any write it throws, nothing in Redis; after, the rest are cancelled', async () => {
-    nextQueue();
-    const dir = await originals(2, 300);
-    const queue = await connectQueue({ url: redis.url, name }, true);
-    try {
-      const before = new AbortController();
-      before.abort();
-      await expect(enqueueRender([dir], { outDir: await tempDir() }, queue, before.signal)).rejects.toThrow(/abort/i);
-      expect(await queue.redis.keys(`content-api:${name}:batch*`)).toEqual([]);
-      // Aborted as the batch is written: the batch is recorded, its jobs are not added.
-      const during = new AbortController();
-      const record = await enqueueRender([dir], { outDir: await tempDir() }, queue, {
-        get aborted() {
-          return during.signal.aborted;
-        },
-        throwIfAborted: () => during.abort(), // passes the check before writing, then aborts
-      } as AbortSignal);
-      expect(record.jobs).toBe(2);
-      expect(await queue.redis.llen(`bull:${name}:wait`)).toBe(0);
-      // Never added, they are cancelled: the report says not started, and never puts them back.
-      expect(await queue.redis.scard(`content-api:${name}:batch:${record.id}:cancelled`)).toBe(2);
-      const report = await runCli(['queue', 'results', record.id, ...queueArgs(), '--json']);
-      expect(report.code, report.stderr).toBe(1);
-      expect(JSON.parse(report.stdout)).toMatchObject({ results: [], failures: [] });
-      expect(JSON.parse(report.stdout).notStarted).toHaveLength(2);
-    } finally {
-      await queue.close();
-    }
-  });
+  it(
+    'enqueueing interrupted: before any write it throws, nothing in Redis; ' + 'after, the rest are cancelled',
+    async () => {
+      nextQueue();
+      const dir = await originals(2, 300);
+      const queue = await connectQueue({ url: redis.url, name }, true);
+      try {
+        const before = new AbortController();
+        before.abort();
+        await expect(enqueueRender([dir], { outDir: await tempDir() }, queue, before.signal)).rejects.toThrow(/abort/i);
+        expect(await queue.redis.keys(`content-api:${name}:batch*`)).toEqual([]);
+        // Aborted as the batch is written: the batch is recorded, its jobs are not added.
+        const during = new AbortController();
+        const record = await enqueueRender([dir], { outDir: await tempDir() }, queue, {
+          get aborted() {
+            return during.signal.aborted;
+          },
+          throwIfAborted: () => during.abort(), // passes the check before writing, then aborts
+        } as AbortSignal);
+        expect(record.jobs).toBe(2);
+        expect(await queue.redis.llen(`bull:${name}:wait`)).toBe(0);
+        // Never added, they are cancelled: the report says not started, and never puts them back.
+        expect(await queue.redis.scard(`content-api:${name}:batch:${record.id}:cancelled`)).toBe(2);
+        const report = await runCli(['queue', 'results', record.id, ...queueArgs(), '--json']);
+        expect(report.code, report.stderr).toBe(1);
+        expect(JSON.parse(report.stdout)).toMatchObject({ results: [], failures: [] });
+        expect(JSON.parse(report.stdout).notStarted).toHaveLength(2);
+      } finally {
+        await queue.close();
+      }
+    },
+  );
 
   it('SIGTERM lets a worker finish the job under way, then it exits 0', async () => {
     nextQueue();
@@ -741,7 +749,8 @@ describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
       expect(result.code, result.stderr).toBe(0);
       const warnings = result.stderr.split('\n').filter((line) => /evict|noeviction/i.test(line));
       expect(warnings).toEqual([
-        `warning: ${evicting.url}: maxmemory-policy is allkeys-lru: Redis may drop jobs when memory runs short; set it to noeviction (BullMQ requires it)`,
+        `warning: ${evicting.url}: maxmemory-policy is allkeys-lru: Redis may drop jobs when memory runs short; ` +
+          'set it to noeviction (BullMQ requires it)',
       ]);
     } finally {
       await evicting.stop();

@@ -146,28 +146,31 @@ describe('naming', () => {
     expect((await renderOriginal(path.join(dir, '2026/a.jpg'), { outDir: out })).status).toBe('rendered');
   });
 
-  it('renders bytes in memory under a given stem, but not over renditions an original file wrote, unless forced', async () => {
-    const dir = await tempDir();
-    const original = await writeImage(dir, 'a.jpg', photo(300, 200).jpeg());
-    const out = path.join(dir, 'out');
-    await renderOriginal(original, { outDir: out });
-    const download = {
-      source: 'http://127.0.0.1:9/media/a.max-4800x4800.jpg',
-      stem: 'a',
-      data: await photo(200, 300).jpeg().toBuffer(),
-    };
-    const refused = await renderSources([download], { outDir: out });
-    expect(refused.failures).toEqual([
-      expect.objectContaining({ code: 'CONTENT_API_NAME_COLLISION', source: download.source }),
-    ]);
-    expect(refused.failures[0]!.error).toContain(`would overwrite the renditions of ${path.resolve(original)}`);
-    expect((await sharp(path.join(out, 'a.max-300x300.jpg')).metadata()).width).toBe(300);
-    const forced = await renderSources([download], { outDir: out, force: true });
-    expect(forced.results.map((r) => [r.status, r.files.xs.width, r.files.xs.height])).toEqual([
-      ['rendered', 200, 300],
-    ]);
-    expect((await sharp(path.join(out, 'a.max-300x300.jpg')).metadata()).width).toBe(200);
-  });
+  it(
+    'renders bytes in memory under a given stem, but not over renditions an original file wrote, ' + 'unless forced',
+    async () => {
+      const dir = await tempDir();
+      const original = await writeImage(dir, 'a.jpg', photo(300, 200).jpeg());
+      const out = path.join(dir, 'out');
+      await renderOriginal(original, { outDir: out });
+      const download = {
+        source: 'http://127.0.0.1:9/media/a.max-4800x4800.jpg',
+        stem: 'a',
+        data: await photo(200, 300).jpeg().toBuffer(),
+      };
+      const refused = await renderSources([download], { outDir: out });
+      expect(refused.failures).toEqual([
+        expect.objectContaining({ code: 'CONTENT_API_NAME_COLLISION', source: download.source }),
+      ]);
+      expect(refused.failures[0]!.error).toContain(`would overwrite the renditions of ${path.resolve(original)}`);
+      expect((await sharp(path.join(out, 'a.max-300x300.jpg')).metadata()).width).toBe(300);
+      const forced = await renderSources([download], { outDir: out, force: true });
+      expect(forced.results.map((r) => [r.status, r.files.xs.width, r.files.xs.height])).toEqual([
+        ['rendered', 200, 300],
+      ]);
+      expect((await sharp(path.join(out, 'a.max-300x300.jpg')).metadata()).width).toBe(200);
+    },
+  );
 
   it('removes the files of an earlier format when the format changes', async () => {
     const dir = await tempDir();
@@ -389,13 +392,16 @@ describe('incremental runs', () => {
     expect(await statuses({ quality: { jpeg: 60 } })).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
   });
 
-  it('records no stamp for a file changed within the last 2 s: it could change again without its times moving', async () => {
-    const dir = await tempDir();
-    const source = await writeImage(dir, 'in/a.jpg', photo(900, 600).jpeg());
-    const out = path.join(dir, 'out');
-    expect((await renderOriginal(source, { outDir: out })).status).toBe('rendered');
-    expect(JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries['a.jpg'].stamp).toBeUndefined();
-  });
+  it(
+    'records no stamp for a file changed within the last 2 s: ' + 'it could change again without its times moving',
+    async () => {
+      const dir = await tempDir();
+      const source = await writeImage(dir, 'in/a.jpg', photo(900, 600).jpeg());
+      const out = path.join(dir, 'out');
+      expect((await renderOriginal(source, { outDir: out })).status).toBe('rendered');
+      expect(JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries['a.jpg'].stamp).toBeUndefined();
+    },
+  );
 
   it('trusts the recorded hash only while the file’s stamp (size, times, inode) is the one recorded', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 10_000 }); // every file looks settled
@@ -426,35 +432,43 @@ describe('incremental runs', () => {
     expect(again.stamp.ctimeMs).toBe((await stat(source)).ctimeMs);
   });
 
-  it('originals moved together with their output folder (a clone elsewhere) are up to date: the manifest names them relative to it', async () => {
-    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 10_000 }); // every file looks settled
-    onTestFinished(() => void vi.useRealTimers());
-    const { rename } = await import('node:fs/promises');
-    const dir = await tempDir();
-    await writeImage(dir, 'project/originals/a.jpg', photo(900, 600).jpeg());
-    await renderOriginals([path.join(dir, 'project/originals')], { outDir: path.join(dir, 'project/media') });
-    const manifestIn = (folder: string) => path.join(dir, folder, 'media', MANIFEST_FILE);
-    const stored = JSON.parse(await readFile(manifestIn('project'), 'utf8'));
-    expect(stored.entries['a.jpg'].source).toBe(path.join('..', 'originals', 'a.jpg'));
+  it(
+    'originals moved together with their output folder (a clone elsewhere) are up to date: ' +
+      'the manifest names them relative to it',
+    async () => {
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 10_000 }); // every file looks settled
+      onTestFinished(() => void vi.useRealTimers());
+      const { rename } = await import('node:fs/promises');
+      const dir = await tempDir();
+      await writeImage(dir, 'project/originals/a.jpg', photo(900, 600).jpeg());
+      await renderOriginals([path.join(dir, 'project/originals')], { outDir: path.join(dir, 'project/media') });
+      const manifestIn = (folder: string) => path.join(dir, folder, 'media', MANIFEST_FILE);
+      const stored = JSON.parse(await readFile(manifestIn('project'), 'utf8'));
+      expect(stored.entries['a.jpg'].source).toBe(path.join('..', 'originals', 'a.jpg'));
 
-    // A manifest from before relative paths names the old absolute path: after a move it is hashed once, and recorded relative.
-    stored.entries['a.jpg'].source = path.join(dir, 'project/originals/a.jpg');
-    await writeFile(manifestIn('project'), JSON.stringify(stored));
-    await rename(path.join(dir, 'project'), path.join(dir, 'moved'));
-    const moved = await renderOriginals([path.join(dir, 'moved/originals')], { outDir: path.join(dir, 'moved/media') });
-    expect(moved.results.map((r) => r.status)).toEqual(['skipped']);
-    const again = JSON.parse(await readFile(manifestIn('moved'), 'utf8'));
-    expect(again.entries['a.jpg'].source).toBe(path.join('..', 'originals', 'a.jpg'));
+      // A manifest from before relative paths names the old absolute path: after a move it is hashed
+      // once, and recorded relative.
+      stored.entries['a.jpg'].source = path.join(dir, 'project/originals/a.jpg');
+      await writeFile(manifestIn('project'), JSON.stringify(stored));
+      await rename(path.join(dir, 'project'), path.join(dir, 'moved'));
+      const moved = await renderOriginals([path.join(dir, 'moved/originals')], {
+        outDir: path.join(dir, 'moved/media'),
+      });
+      expect(moved.results.map((r) => r.status)).toEqual(['skipped']);
+      const again = JSON.parse(await readFile(manifestIn('moved'), 'utf8'));
+      expect(again.entries['a.jpg'].source).toBe(path.join('..', 'originals', 'a.jpg'));
 
-    // Moved once more: the relative path still names it and its stamp holds, so it is not even read (a wrong hash goes unseen).
-    again.entries['a.jpg'].sha256 = '0'.repeat(64);
-    await writeFile(manifestIn('moved'), JSON.stringify(again));
-    await rename(path.join(dir, 'moved'), path.join(dir, 'cloned'));
-    const cloned = await renderOriginals([path.join(dir, 'cloned/originals')], {
-      outDir: path.join(dir, 'cloned/media'),
-    });
-    expect(cloned.results.map((r) => r.status)).toEqual(['skipped']);
-  });
+      // Moved once more: the relative path still names it and its stamp holds, so it is not even read (a
+      // wrong hash goes unseen).
+      again.entries['a.jpg'].sha256 = '0'.repeat(64);
+      await writeFile(manifestIn('moved'), JSON.stringify(again));
+      await rename(path.join(dir, 'moved'), path.join(dir, 'cloned'));
+      const cloned = await renderOriginals([path.join(dir, 'cloned/originals')], {
+        outDir: path.join(dir, 'cloned/media'),
+      });
+      expect(cloned.results.map((r) => r.status)).toEqual(['skipped']);
+    },
+  );
 
   it('plans without writing on a dry run', async () => {
     const dir = await tempDir();

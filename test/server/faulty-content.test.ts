@@ -40,7 +40,8 @@ describe('serve: faulty content folders give listed problems and exit 2', () => 
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
     const at = (name: string) => path.join(pages, name).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     expect(result.stderr).toMatch(new RegExp(`${at('300.json')}: a FIFO \\(named pipe\\), not a file\\n`));
-    expect(result.stderr).not.toContain('301.json'); // a folder, walked as one (it used to be read: EISDIR, a stack trace)
+    // a folder, walked as one (it used to be read: EISDIR, a stack trace)
+    expect(result.stderr).not.toContain('301.json');
     expect(result.stderr).toMatch(
       new RegExp(`${at('302.json')}: \\$: is null, not a record \\(a JSON object\\) \\[layout\\]\\n`),
     );

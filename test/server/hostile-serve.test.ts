@@ -66,26 +66,29 @@ describe('the prepared-response cache is bounded', () => {
     expect(cache.size).toEqual({ entries: 1, bytes: 1000 });
   });
 
-  it('2,000 requests with distinct Host headers keep the cache within its bound, each answered for its host', async () => {
-    const cache = new PreparedCache(1024 * 1024);
-    const port = await start(CONTENT, cache);
-    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-    let largest = 0;
-    for (let i = 0; i < 2000; i += 50) {
-      await Promise.all(
-        Array.from({ length: 50 }, async (_, k) => {
-          const host = `h${i + k}.example`;
-          const res = await getWith(port, '/api/v2/pages/101/', { host }, agent);
-          const page = JSON.parse(await bodyOf(res.setEncoding('utf8'))) as { meta: { detail_url: string } };
-          expect(page.meta.detail_url).toBe(`http://${host}/api/v2/pages/101/`);
-        }),
-      );
-      largest = Math.max(largest, cache.size.bytes);
-    }
-    agent.destroy();
-    expect(largest).toBeLessThanOrEqual(1024 * 1024);
-    expect(cache.size.entries).toBeLessThan(200);
-  });
+  it(
+    '2,000 requests with distinct Host headers keep the cache within its bound, ' + 'each answered for its host',
+    async () => {
+      const cache = new PreparedCache(1024 * 1024);
+      const port = await start(CONTENT, cache);
+      const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+      let largest = 0;
+      for (let i = 0; i < 2000; i += 50) {
+        await Promise.all(
+          Array.from({ length: 50 }, async (_, k) => {
+            const host = `h${i + k}.example`;
+            const res = await getWith(port, '/api/v2/pages/101/', { host }, agent);
+            const page = JSON.parse(await bodyOf(res.setEncoding('utf8'))) as { meta: { detail_url: string } };
+            expect(page.meta.detail_url).toBe(`http://${host}/api/v2/pages/101/`);
+          }),
+        );
+        largest = Math.max(largest, cache.size.bytes);
+      }
+      agent.destroy();
+      expect(largest).toBeLessThanOrEqual(1024 * 1024);
+      expect(cache.size.entries).toBeLessThan(200);
+    },
+  );
 });
 
 describe('a media file that changes size while it is served', () => {
@@ -101,24 +104,27 @@ describe('a media file that changes size while it is served', () => {
     return { folder, file };
   }
 
-  it('grown: exactly Content-Length bytes are sent, and the keep-alive connection serves the next response', async () => {
-    const { folder, file } = await contentWithBigFile();
-    const port = await start(folder);
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const res = await getWith(port, '/media/big.jpg', {}, agent);
-    res.pause();
-    await truncate(file, SIZE * 2);
-    let received = 0;
-    res.on('data', (chunk: Buffer) => (received += chunk.length));
-    res.resume();
-    await once(res, 'end');
-    expect(Number(res.headers['content-length'])).toBe(SIZE);
-    expect(received).toBe(SIZE);
-    const next = await getWith(port, '/api/v2/pages/101/', {}, agent);
-    expect(next.statusCode).toBe(200);
-    expect(JSON.parse(await bodyOf(next.setEncoding('utf8')))).toHaveProperty('id', 101);
-    agent.destroy();
-  });
+  it(
+    'grown: exactly Content-Length bytes are sent, ' + 'and the keep-alive connection serves the next response',
+    async () => {
+      const { folder, file } = await contentWithBigFile();
+      const port = await start(folder);
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const res = await getWith(port, '/media/big.jpg', {}, agent);
+      res.pause();
+      await truncate(file, SIZE * 2);
+      let received = 0;
+      res.on('data', (chunk: Buffer) => (received += chunk.length));
+      res.resume();
+      await once(res, 'end');
+      expect(Number(res.headers['content-length'])).toBe(SIZE);
+      expect(received).toBe(SIZE);
+      const next = await getWith(port, '/api/v2/pages/101/', {}, agent);
+      expect(next.statusCode).toBe(200);
+      expect(JSON.parse(await bodyOf(next.setEncoding('utf8')))).toHaveProperty('id', 101);
+      agent.destroy();
+    },
+  );
 
   it('shrunk: the connection is closed, never left open with a body shorter than promised', async () => {
     const { folder, file } = await contentWithBigFile();

@@ -221,7 +221,11 @@ describe('serve, inspect and check together', () => {
   it('a --base-url that is not an absolute http(s) URL is refused, exit 2', async () => {
     const result = await runCli(['serve', '--content', CONTENT, '--port', '0', '--base-url', 'staging']);
     expect(result.stderr).toMatch(
-      /^error: option '--base-url <url>' argument 'staging' is invalid\. Expected an absolute http\(s\) URL such as https:\/\/gallery\.example\.org for --base-url but got 'staging'\./,
+      new RegExp(
+        /^error: option '--base-url <url>' argument 'staging' is invalid\. /.source +
+          /Expected an absolute http\(s\) URL such as https:\/\/gallery\.example\.org for --base-url /.source +
+          /but got 'staging'\./.source,
+      ),
     );
     expect(result.code).toBe(2);
   });

@@ -10,7 +10,10 @@ import { photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
 
 /** Prints, at exit, how many modules from @aws-sdk the process had loaded. */
-const REPORT = `data:text/javascript,import{createRequire}from'node:module';const r=createRequire(process.cwd()+'/');process.on('exit',()=>process.stderr.write('aws-sdk modules: '+Object.keys(r('module')._cache).filter((k)=>k.includes('@aws-sdk')).length+'\\n'))`;
+const REPORT =
+  `data:text/javascript,import{createRequire}from'node:module';const r=createRequire(process.cwd()+'/');` +
+  `process.on('exit',()=>process.stderr.write('aws-sdk modules: '+` +
+  `Object.keys(r('module')._cache).filter((k)=>k.includes('@aws-sdk')).length+'\\n'))`;
 
 function run(args: string[]): Promise<string> {
   const child = spawn(process.execPath, ['--import', REPORT, BIN, ...args], {

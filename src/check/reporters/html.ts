@@ -59,6 +59,10 @@ interface ListedPage {
 /** Largest file read whole to make a thumbnail from. */
 const MAX_THUMB_SOURCE = 32 * 1024 * 1024;
 
+const PLACEHOLDER_RULE =
+  'figure .placeholder { font-size: 11px; color: #777; display: flex; align-items: center; justify-content: center; ' +
+  'overflow: hidden; }';
+
 const STYLE = `
 body { font: 14px/1.4 system-ui, sans-serif; margin: 2rem; color: #1d1d1f; background: #fafafa; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2.5rem; word-break: break-all; }
@@ -72,7 +76,7 @@ h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2.5rem; word-break
 figure { margin: 0; text-align: center; }
 figure img, figure .placeholder { display: block; border: 1px solid #ccc; box-sizing: content-box;
   background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
-figure .placeholder { font-size: 11px; color: #777; display: flex; align-items: center; justify-content: center; overflow: hidden; }
+${PLACEHOLDER_RULE}
 figcaption { font-size: 12px; color: #333; margin-top: 4px; }
 ul.findings { margin: .6rem 0 0; padding-left: 1.2rem; }
 li.error { color: #b3261e; } li.warning { color: #8a5a00; }
@@ -238,16 +242,19 @@ function document(
   const notes: string[] = [];
   if (!hasFiles)
     notes.push(
-      'No thumbnails: the rendition files were not read (give <code>--verify-files</code> a folder or base URL where they are). Boxes show each rendition at its proportions.',
+      'No thumbnails: the rendition files were not read (give <code>--verify-files</code> a folder or base URL ' +
+        'where they are). Boxes show each rendition at its proportions.',
     );
   const hidden = shown.reduce((n, page) => n + page.hiddenCards, 0);
   if (hidden > 0 || listed.length > 0 || unlisted > 0)
     notes.push(
-      `The report bounds itself: images with findings come first; ${hidden} image(s) without findings, and the pages listed at the end, are not shown in detail.`,
+      `The report bounds itself: images with findings come first; ${hidden} image(s) without findings, ` +
+        'and the pages listed at the end, are not shown in detail.',
     );
   if (fixed.length > 0)
     notes.push(
-      `${fixed.length} finding(s) in the baseline ${html(String(baseline))} are fixed and can be removed (--update-baseline).`,
+      `${fixed.length} finding(s) in the baseline ${html(String(baseline))} are fixed ` +
+        'and can be removed (--update-baseline).',
     );
   const ordered = [...shown].sort(
     (a, b) =>
@@ -256,23 +263,33 @@ function document(
   );
   const sections = ordered.map((page) => {
     const cards = [...page.cards].sort((a, b) => Number(b.findings.length > 0) - Number(a.findings.length > 0));
+    const pageFindings = page.pageFindings.length
+      ? `<ul class="findings page-findings">${page.pageFindings.map(findingItem).join('')}</ul>`
+      : '';
     return `<section class="page" data-source="${html(page.source)}">
 <h2>${html(page.source)}</h2>
-${page.pageFindings.length ? `<ul class="findings page-findings">${page.pageFindings.map(findingItem).join('')}</ul>` : ''}
+${pageFindings}
 ${cards.map((card) => imageCard(card, page.base, embed)).join('\n') || (page.images === 0 ? '<p>No images.</p>' : '')}
 ${page.hiddenCards ? `<p class="note">${page.hiddenCards} more image(s) not shown.</p>` : ''}
 </section>`;
   });
-  const rows = listed.map(
-    (p) =>
-      `<tr><td><code>${html(p.source)}</code></td><td>${p.images} image(s)</td><td>${p.errors + p.warnings === 0 ? 'no findings' : `${p.errors} error(s), ${p.warnings} warning(s)`}</td></tr>`,
-  );
+  const rows = listed.map((p) => {
+    const findings = p.errors + p.warnings === 0 ? 'no findings' : `${p.errors} error(s), ${p.warnings} warning(s)`;
+    return `<tr><td><code>${html(p.source)}</code></td><td>${p.images} image(s)</td><td>${findings}</td></tr>`;
+  });
+  const head =
+    '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${html(title)}</title><style>${STYLE}</style></head>`;
+  const extraNote = extra.length ? ` (${extra.join(', ')})` : '';
+  const summaryLine =
+    `<p class="summary${total ? ' bad' : ''}" data-errors="${summary.errors}" data-warnings="${summary.warnings}">` +
+    `${summary.pages} page(s), ${summary.images} image(s): ${counts}${extraNote}</p>`;
   return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${html(title)}</title><style>${STYLE}</style></head>
+${head}
 <body>
 <h1>${html(title)}</h1>
-<p class="summary${total ? ' bad' : ''}" data-errors="${summary.errors}" data-warnings="${summary.warnings}">${summary.pages} page(s), ${summary.images} image(s): ${counts}${extra.length ? ` (${extra.join(', ')})` : ''}</p>
+${summaryLine}
 ${notes.map((note) => `<p class="note">${note}</p>`).join('\n')}
 ${sections.join('\n')}
 ${rows.length ? `<h2>Other pages</h2>\n<table class="listed">${rows.join('\n')}</table>` : ''}
@@ -291,10 +308,15 @@ function imageCard({ image, findings }: Card, base: string | null, embed: Embed)
     const picture =
       typeof thumbnail === 'string'
         ? `<img src="${thumbnail}" width="${width}" height="${THUMB_HEIGHT}" alt="${key} rendition">`
-        : `<div class="placeholder" style="width:${width}px;height:${THUMB_HEIGHT}px" title="${html(thumbnail?.reason ?? 'not read')}">${html(thumbnail?.reason ?? '')}</div>`;
+        : `<div class="placeholder" style="width:${width}px;height:${THUMB_HEIGHT}px" ` +
+          `title="${html(thumbnail?.reason ?? 'not read')}">${html(thumbnail?.reason ?? '')}</div>`;
     const href = fullSize(size.url, base);
     const caption = `${key} ${size.width}x${size.height}`;
-    return `<figure data-key="${key}" data-width="${size.width}" data-height="${size.height}">${picture}<figcaption>${href ? `<a href="${html(href)}">${caption}</a>` : caption}</figcaption></figure>`;
+    const link = href ? `<a href="${html(href)}">${caption}</a>` : caption;
+    return (
+      `<figure data-key="${key}" data-width="${size.width}" data-height="${size.height}">` +
+      `${picture}<figcaption>${link}</figcaption></figure>`
+    );
   }).join('');
   return `<div class="image${findings.length ? ' has-findings' : ''}" data-path="${html(image.path)}">
 <div class="path">${html(image.path)}</div>
@@ -315,5 +337,8 @@ function fullSize(url: string, base: string | null): string | null {
 }
 
 function findingItem(finding: Finding): string {
-  return `<li class="${finding.severity}" data-rule="${html(finding.rule)}"><code>${html(finding.path)}</code> [${html(finding.rule)}] ${html(finding.message)}</li>`;
+  return (
+    `<li class="${finding.severity}" data-rule="${html(finding.rule)}">` +
+    `<code>${html(finding.path)}</code> [${html(finding.rule)}] ${html(finding.message)}</li>`
+  );
 }

@@ -78,16 +78,25 @@ export function junitReporter(): Reporter {
       const suite = attr(page.source);
       const cases = page.problems.map((p) => {
         const body = xmlText(`${p.severity} ${p.path} [${p.rule}] ${p.message}`);
-        return `    <testcase classname="${suite}" name="${attr(`${p.path} [${p.rule}]`)}">\n      <failure type="${attr(`${p.severity}:${p.rule}`)}" message="${attr(p.message)}">${body}</failure>\n    </testcase>`;
+        return (
+          `    <testcase classname="${suite}" name="${attr(`${p.path} [${p.rule}]`)}">\n` +
+          `      <failure type="${attr(`${p.severity}:${p.rule}`)}" message="${attr(p.message)}">${body}</failure>\n` +
+          '    </testcase>'
+        );
       });
       for (const p of page.baselined) {
         cases.push(
-          `    <testcase classname="${suite}" name="${attr(`${p.path} [${p.rule}]`)}">\n      <skipped message="${attr(`in the baseline: ${p.message}`)}"/>\n    </testcase>`,
+          `    <testcase classname="${suite}" name="${attr(`${p.path} [${p.rule}]`)}">\n` +
+            `      <skipped message="${attr(`in the baseline: ${p.message}`)}"/>\n` +
+            '    </testcase>',
         );
       }
       if (cases.length === 0)
         cases.push(`    <testcase classname="${suite}" name="page follows the Content API rules"/>`);
-      return `  <testsuite name="${suite}" tests="${cases.length}" failures="${page.problems.length}" errors="0" skipped="${page.baselined.length}">\n${cases.join('\n')}\n  </testsuite>\n`;
+      return (
+        `  <testsuite name="${suite}" tests="${cases.length}" failures="${page.problems.length}" errors="0" ` +
+        `skipped="${page.baselined.length}">\n${cases.join('\n')}\n  </testsuite>\n`
+      );
     },
     end: () => '</testsuites>\n',
   };
@@ -117,13 +126,16 @@ export function githubReporter(): Reporter {
           const where = file
             ? `file=${escapeProperty(page.source)},${at ? `line=${at.line},col=${at.column},` : ''}`
             : '';
-          return `::${p.severity} ${where}title=${escapeProperty(`content-api ${p.rule}`)}::${escapeData(`${p.path}: ${p.message}${file ? '' : ` (${page.source})`}`)}\n`;
+          const title = escapeProperty(`content-api ${p.rule}`);
+          const message = escapeData(`${p.path}: ${p.message}${file ? '' : ` (${page.source})`}`);
+          return `::${p.severity} ${where}title=${title}::${message}\n`;
         })
         .join('');
     },
-    end: ({ fixed, baseline }) =>
-      fixed.length > 0
-        ? `::notice title=content-api baseline::${escapeData(`${fixed.length} finding(s) in ${baseline} are fixed: update it with --update-baseline`)}\n`
-        : '',
+    end: ({ fixed, baseline }) => {
+      if (fixed.length === 0) return '';
+      const message = `${fixed.length} finding(s) in ${baseline} are fixed: update it with --update-baseline`;
+      return `::notice title=content-api baseline::${escapeData(message)}\n`;
+    },
   };
 }

@@ -28,7 +28,8 @@ export function textReporter(styles: Styles = PLAIN_STYLES): Reporter {
       }
       const { files } = summary;
       const read = files
-        ? `, ${files.probed} files probed (${(files.bytesRead / Math.max(1, files.probed) / 1024).toFixed(1)} KiB read per file)`
+        ? `, ${files.probed} files probed ` +
+          `(${(files.bytesRead / Math.max(1, files.probed) / 1024).toFixed(1)} KiB read per file)`
         : '';
       const counts = `${summary.errors} error(s), ${summary.warnings} warning(s)`;
       const result =
@@ -41,9 +42,8 @@ export function textReporter(styles: Styles = PLAIN_STYLES): Reporter {
         summary.baselined > 0 && `${summary.baselined} in the baseline`,
         summary.ignored > 0 && `${summary.ignored} ignored by the config`,
       ].filter(Boolean);
-      lines.push(
-        `${summary.pages} page(s), ${summary.images} image(s)${read}: ${result}${extra.length ? dim(` (${extra.join(', ')})`) : ''}`,
-      );
+      const extraNote = extra.length ? dim(` (${extra.join(', ')})`) : '';
+      lines.push(`${summary.pages} page(s), ${summary.images} image(s)${read}: ${result}${extraNote}`);
       return `${lines.join('\n')}\n`;
     },
   };

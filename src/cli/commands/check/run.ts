@@ -81,7 +81,8 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
     await sink.write(await reporter.end({ summary, fixed: baseline?.fixed() ?? [], baseline: options.baseline }));
     await sink.close();
     sink = undefined;
-    const counts = `${summary.errors} error(s), ${summary.warnings} warning(s)${summary.baselined ? `, ${summary.baselined} in the baseline` : ''}`;
+    const inBaseline = summary.baselined ? `, ${summary.baselined} in the baseline` : '';
+    const counts = `${summary.errors} error(s), ${summary.warnings} warning(s)${inBaseline}`;
     if (options.output) printMessage(`${options.reporter} report written to ${options.output}: ${counts}`);
     if (record) {
       await writeOutputFile('--update-baseline', record.file, record.text());

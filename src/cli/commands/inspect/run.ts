@@ -50,16 +50,18 @@ export function formatReport(report: InspectReport): string {
   lines.push('', bold(`Images (${report.images.length})`));
   lines.push(
     dim(
-      `  ${'xs'.padEnd(10)}${'sm'.padEnd(10)}${'md'.padEnd(10)}${'lg'.padEnd(11)}${'xl'.padEnd(11)}srcset   names  where`,
+      `  ${'xs'.padEnd(10)}${'sm'.padEnd(10)}${'md'.padEnd(10)}${'lg'.padEnd(11)}${'xl'.padEnd(11)}` +
+        'srcset   names  where',
     ),
   );
   for (const image of report.images) {
     const sizes = RENDITION_KEYS.map((key, i) => (image.sizes[key] ?? '-').padEnd(i < 3 ? 10 : 11)).join('');
     const srcset = image.srcset === 'ok' ? green('ok') : image.srcset === 'absent' ? dim('absent') : red(image.srcset);
     const naming = image.naming === 'ok' ? green('ok') : red('wrong');
-    lines.push(
-      `  ${sizes}${srcset.padEnd(image.srcset === 'absent' ? 6 : image.srcset.length)}${' '.repeat(9 - image.srcset.length)}${naming}${' '.repeat(7 - image.naming.length)}${image.path}`,
-    );
+    const srcsetWidth = image.srcset === 'absent' ? 6 : image.srcset.length;
+    const srcsetCell = `${srcset.padEnd(srcsetWidth)}${' '.repeat(9 - image.srcset.length)}`;
+    const namingCell = `${naming}${' '.repeat(7 - image.naming.length)}`;
+    lines.push(`  ${sizes}${srcsetCell}${namingCell}${image.path}`);
   }
   lines.push('', bold(`Linked resources (${report.links.length})`));
   for (const link of report.links)

@@ -45,10 +45,10 @@ export function printReport(
     );
   } else if (options.dryRun) printDryRun(report.results, options);
   printMessages(report);
-  if (!json)
-    printMessage(
-      `${options.shard ? `shard ${options.shard.index}/${options.shard.count}: ` : ''}${summary(report, seconds, options)}`,
-    );
+  if (!json) {
+    const shardPrefix = options.shard ? `shard ${options.shard.index}/${options.shard.count}: ` : '';
+    printMessage(`${shardPrefix}${summary(report, seconds, options)}`);
+  }
   return report.failures.length > 0 || report.notStarted.length > 0 || (report.pending?.length ?? 0) > 0 ? 1 : 0;
 }
 

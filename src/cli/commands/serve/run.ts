@@ -40,7 +40,8 @@ export async function runServe(options: ServeCommandOptions): Promise<number> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   printMessage(
-    `serving ${options.content} (${content.pages.size} pages, ${content.resources.size} linked resources) at http://${host}:${port}/`,
+    `serving ${options.content} (${content.pages.size} pages, ${content.resources.size} linked resources) ` +
+      `at http://${host}:${port}/`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {
