@@ -84,7 +84,8 @@ export async function queueBench(root, scratch, { runs }) {
       let best;
       for (let i = 0; i < runs; i++) {
         console.error(
-          `bench: queue overhead, ${JOBS} jobs with a no-op render, worker concurrency ${concurrency}, run ${i + 1} of ${runs}`,
+          `bench: queue overhead, ${JOBS} jobs with a no-op render, worker concurrency ${concurrency}, run ` +
+            `${i + 1} of ${runs}`,
         );
         const result = await metered(`overhead, concurrency ${concurrency}`, () =>
           queueOverhead(redis.url, freshQueue(`overhead-c${concurrency}`), tiny, freshOut('tiny'), concurrency),
@@ -169,13 +170,15 @@ export async function queueBench(root, scratch, { runs }) {
       );
       if (!calm || result.seconds < calm.seconds) calm = result;
       console.error(
-        `bench: queue recovery, ${slowCount} slow originals, worker A SIGKILLed ${fmt(KILL_AFTER_MS / 1000, 1)} s into its first job, run ${i + 1} of ${runs}`,
+        `bench: queue recovery, ${slowCount} slow originals, worker A SIGKILLed ` +
+          `${fmt(KILL_AFTER_MS / 1000, 1)} s into its first job, run ${i + 1} of ${runs}`,
       );
       const kill = await metered('recovery: SIGKILL', () =>
         killedWorker(cli, redis, freshQueue('kill'), slow, freshOut('kill'), slowCount, workers),
       );
       console.error(
-        `bench: killed job back in the queue after ${fmt(kill.waitingAfter, 1)} s, on a worker after ${fmt(kill.backAfter, 1)} s; exit code ${kill.code}`,
+        `bench: killed job back in the queue after ${fmt(kill.waitingAfter, 1)} s, on a worker after ` +
+          `${fmt(kill.backAfter, 1)} s; exit code ${kill.code}`,
       );
       kills.push(kill);
     }
@@ -189,38 +192,54 @@ export async function queueBench(root, scratch, { runs }) {
       `### Overhead per job: ${JOBS} jobs (one 1 KB JPEG each), a no-op render, the worker in this process\n`,
     );
     console.log(
-      `Timed from enqueueRender's start (discovery included) to collectBatch's end; CPU: this process and Redis. Target: under ${OVERHEAD_TARGET_MS} ms per job.\n`,
+      `Timed from enqueueRender's start (discovery included) to collectBatch's end; CPU: this process and ` +
+        `Redis. Target: under ${OVERHEAD_TARGET_MS} ms per job.\n`,
     );
     console.log('| worker concurrency | enqueue s | enqueue to last result s | ms per job | CPU s | jobs done |');
     console.log('|---:|---:|---:|---:|---:|---:|');
     for (const r of overhead)
       console.log(
-        `| ${r.concurrency} | ${fmt(r.enqueueSeconds)} | ${fmt(r.seconds)} | ${fmt(perJob(r))} | ${fmt(r.cpu, 1)} | ${r.done} |`,
+        `| ${r.concurrency} | ${fmt(r.enqueueSeconds)} | ${fmt(r.seconds)} | ${fmt(perJob(r))} | ` +
+          `${fmt(r.cpu, 1)} | ${r.done} |`,
       );
     console.log(
-      `\n### Throughput: ${originals} originals (the mixed batch four times, long enough that start-up costs weigh as in a real batch: JPEG, PNG, WebP at 5120x2880 and 6000x4000, one job each), each run into a fresh folder and queue\n`,
+      `\n### Throughput: ${originals} originals (the mixed batch four times, long enough that start-up ` +
+        `costs weigh as in a real batch: JPEG, PNG, WebP at 5120x2880 and 6000x4000, one job each), each run ` +
+        `into a fresh folder and queue\n`,
     );
     console.log(
-      `Worker processes started before the render command and stopped after; seconds are the render command's, start-up included; CPU: every process of the median run (render command, workers, Redis). ${THROUGHPUT_ROUNDS} rounds, the order turned by one each round; compared by medians, the best runs beside them. Target: 2 workers \`-j 1\` at least ${THROUGHPUT_TARGET}x local.\n`,
+      `Worker processes started before the render command and stopped after; seconds are the render ` +
+        `command's, start-up included; CPU: every process of the median run (render command, workers, ` +
+        `Redis). ${THROUGHPUT_ROUNDS} rounds, the order turned by one each round; compared by medians, the ` +
+        `best runs beside them. Target: 2 workers \`-j 1\` at least ${THROUGHPUT_TARGET}x local.\n`,
     );
     console.log('| run | median s | originals/s | CPU s | vs local | best s | best vs best | every round s |');
     console.log('|---|---:|---:|---:|---:|---:|---:|---|');
     for (const { label, median, best, all } of contenders) {
       console.log(
-        `| ${label} | ${fmt(median.seconds)} | ${fmt(originals / median.seconds)} | ${fmt(median.cpu, 1)} | ${fmt(local.median.seconds / median.seconds)}x | ${fmt(best.seconds)} | ${fmt(local.best.seconds / best.seconds)}x | ${all.map((r) => fmt(r.seconds)).join(', ')} |`,
+        `| ${label} | ${fmt(median.seconds)} | ${fmt(originals / median.seconds)} | ${fmt(median.cpu, 1)} ` +
+          `| ${fmt(local.median.seconds / median.seconds)}x | ${fmt(best.seconds)} | ` +
+          `${fmt(local.best.seconds / best.seconds)}x | ${all.map((r) => fmt(r.seconds)).join(', ')} |`,
       );
     }
     console.log(
-      `\n### Recovery: worker A SIGKILLed ${fmt(KILL_AFTER_MS / 1000, 1)} s into a job; ${slowCount} slow originals (48 MP PNG), 2 workers \`-j 1\`\n`,
+      `\n### Recovery: worker A SIGKILLed ${fmt(KILL_AFTER_MS / 1000, 1)} s into a job; ${slowCount} slow ` +
+        `originals (48 MP PNG), 2 workers \`-j 1\`\n`,
     );
     console.log(
-      `Worker A alone takes the first job; ${fmt(KILL_AFTER_MS / 1000, 1)} s into it, worker B starts and A's process group gets SIGKILL. The killed job is watched in BullMQ every 100 ms from the kill: back in the queue (its lock lapsed and a stalled check saw it), then on a worker. Bound: lock ${fmt(LOCK_S, 0)} s + two stalled checks ${fmt(STALLED_S, 1)} s apart = ${RECOVERY_BOUND_S} s after the kill. The same batch without a kill: ${fmt(calm.seconds)} s (best of ${runs}).\n`,
+      `Worker A alone takes the first job; ${fmt(KILL_AFTER_MS / 1000, 1)} s into it, worker B starts and ` +
+        `A's process group gets SIGKILL. The killed job is watched in BullMQ every 100 ms from the kill: ` +
+        `back in the queue (its lock lapsed and a stalled check saw it), then on a worker. Bound: lock ` +
+        `${fmt(LOCK_S, 0)} s + two stalled checks ${fmt(STALLED_S, 1)} s apart = ${RECOVERY_BOUND_S} s after ` +
+        `the kill. The same batch without a kill: ${fmt(calm.seconds)} s (best of ${runs}).\n`,
     );
     console.log('| run | back in the queue s | on a worker s | result written by | batch s | vs no kill | report |');
     console.log('|---:|---:|---:|---|---:|---:|---|');
     kills.forEach((k, i) => {
       console.log(
-        `| ${i + 1} | ${fmt(k.waitingAfter, 1)} | ${fmt(k.backAfter, 1)} | ${k.writtenBy} | ${fmt(k.seconds)} | +${fmt(k.seconds - calm.seconds)} s | ${k.rendered} of ${slowCount} rendered, ${k.failures} failed, exit code ${k.code} |`,
+        `| ${i + 1} | ${fmt(k.waitingAfter, 1)} | ${fmt(k.backAfter, 1)} | ${k.writtenBy} | ` +
+          `${fmt(k.seconds)} | +${fmt(k.seconds - calm.seconds)} s | ${k.rendered} of ${slowCount} rendered, ` +
+          `${k.failures} failed, exit code ${k.code} |`,
       );
     });
 
@@ -232,16 +251,27 @@ export async function queueBench(root, scratch, { runs }) {
     const noisiest = measured.reduce((a, b) => (b.others > a.others ? b : a));
     console.log('');
     console.log(
-      `queue overhead: ${overhead.map((r) => `${fmt(perJob(r))} ms/job at concurrency ${r.concurrency}`).join(', ')} (target under ${OVERHEAD_TARGET_MS} ms): ${verdict(Math.max(...overhead.map(perJob)) < OVERHEAD_TARGET_MS)}`,
+      `queue overhead: ` +
+        `${overhead.map((r) => `${fmt(perJob(r))} ms/job at concurrency ${r.concurrency}`).join(', ')} ` +
+        `(target under ${OVERHEAD_TARGET_MS} ms): ` +
+        `${verdict(Math.max(...overhead.map(perJob)) < OVERHEAD_TARGET_MS)}`,
     );
     console.log(
-      `queue throughput (medians of ${THROUGHPUT_ROUNDS} rounds): 1 worker -j 2 at ${fmt(vsLocal(oneWorker))}x local, 2 workers -j 1 at ${fmt(two)}x local (target at least ${THROUGHPUT_TARGET}x): ${verdict(two >= THROUGHPUT_TARGET)}; with the corpus' names (one job per stem) ${fmt(vsLocal(oneJobPerStem))}x; two local processes, no queue, ${fmt(vsLocal(twoLocal))}x`,
+      `queue throughput (medians of ${THROUGHPUT_ROUNDS} rounds): 1 worker -j 2 at ` +
+        `${fmt(vsLocal(oneWorker))}x local, 2 workers -j 1 at ${fmt(two)}x local (target at least ` +
+        `${THROUGHPUT_TARGET}x): ${verdict(two >= THROUGHPUT_TARGET)}; with the corpus' names (one job per ` +
+        `stem) ${fmt(vsLocal(oneJobPerStem))}x; two local processes, no queue, ${fmt(vsLocal(twoLocal))}x`,
     );
     console.log(
-      `queue recovery: the killed job on a worker again ${kills.map((k) => `${fmt(k.backAfter, 1)} s`).join(', ')} after SIGKILL (at most ${RECOVERY_BOUND_S} s): ${verdict(worstBack <= RECOVERY_BOUND_S)}; batch +${fmt(Math.max(...kills.map((k) => k.seconds)) - calm.seconds)} s at worst; every original rendered, exit code 0: ${verdict(allRendered)}`,
+      `queue recovery: the killed job on a worker again ` +
+        `${kills.map((k) => `${fmt(k.backAfter, 1)} s`).join(', ')} after SIGKILL (at most ` +
+        `${RECOVERY_BOUND_S} s): ${verdict(worstBack <= RECOVERY_BOUND_S)}; batch ` +
+        `+${fmt(Math.max(...kills.map((k) => k.seconds)) - calm.seconds)} s at worst; every original ` +
+        `rendered, exit code 0: ${verdict(allRendered)}`,
     );
     console.log(
-      `other processes on the machine during the runs: at most ${fmt(Math.max(0, noisiest.others), 1)} CPU s (${noisiest.label})${noisiest.others > 1 ? ': noisy, rerun on a quiet machine' : ''}`,
+      `other processes on the machine during the runs: at most ${fmt(Math.max(0, noisiest.others), 1)} CPU ` +
+        `s (${noisiest.label})${noisiest.others > 1 ? ': noisy, rerun on a quiet machine' : ''}`,
     );
   } finally {
     for (const worker of workers) worker.kill();
@@ -335,7 +365,8 @@ async function slowOriginals(root, mp24) {
       .png()
       .toFile(path.join(dir, name));
     sources.push(
-      `slow/${name}: ${2 * info.width}x${info.height}, corpus-v4/24mp/${files.join(' and ')} side by side, pixels unchanged`,
+      `slow/${name}: ${2 * info.width}x${info.height}, corpus-v4/24mp/${files.join(' and ')} side by side, ` +
+        `pixels unchanged`,
     );
     console.error(`corpus: ${sources.at(-1)}`);
   }
@@ -373,7 +404,8 @@ async function queueOverhead(url, name, input, outDir, concurrency) {
     const seconds = (performance.now() - started) / 1000;
     if (batch.jobs !== JOBS || report.pending.length > 0 || report.failures.length > 0) {
       throw new Error(
-        `queue overhead: ${batch.jobs} job(s) enqueued, ${report.pending.length} pending, ${report.failures.length} failed`,
+        `queue overhead: ${batch.jobs} job(s) enqueued, ${report.pending.length} pending, ` +
+          `${report.failures.length} failed`,
       );
     }
     return { seconds, enqueueSeconds: (enqueued - started) / 1000, done };
@@ -431,7 +463,8 @@ async function render(cli, input, outDir, args, originals, { check = true } = {}
   const outcome = { seconds, code, rendered, failures: report.failures.length, stderr };
   if (check && (code !== 0 || rendered !== originals)) {
     throw new Error(
-      `render ${args.join(' ')}: exit code ${code}, ${rendered} of ${originals} rendered; stderr:\n${stderr.slice(-4_000)}`,
+      `render ${args.join(' ')}: exit code ${code}, ${rendered} of ${originals} rendered; ` +
+        `stderr:\n${stderr.slice(-4_000)}`,
     );
   }
   return outcome;
@@ -486,7 +519,10 @@ function workerProcess(cli, url, name, concurrency, all, { quiet = true } = {}) 
   return worker;
 }
 
-/** `render --queue` of `input` with worker processes of these concurrencies, started before and stopped after; its seconds. */
+/**
+ * `render --queue` of `input` with worker processes of these concurrencies, started before and stopped after;
+ * its seconds.
+ */
 async function queued(cli, url, name, concurrencies, input, outDir, originals, all) {
   const started = concurrencies.map((concurrency) => workerProcess(cli, url, name, concurrency, all));
   try {

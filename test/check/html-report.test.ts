@@ -62,89 +62,93 @@ async function openOffline(file: string) {
 }
 
 describe('the HTML report', () => {
-  it('is one self-contained file: thumbnails of every rendition embedded, decoded offline with the media folder gone', async () => {
-    const { dir, media, pageFile } = await fixture();
-    const report = path.join(dir, 'report.html');
-    const result = await runCli([
-      'check',
-      pageFile,
-      '--verify-files',
-      media,
-      '--reporter',
-      'html',
-      '--output',
-      report,
-      '--base-url',
-      'https://gallery.example.org',
-    ]);
-    expect(result.code).toBe(1);
-    // Opened elsewhere, later: the renditions are not there any more.
-    await rm(media, { recursive: true });
-    const moved = path.join(await tempDir(), 'artifact.html');
-    await rename(report, moved);
-    expect((await readFile(moved)).length).toBeLessThan(1_000_000);
+  it(
+    'is one self-contained file: thumbnails of every rendition embedded, decoded offline with the media folder ' +
+      'gone',
+    async () => {
+      const { dir, media, pageFile } = await fixture();
+      const report = path.join(dir, 'report.html');
+      const result = await runCli([
+        'check',
+        pageFile,
+        '--verify-files',
+        media,
+        '--reporter',
+        'html',
+        '--output',
+        report,
+        '--base-url',
+        'https://gallery.example.org',
+      ]);
+      expect(result.code).toBe(1);
+      // Opened elsewhere, later: the renditions are not there any more.
+      await rm(media, { recursive: true });
+      const moved = path.join(await tempDir(), 'artifact.html');
+      await rename(report, moved);
+      expect((await readFile(moved)).length).toBeLessThan(1_000_000);
 
-    const { page, requests, close } = await openOffline(moved);
-    expect(await page.locator('.summary').innerText()).toBe('1 page(s), 18 image(s): 2 error(s), 0 warning(s)');
-    expect(await page.locator('.image').count()).toBe(18);
-    expect(await page.locator('.image figure img').count()).toBe(90);
+      const { page, requests, close } = await openOffline(moved);
+      expect(await page.locator('.summary').innerText()).toBe('1 page(s), 18 image(s): 2 error(s), 0 warning(s)');
+      expect(await page.locator('.image').count()).toBe(18);
+      expect(await page.locator('.image figure img').count()).toBe(90);
 
-    // Every <img> decodes, and shows the file's real proportions at their real aspect ratio.
-    const figures = await page.locator('.image figure').evaluateAll(async (nodes) =>
-      Promise.all(
-        nodes.map(async (figure) => {
-          const img = figure.querySelector('img') as unknown as {
-            decode(): Promise<void>;
-            naturalWidth: number;
-            naturalHeight: number;
-            complete: boolean;
-            src: string;
-            getBoundingClientRect(): { width: number; height: number };
-          };
-          const decoded = await img.decode().then(
-            () => true,
-            () => false,
-          );
-          const box = img.getBoundingClientRect();
-          const link = figure.querySelector('a')?.getAttribute('href') ?? null;
-          return {
-            width: Number(figure.getAttribute('data-width')),
-            height: Number(figure.getAttribute('data-height')),
-            natural: [img.naturalWidth, img.naturalHeight],
-            drawn: box.width / box.height,
-            decoded,
-            complete: img.complete,
-            src: img.src.slice(0, 23),
-            link,
-          };
-        }),
-      ),
-    );
-    for (const figure of figures) {
-      expect(figure.decoded && figure.complete).toBe(true);
-      expect(figure.src).toBe('data:image/webp;base64,');
-      expect(figure.natural[1]).toBeLessThanOrEqual(192); // a thumbnail, not the file
-      // (the one figure whose JSON is wrong shows the file's real 1200x750)
-      const real = figure.height === 700 ? 1200 / 750 : figure.width / figure.height;
-      expect(Math.abs(figure.natural[0]! / figure.natural[1]! - real)).toBeLessThan(0.05);
-      expect(Math.abs(figure.drawn - figure.width / figure.height)).toBeLessThan(0.05);
-      expect(figure.link).toMatch(/^https:\/\/gallery\.example\.org\/media\/\S+\.max-\d+x\d+\.(jpg|png|webp)$/);
-    }
-    expect(requests).toEqual([]);
+      // Every <img> decodes, and shows the file's real proportions at their real aspect ratio.
+      const figures = await page.locator('.image figure').evaluateAll(async (nodes) =>
+        Promise.all(
+          nodes.map(async (figure) => {
+            const img = figure.querySelector('img') as unknown as {
+              decode(): Promise<void>;
+              naturalWidth: number;
+              naturalHeight: number;
+              complete: boolean;
+              src: string;
+              getBoundingClientRect(): { width: number; height: number };
+            };
+            const decoded = await img.decode().then(
+              () => true,
+              () => false,
+            );
+            const box = img.getBoundingClientRect();
+            const link = figure.querySelector('a')?.getAttribute('href') ?? null;
+            return {
+              width: Number(figure.getAttribute('data-width')),
+              height: Number(figure.getAttribute('data-height')),
+              natural: [img.naturalWidth, img.naturalHeight],
+              drawn: box.width / box.height,
+              decoded,
+              complete: img.complete,
+              src: img.src.slice(0, 23),
+              link,
+            };
+          }),
+        ),
+      );
+      for (const figure of figures) {
+        expect(figure.decoded && figure.complete).toBe(true);
+        expect(figure.src).toBe('data:image/webp;base64,');
+        expect(figure.natural[1]).toBeLessThanOrEqual(192); // a thumbnail, not the file
+        // (the one figure whose JSON is wrong shows the file's real 1200x750)
+        const real = figure.height === 700 ? 1200 / 750 : figure.width / figure.height;
+        expect(Math.abs(figure.natural[0]! / figure.natural[1]! - real)).toBeLessThan(0.05);
+        expect(Math.abs(figure.drawn - figure.width / figure.height)).toBeLessThan(0.05);
+        expect(figure.link).toMatch(/^https:\/\/gallery\.example\.org\/media\/\S+\.max-\d+x\d+\.(jpg|png|webp)$/);
+      }
+      expect(requests).toEqual([]);
 
-    // The findings sit in the card of the image they concern, and only there.
-    const flagged = page.locator('.image.has-findings');
-    expect(await flagged.count()).toBe(1);
-    expect(await flagged.getAttribute('data-path')).toBe('$.presentation_stage.thumbnail');
-    const items = await flagged.locator('li.error').allInnerTexts();
-    expect(items).toHaveLength(2);
-    expect(items.join('\n')).toContain('[image-aspect] md is 1200x700');
-    expect(items.join('\n')).toMatch(
-      /\[file-size\] .*ladybird\.max-1200x1200\.jpg is 1200x750, the JSON says 1200x700/,
-    );
-    await page.screenshot({ path: process.env.CONTENT_API_SCREENSHOT ?? path.join(dir, 'report.png') });
-    await close();
-  });
+      // The findings sit in the card of the image they concern, and only there.
+      const flagged = page.locator('.image.has-findings');
+      expect(await flagged.count()).toBe(1);
+      expect(await flagged.getAttribute('data-path')).toBe('$.presentation_stage.thumbnail');
+      const items = await flagged.locator('li.error').allInnerTexts();
+      expect(items).toHaveLength(2);
+      expect(items.join('\n')).toContain('[image-aspect] md is 1200x700');
+      expect(items.join('\n')).toMatch(
+        /\[file-size\] .*ladybird\.max-1200x1200\.jpg is 1200x750, the JSON says 1200x700/,
+      );
+      await page.screenshot({ path: process.env.CONTENT_API_SCREENSHOT ?? path.join(dir, 'report.png') });
+      await close();
+    },
+  );
 
   it('over HTTP: thumbnails made from the URLs read, and the server may be gone when it is opened', async () => {
     const { dir, media, pageFile } = await fixture();
@@ -176,43 +180,51 @@ describe('the HTML report', () => {
     await close();
   });
 
-  it("without a way to reach the files it says so, with boxes at each rendition's proportions instead of broken images", async () => {
-    const { dir, pageFile } = await fixture();
-    const report = path.join(dir, 'report.html');
-    expect((await runCli(['check', pageFile, '--reporter', 'html', '--output', report])).code).toBe(1);
-    const { page, requests, close } = await openOffline(report);
-    expect(await page.locator('img').count()).toBe(0);
-    expect(await page.locator('figure .placeholder').count()).toBe(90);
-    expect(await page.locator('p.note').first().innerText()).toMatch(
-      /^No thumbnails: the rendition files were not read \(give --verify-files/,
-    );
-    expect(requests).toEqual([]);
-    await close();
-  });
+  it(
+    "without a way to reach the files it says so, with boxes at each rendition's proportions instead of broken " +
+      'images',
+    async () => {
+      const { dir, pageFile } = await fixture();
+      const report = path.join(dir, 'report.html');
+      expect((await runCli(['check', pageFile, '--reporter', 'html', '--output', report])).code).toBe(1);
+      const { page, requests, close } = await openOffline(report);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.locator('figure .placeholder').count()).toBe(90);
+      expect(await page.locator('p.note').first().innerText()).toMatch(
+        /^No thumbnails: the rendition files were not read \(give --verify-files/,
+      );
+      expect(requests).toEqual([]);
+      await close();
+    },
+  );
 
-  it('bounds itself: cards with findings first, a budget for thumbnails, the other pages listed in a line each', async () => {
-    const { media, pageFile } = await fixture();
-    const valid = path.join(PAGES, 'presentation-every-block.json');
-    const pages = await Promise.all(
-      [pageFile, ...Array.from({ length: 30 }, () => valid)].map((file) => loadPage(file)),
-    );
-    const files = await openFileSource(media);
-    try {
-      const reporter = htmlReporter({ files, maxFlaggedCards: 5, maxCleanCards: 10, thumbnailBudget: 40_000 });
-      const run = new CheckRun({ files });
-      for await (const checked of run.run(pages)) reporter.page(checked);
-      const text = await reporter.end({ summary: run.summary, fixed: [] });
-      expect(run.summary.pages).toBe(31);
-      const cards = text.match(/<div class="image[ "]/g) ?? [];
-      expect(cards.length).toBe(11); // the flagged one, then 10 without findings
-      expect(text.indexOf('has-findings')).toBeLessThan(text.indexOf('<div class="image"'));
-      const thumbnails = text.match(/data:image\/webp;base64,[A-Za-z0-9+/=]+/g) ?? [];
-      expect(thumbnails.length).toBeGreaterThan(0);
-      expect(thumbnails.join('').length).toBeLessThanOrEqual(40_000);
-      expect(text).toContain("not embedded: the report's thumbnail budget is spent");
-      expect((text.match(/<tr>/g) ?? []).length).toBe(30); // the valid pages: the first page's cards spent the budget for cards without findings
-    } finally {
-      await closeFileSource(files);
-    }
-  });
+  it(
+    'bounds itself: cards with findings first, a budget for thumbnails, the other pages listed in a line ' + 'each',
+    async () => {
+      const { media, pageFile } = await fixture();
+      const valid = path.join(PAGES, 'presentation-every-block.json');
+      const pages = await Promise.all(
+        [pageFile, ...Array.from({ length: 30 }, () => valid)].map((file) => loadPage(file)),
+      );
+      const files = await openFileSource(media);
+      try {
+        const reporter = htmlReporter({ files, maxFlaggedCards: 5, maxCleanCards: 10, thumbnailBudget: 40_000 });
+        const run = new CheckRun({ files });
+        for await (const checked of run.run(pages)) reporter.page(checked);
+        const text = await reporter.end({ summary: run.summary, fixed: [] });
+        expect(run.summary.pages).toBe(31);
+        const cards = text.match(/<div class="image[ "]/g) ?? [];
+        expect(cards.length).toBe(11); // the flagged one, then 10 without findings
+        expect(text.indexOf('has-findings')).toBeLessThan(text.indexOf('<div class="image"'));
+        const thumbnails = text.match(/data:image\/webp;base64,[A-Za-z0-9+/=]+/g) ?? [];
+        expect(thumbnails.length).toBeGreaterThan(0);
+        expect(thumbnails.join('').length).toBeLessThanOrEqual(40_000);
+        expect(text).toContain("not embedded: the report's thumbnail budget is spent");
+        // The valid pages: the first page's cards spent the budget for cards without findings.
+        expect((text.match(/<tr>/g) ?? []).length).toBe(30);
+      } finally {
+        await closeFileSource(files);
+      }
+    },
+  );
 });

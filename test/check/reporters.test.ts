@@ -37,7 +37,8 @@ describe('--reporter sarif', () => {
     addFormats.default(ajv);
     const validate = ajv.compile(JSON.parse(await readFile(SARIF_SCHEMA, 'utf8')));
     expect(validate(log), JSON.stringify(validate.errors, null, 2)).toBe(true);
-    expect(validate({ version: '2.1.0', runs: [{ results: [] }] })).toBe(false); // the schema does reject: a run needs its tool
+    // The schema does reject: a run needs its tool.
+    expect(validate({ version: '2.1.0', runs: [{ results: [] }] })).toBe(false);
 
     expect(log.version).toBe('2.1.0');
     const run = log.runs[0];
@@ -79,7 +80,8 @@ describe('--reporter junit', () => {
   it('escapes every character XML forbids, in text and in attributes, so the report parses', async () => {
     const dir = await tempDir();
     const page = variant('image-aspect') as Record<string, unknown>;
-    // Keys the spec does not name, holding control characters, a lone surrogate, U+FFFF and markup: they reach messages and names.
+    // Keys the spec does not name, holding control characters, a lone surrogate, U+FFFF and markup: they reach
+    // messages and names.
     page['bad\u0001key\u001b[31m'] = 1;
     page['lone\ud800surrogate\uffff'] = 2;
     page['<tag attr="x">&amp;\ttab\r\n'] = 3;

@@ -17,7 +17,7 @@ import { connectQueue } from '../../src/queue/connection.js';
 import { enqueueRender } from '../../src/queue/enqueue.js';
 import { BIN, runCli, runInTerminal, startCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
-import { haveRedis, type RedisServer, startRedis } from '../fixtures/redis.js';
+import { type RedisServer, startRedis } from '../fixtures/redis.js';
 import { startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
 
@@ -124,7 +124,7 @@ describe('the queue commands without Redis', () => {
   });
 });
 
-describe.skipIf(!haveRedis)('content-api render --queue, worker, queue', () => {
+describe('content-api render --queue, worker, queue', () => {
   let redis: RedisServer;
   let s3: TestS3;
   let queueRun = 0;
