@@ -32,7 +32,7 @@ const EXIT_CODES = {
   1: 'findings',
   2:
     'could not run: bad flags, an invalid config file or baseline, a target that cannot be read or fetched,\n' +
-    'a --verify-files folder that is not there or a server that cannot be reached',
+    'a folder with no .json files, a --verify-files folder that is not there or a server that cannot be reached',
 };
 
 export function checkCommand(program: Command): Command {
@@ -73,7 +73,7 @@ export function checkCommand(program: Command): Command {
   addHttpOptions(command, {
     timeout: 'network timeout for pages and files (HTTP and S3)',
     retries: 'HTTP retries for page ids: connection errors, 502, 503, 504 and 429',
-    deadline: 'HTTP deadline for each page fetched, connecting to last byte',
+    deadline: 'HTTP deadline for each page fetched and each file read over HTTP, connecting to last byte',
     maxBytes: { what: 'largest page accepted (file, stdin or HTTP)', default: HTTP_DEFAULTS.maxBytes },
   });
   return addS3Options(command)

@@ -78,7 +78,7 @@ export function renderCommand(program: Command): Command {
       '-f, --force',
       'render everything again, even what is up to date, and replace renditions another original wrote earlier',
     )
-    .option('-n, --dry-run', 'list what would be written, write nothing')
+    .option('-n, --dry-run', 'list what would be written and removed, write nothing')
     .option('--json', 'print one JSON document with every result and failure on stdout')
     .optionsGroup("Re-rendering a page's images (--page):")
     .option(
