@@ -12,12 +12,27 @@ import path from 'node:path';
 import { z } from 'zod';
 import { OUTPUT_FORMATS } from '../renditions/formats.js';
 import { RENDITION_KEYS } from '../renditions/rules.js';
-import { renderSettingsSchema } from '../renditions/settings.js';
+import { renderSettingsSchema, type SettingsSchema } from '../renditions/settings.js';
 import { isS3Url, splitS3Object } from '../storage/s3-url.js';
 import { isKey } from '../storage/store.js';
 
-/** Bumped when job data or result keys change shape: workers and submitters of two versions refuse each other. */
-export const PROTOCOL = 2;
+/** The shape of the job data and of the keys beside BullMQ's: bumped by hand when they change. */
+const STRUCTURE = 2;
+
+/**
+ * What submitters and workers must both speak, or refuse each other: the structure's number and a
+ * digest of the render settings' schema (every setting, its type, bounds and default), `2.3f9a1c0e`.
+ * A setting added to the schema travels in every job, so it changes the protocol by itself:
+ * nobody has to remember to bump a number, and a worker never renders a job with settings it
+ * would silently drop.
+ */
+export const PROTOCOL = protocolOf(renderSettingsSchema);
+
+/** The protocol of jobs whose settings have `schema`'s shape. */
+export function protocolOf(schema: SettingsSchema): string {
+  const shape = JSON.stringify(z.toJSONSchema(schema, { io: 'input' }));
+  return `${STRUCTURE}.${createHash('sha256').update(shape).digest('hex').slice(0, 8)}`;
+}
 
 export const DEFAULT_QUEUE_NAME = 'content-api';
 
@@ -108,7 +123,7 @@ export function batchId(now = new Date()): string {
 export function keysFor(name: string) {
   const base = `content-api:${name}`;
   return {
-    /** `{"protocol":2}`: this queue is content-api's, and of which protocol. */
+    /** `{"protocol":"2.3f9a1c0e"}`: this queue is content-api's, and of which protocol. */
     marker: `${base}:queue`,
     /**
      * A job's results, one per batch that ran it (HASH: batch id -> `<finished, ms since epoch

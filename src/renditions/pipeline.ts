@@ -108,7 +108,8 @@ async function* cascade(
   const encodes: Array<Promise<EncodedRendition>> = [];
   try {
     for (const [index, group] of groups.entries()) {
-      const encoded = encode(fromRaw(pixels.data, pixels.info), settings).toBuffer();
+      const palette = settings.format === 'png' && paletteFor(settings.png.palette, pixels.data, pixels.info);
+      const encoded = encode(fromRaw(pixels.data, pixels.info), settings, palette).toBuffer();
       encodes.push(encoded.then((data) => ({ ...group, data })));
       encoded.catch(() => undefined); // awaited below, in order; this only marks it handled meanwhile
       const next = groups[index + 1];
@@ -140,20 +141,52 @@ function fromRaw(data: Buffer, info: OutputInfo): Sharp {
   return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
 }
 
-function encode(pipeline: Sharp, settings: EncodeSettings): Sharp {
-  const { quality } = settings;
+/**
+ * The encoder for `settings.format`, with its settings. `palette`: a PNG is written as an 8-bit
+ * palette image, exactly (every colour kept: there are at most 256) or quantised (`lossy`).
+ */
+function encode(pipeline: Sharp, settings: EncodeSettings, palette: PaletteMode = false): Sharp {
+  const { quality, jpeg, png, webp, avif } = settings;
   switch (settings.format) {
     case 'jpeg':
-      return pipeline.jpeg({ quality: quality.jpeg });
-    case 'png':
-      return pipeline.png();
+      return pipeline.jpeg({ quality: quality.jpeg, mozjpeg: jpeg.mozjpeg, chromaSubsampling: jpeg.chroma });
+    case 'png': {
+      const common = { compressionLevel: png.compression, adaptiveFiltering: png.filtering };
+      if (palette === 'exact') return pipeline.png({ ...common, palette: true, colours: 256, dither: 0, quality: 100 });
+      return pipeline.png(palette === 'lossy' ? { ...common, palette: true } : common);
+    }
     case 'webp':
-      return pipeline.webp({ quality: quality.webp });
+      return pipeline.webp({ quality: quality.webp, effort: webp.effort });
     case 'avif':
-      return pipeline.avif({ quality: quality.avif });
+      return pipeline.avif({ quality: quality.avif, effort: avif.effort, chromaSubsampling: avif.chroma });
     case 'gif':
       return pipeline.gif();
   }
+}
+
+/** How a PNG rendition is written: truecolour (false), a palette of its own colours, or quantised. */
+type PaletteMode = false | 'exact' | 'lossy';
+
+/** `--png-palette` for these pixels: `auto` takes a palette only where it holds every colour. */
+function paletteFor(setting: 'auto' | 'lossy' | 'off', data: Buffer, info: OutputInfo): PaletteMode {
+  if (setting === 'off') return false;
+  if (setting === 'lossy') return 'lossy';
+  return countColours(data, info.channels, 256) <= 256 ? 'exact' : false;
+}
+
+/**
+ * The number of distinct colours (alpha included) in raw 8-bit pixels, counted up to `limit + 1`:
+ * a photograph stops after a few hundred pixels, a flat artwork is read to the end.
+ */
+export function countColours(data: Uint8Array, channels: number, limit: number): number {
+  const seen = new Set<number>();
+  for (let i = 0; i < data.length; i += channels) {
+    let colour = 0;
+    for (let c = 0; c < channels; c++) colour = colour * 256 + data[i + c]!;
+    seen.add(colour);
+    if (seen.size > limit) break;
+  }
+  return seen.size;
 }
 
 /** Distinct sizes, largest first, each with the keys that share it. */

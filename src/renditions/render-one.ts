@@ -60,6 +60,8 @@ export interface Context {
   /** Claims on images' keys (a local folder only); released once the manifest is written. */
   claims: Claims | null;
   releases: Array<() => Promise<void>>;
+  /** The batch's warnings, for what an original's rendering has to say (it still renders). */
+  warnings: string[];
 }
 
 /**
@@ -154,6 +156,8 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
         throw changed(original);
     };
     const written = await writeRenditions(context, original, bytes.input, info, format, files, unchanged);
+    const larger = largerPng(info, format, written, original.data?.length ?? stamp?.size);
+    if (larger) context.warnings.push(`${original.source}: ${larger}`);
     const { size, ...header } = info;
     const entry: ManifestEntry = {
       source,
@@ -187,6 +191,26 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
   } finally {
     await bytes?.release();
   }
+}
+
+/**
+ * Why a PNG rendition at its PNG original's own pixel size came out larger than the original file,
+ * if it did: the original was compressed harder than libpng does at these settings.
+ */
+function largerPng(
+  info: SourceInfo,
+  format: OutputFormat,
+  written: ManifestEntry['renditions'],
+  originalBytes: number | undefined,
+): string | null {
+  if (format !== 'png' || info.format !== 'png' || originalBytes === undefined) return null;
+  const same = Object.values(written).find((f) => f.width === info.size.width && f.height === info.size.height);
+  if (!same || same.bytes <= originalBytes) return null;
+  return (
+    `its ${same.width}x${same.height} PNG rendition (${same.bytes} bytes) is larger than the original file ` +
+    `(${originalBytes} bytes) at the same size: the original is compressed harder than libpng at these settings; ` +
+    'try --png-compression 9, --png-palette lossy, or --format webp'
+  );
 }
 
 /** The files the manifest's renderings of `source` wrote that `files` does not include. */

@@ -109,7 +109,7 @@ async function renderInto(
   const { plans, errors: collisions } = splitCollisions(planned.filter((plan) => plan !== undefined));
   errors.push(...collisions);
 
-  const context: Context = { ...open, entries, releases: [] };
+  const context: Context = { ...open, entries, releases: [], warnings };
   const tally: Tally = { results: [], errors, notStarted: [], active: [], done: 0 };
   const total = plans.length + errors.length;
   const progress: Progress = (source, status) =>

@@ -15,8 +15,13 @@ import { DEFAULT_MEDIA_URL, NAMING_STYLES } from './rules.js';
 /** sharp's own default pixel limit (0x3FFF * 0x3FFF), the guard against decompression bombs. */
 export const DEFAULT_PIXEL_LIMIT = 268_402_689;
 
-/** Bumped when the pipeline's output changes for the same settings, so old files are redone. */
-const PIPELINE_VERSION = 1;
+/**
+ * The pipeline's version for each output format, the first word of its settings key: bumped when
+ * what it writes in that format changes for the same settings (a new setting whose default is not
+ * what was done before, included), so that format's files made before are redone and no other's.
+ * PNG 2: adaptive row filtering, and a palette wherever one loses nothing.
+ */
+const PIPELINE_VERSIONS: Readonly<Record<OutputFormat, number>> = { jpeg: 1, png: 2, webp: 1, avif: 1, gif: 1 };
 
 /** What the CLI and messages need to know of a setting, beside its definition. */
 export interface SettingMeta {
@@ -32,7 +37,8 @@ export interface SettingMeta {
    * How it enters the manifest's settings key, which decides whether files made earlier are
    * redone: `none` (it does not change the bytes), `v1` (spelled out in the key since the first
    * version), or, left out, by name and value whenever it differs from its default, so a setting
-   * added later redoes no file made before it until someone changes it.
+   * added later redoes no file made before it until someone changes it (one whose default changes
+   * the bytes bumps its format's pipeline version instead: PIPELINE_VERSIONS).
    */
   key?: 'none' | 'v1';
 }
@@ -51,6 +57,28 @@ const quality = (format: 'jpeg' | 'webp' | 'avif', fallback: number) =>
       description: `${format === 'jpeg' ? 'JPEG' : format === 'webp' ? 'WebP' : 'AVIF'} quality`,
       label: `the ${format} quality`,
       key: 'v1',
+    });
+
+const effort = (format: 'webp' | 'avif', max: number, fallback: number) =>
+  z
+    .int()
+    .min(0)
+    .max(max)
+    .default(fallback)
+    .register(settingMeta, {
+      flag: `--${format}-effort <0-${max}>`,
+      description: `${format === 'webp' ? 'WebP' : 'AVIF'} encoder effort: ${max} is smallest and slowest`,
+      label: `the ${format} effort`,
+    });
+
+const chroma = (format: 'jpeg' | 'avif', fallback: '4:2:0' | '4:4:4') =>
+  z
+    .enum(['4:2:0', '4:4:4'])
+    .default(fallback)
+    .register(settingMeta, {
+      flag: `--${format}-chroma <subsampling>`,
+      description: `${format === 'jpeg' ? 'JPEG' : 'AVIF'} chroma subsampling: 4:2:0 halves colour resolution, 4:4:4 keeps it`,
+      label: `the ${format} chroma subsampling`,
     });
 
 const isMediaUrl = (value: string) => value.startsWith('/') || /^https?:\/\/[^/]/i.test(value);
@@ -81,6 +109,46 @@ export const renderSettingsSchema = z.object({
   }),
   /** Encoder quality (1-100) of the lossy formats; PNG and GIF are lossless here. Defaults: sharp's own. */
   quality: z.object({ jpeg: quality('jpeg', 80), webp: quality('webp', 80), avif: quality('avif', 50) }).prefault({}),
+  /** JPEG's encoder: mozjpeg's trellis quantisation and scan optimisation, and chroma subsampling. */
+  jpeg: z
+    .object({
+      mozjpeg: z.boolean().default(false).register(settingMeta, {
+        flag: '--jpeg-mozjpeg',
+        description: "mozjpeg's trellis quantisation, deringing and scan optimisation: smaller JPEGs, slower encodes",
+        label: 'jpeg mozjpeg',
+      }),
+      chroma: chroma('jpeg', '4:2:0'),
+    })
+    .prefault({}),
+  /** PNG's encoder: a palette where it loses nothing, zlib's level, row filters. */
+  png: z
+    .object({
+      palette: z
+        .enum(['auto', 'lossy', 'off'])
+        .default('auto')
+        .register(settingMeta, {
+          flag: '--png-palette <mode>',
+          description:
+            'auto: a palette (8-bit PNG) when the rendition has at most 256 colours, so no pixel changes; ' +
+            'lossy: always, quantised to 256 colours; off: never',
+          label: 'the png palette',
+        }),
+      compression: z.int().min(0).max(9).default(6).register(settingMeta, {
+        flag: '--png-compression <0-9>',
+        description: "zlib's compression level: 9 is smallest and slowest",
+        label: 'the png compression',
+      }),
+      filtering: z.boolean().default(true).register(settingMeta, {
+        flag: '--no-png-filtering',
+        description: 'no adaptive row filtering (filtering makes photographic PNGs far smaller, encodes slower)',
+        label: 'png filtering',
+      }),
+    })
+    .prefault({}),
+  /** WebP's encoder effort. */
+  webp: z.object({ effort: effort('webp', 6, 4) }).prefault({}),
+  /** AVIF's encoder effort and chroma subsampling. */
+  avif: z.object({ effort: effort('avif', 9, 4), chroma: chroma('avif', '4:4:4') }).prefault({}),
   /** Keep EXIF, XMP and IPTC (with an sRGB ICC profile) instead of stripping them. */
   keepMetadata: z.boolean().default(false).register(settingMeta, {
     flag: '--keep-metadata',
@@ -196,7 +264,7 @@ export function settingsKey(
   schema: SettingsSchema = renderSettingsSchema,
 ): string {
   const quality = format === 'jpeg' || format === 'webp' || format === 'avif' ? settings.quality[format] : '-';
-  const first = `v${PIPELINE_VERSION} ${format} q${quality} ${settings.naming}`;
+  const first = `v${PIPELINE_VERSIONS[format]} ${format} q${quality} ${settings.naming}`;
   const added = settingLeaves(schema)
     .filter((leaf) => leaf.meta.key === undefined && appliesTo(leaf, format))
     .map((leaf) => ({ name: leaf.path.join('.'), value: valueAt(settings, leaf.path), fallback: leaf.fallback }))

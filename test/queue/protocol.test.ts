@@ -6,17 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { SourceError, type SourceErrorCode, StorageError } from '../../src/errors.js';
 import { type JobData, jobId, PROTOCOL } from '../../src/queue/protocol.js';
 import { isTransient } from '../../src/queue/worker.js';
+import { resolveSettings } from '../../src/renditions/settings.js';
 
 const job = (patch: Partial<JobData> = {}): JobData => ({
   protocol: PROTOCOL,
   outDir: 's3://media/media/',
-  settings: {
-    mediaUrl: '/media/',
-    naming: 'max',
-    quality: { jpeg: 80, webp: 80, avif: 50 },
-    keepMetadata: false,
-    pixelLimit: 1e8,
-  },
+  settings: resolveSettings({ pixelLimit: 1e8 }),
   force: false,
   originals: [{ source: 's3://originals/a.jpg', stem: 'a' }],
   batch: '20261123-000000-aaaaaa',

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { addSettingOptions, settingsFrom } from '../../src/cli/options.js';
 import { InvalidArgumentError } from '../../src/errors.js';
-import { jobDataSchema } from '../../src/queue/protocol.js';
+import { jobDataSchema, PROTOCOL, protocolOf } from '../../src/queue/protocol.js';
 import {
   DEFAULT_PIXEL_LIMIT,
   renderSettingsSchema,
@@ -19,46 +19,52 @@ import {
 } from '../../src/renditions/settings.js';
 import { runCli } from '../cli/run-cli.js';
 
-/** The schema with one more setting, as the next issue might add it: AVIF encoder effort. */
+/** The schema with one more setting, as a later change might add it: GIF encoder effort. */
 const withEffort = renderSettingsSchema.extend({
-  effort: z
+  gif: z
     .object({
-      avif: z
+      effort: z
         .int()
-        .min(0)
-        .max(9)
-        .default(4)
-        .register(settingMeta, { flag: '--avif-effort <0-9>', description: 'AVIF effort', label: 'the avif effort' }),
+        .min(1)
+        .max(10)
+        .default(7)
+        .register(settingMeta, { flag: '--gif-effort <1-10>', description: 'GIF effort', label: 'the gif effort' }),
     })
     .prefault({}),
 });
 
 /** Parses `args` as render's setting flags from `schema`, as the CLI does. */
 function flags(args: string[], schema = renderSettingsSchema) {
-  const command = addSettingOptions(new Command('render').exitOverride(), schema);
+  const quiet = new Command('render').exitOverride().configureOutput({ writeErr: () => {} });
+  const command = addSettingOptions(quiet, schema);
   command.parse(args, { from: 'user' });
   return settingsFrom(command.opts(), schema);
 }
 
 describe('one definition of the render settings', () => {
-  it('the queue protocol carries the settings schema itself, not a copy', () => {
+  it('the queue protocol carries the settings schema itself, not a copy, and changes with it', () => {
     expect(jobDataSchema.shape.settings).toBe(renderSettingsSchema);
+    expect(PROTOCOL).toBe(protocolOf(renderSettingsSchema));
+    expect(PROTOCOL).toMatch(/^2\.[0-9a-f]{8}$/);
+    // A setting added: submitters and workers of the two versions refuse each other, nobody bumping a number.
+    expect(protocolOf(withEffort)).not.toBe(PROTOCOL);
   });
 
   it('every setting is a render flag, with its default and check from the schema', async () => {
     const help = (await runCli(['render', '--help'])).stdout;
     for (const leaf of settingLeaves()) expect(help).toContain(leaf.meta.flag);
-    expect(help).toContain('--pixel-limit <pixels>    refuse originals larger than this many pixels; 0 for');
-    expect(flags([])).toEqual({
-      mediaUrl: '/media/',
-      naming: 'max',
-      quality: { jpeg: 80, webp: 80, avif: 50 },
-      pixelLimit: DEFAULT_PIXEL_LIMIT,
-    });
-    expect(flags(['--jpeg-quality', '60', '--keep-metadata', '--format', 'webp'])).toMatchObject({
+    expect(help).toMatch(/--pixel-limit <pixels> +refuse originals larger than/);
+    // The flags' own defaults are the schema's (a switch is left out: off).
+    expect(resolveSettings(flags([]))).toEqual(resolveSettings({}));
+    expect(flags([])).toMatchObject({ quality: { jpeg: 80, webp: 80, avif: 50 }, pixelLimit: DEFAULT_PIXEL_LIMIT });
+    expect(
+      flags(['--jpeg-quality', '60', '--keep-metadata', '--format', 'webp', '--jpeg-mozjpeg', '--no-png-filtering']),
+    ).toMatchObject({
       quality: { jpeg: 60 },
       keepMetadata: true,
       format: 'webp',
+      jpeg: { mozjpeg: true },
+      png: { filtering: false },
     });
     expect(() => flags(['--jpeg-quality', '0'])).toThrow(
       "Expected an integer from 1 to 100 for --jpeg-quality but got '0'.",
@@ -71,6 +77,10 @@ describe('one definition of the render settings', () => {
       mediaUrl: '/media/',
       naming: 'max',
       quality: { jpeg: 80, webp: 80, avif: 50 },
+      jpeg: { mozjpeg: false, chroma: '4:2:0' },
+      png: { palette: 'auto', compression: 6, filtering: true },
+      webp: { effort: 4 },
+      avif: { effort: 4, chroma: '4:4:4' },
       keepMetadata: false,
       pixelLimit: DEFAULT_PIXEL_LIMIT,
     });
@@ -94,10 +104,17 @@ describe('one definition of the render settings', () => {
     }
   });
 
-  it("the manifest's key is the first version's for today's settings: nothing made before is redone", () => {
+  it("the manifest's key: the first version's words, a format's pipeline version, and settings off default", () => {
     const settings = resolveSettings({});
     expect(settingsKey(settings, 'jpeg')).toBe('v1 jpeg q80 max');
-    expect(settingsKey(settings, 'png')).toBe('v1 png q- max');
+    // PNG's pipeline changed (row filtering, exact palettes): its files made before are redone, no other's.
+    expect(settingsKey(settings, 'png')).toBe('v2 png q- max');
+    expect(settingsKey(resolveSettings({ png: { compression: 9 }, jpeg: { mozjpeg: true } }), 'png')).toBe(
+      'v2 png q- max png.compression=9',
+    );
+    expect(settingsKey(resolveSettings({ jpeg: { mozjpeg: true, chroma: '4:4:4' } }), 'jpeg')).toBe(
+      'v1 jpeg q80 max jpeg.mozjpeg=true jpeg.chroma="4:4:4"',
+    );
     expect(
       settingsKey(resolveSettings({ naming: 'underscore', keepMetadata: true, quality: { avif: 40 } }), 'avif'),
     ).toBe('v1 avif q40 underscore keep-metadata srgb');
@@ -108,19 +125,19 @@ describe('one definition of the render settings', () => {
   });
 
   it('a setting added to the schema is a flag, a checked option and part of the key, with nothing else written', () => {
-    expect(flags(['--avif-effort', '7'], withEffort)).toMatchObject({ effort: { avif: 7 } });
-    expect(() => flags(['--avif-effort', '10'], withEffort)).toThrow(
-      "Expected an integer from 0 to 9 for --avif-effort but got '10'.",
+    expect(flags(['--gif-effort', '9'], withEffort)).toMatchObject({ gif: { effort: 9 } });
+    expect(() => flags(['--gif-effort', '11'], withEffort)).toThrow(
+      "Expected an integer from 1 to 10 for --gif-effort but got '11'.",
     );
-    expect(() => resolveSettings({ effort: { avif: 12 } }, withEffort)).toThrow(
-      'Expected an integer from 0 to 9 for the avif effort but got 12',
+    expect(() => resolveSettings({ gif: { effort: 12 } }, withEffort)).toThrow(
+      'Expected an integer from 1 to 10 for the gif effort but got 12',
     );
-    const changed = resolveSettings(flags(['--avif-effort', '7'], withEffort), withEffort);
-    expect(settingsKey(changed, 'avif', withEffort)).toBe('v1 avif q50 max effort.avif=7');
-    // Only the format it names: a JPEG's files are not redone for an AVIF setting.
+    const changed = resolveSettings(flags(['--gif-effort', '9'], withEffort), withEffort);
+    expect(settingsKey(changed, 'gif', withEffort)).toBe('v1 gif q- max gif.effort=9');
+    // Only the format it names: a JPEG's files are not redone for a GIF setting.
     expect(settingsKey(changed, 'jpeg', withEffort)).toBe('v1 jpeg q80 max');
     // At its default, the key is what it was before the setting existed.
-    expect(settingsKey(resolveSettings({}, withEffort), 'avif', withEffort)).toBe('v1 avif q50 max');
+    expect(settingsKey(resolveSettings({}, withEffort), 'gif', withEffort)).toBe('v1 gif q- max');
   });
 
   it('a setting without its metadata is refused at once, not silently left out of the flags', () => {
