@@ -2,22 +2,28 @@
  * `npm run bench`: the render benchmark (bench/render.js), the storage benchmark
  * (bench/storage.js: streamed originals before and after, a bucket vs a folder), the check and
  * serve benchmarks, the queue benchmark (bench/queue.js: a queue's overhead per job, throughput
- * with worker processes, recovery after a worker is killed), figures printed side by side.
- * `npm run bench -- render`, `-- storage`, `-- check`, `-- serve` or `-- queue` runs one of them.
+ * with worker processes, recovery after a worker is killed), the encoder settings
+ * (bench/encoders.js: bytes, time and SSIMULACRA2 of each), the metric's speed (bench/metric.js),
+ * figures printed side by side.
+ * `npm run bench -- render`, `-- storage`, `-- check`, `-- serve`, `-- queue`, `-- metric` or `-- encoders`
+ * runs one of them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { checkBench } from './check.js';
+import { buildCorpus } from './corpus.js';
+import { encodersBench } from './encoders.js';
+import { metricBench } from './metric.js';
 import { queueBench } from './queue.js';
 import { renderBench } from './render.js';
 import { serveBench } from './serve.js';
 import { storageBench } from './storage.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** `npm run bench` runs everything; `npm run bench -- render`, `-- storage`, `-- check` or `-- serve` one part. */
+/** `npm run bench` runs everything; `npm run bench -- <part>` one part (see above). */
 const only = process.argv[2];
 const concurrency = availableParallelism();
 const runs = Number(process.env.BENCH_RUNS ?? 2);
@@ -30,6 +36,18 @@ console.log(
 if (!only || only === 'render') await renderBench(root, scratch, { concurrency, runs });
 if (!only || only === 'storage') await storageBench(root, scratch, { concurrency, runs });
 if (!only || only === 'queue') await queueBench(root, scratch, { concurrency, runs });
+if (!only || only === 'metric') await metricBench(root, { runs });
+if (!only || only === 'encoders') {
+  const corpus = await buildCorpus(path.join(root, '.bench'));
+  const first = (folder, count) =>
+    readdirSync(folder)
+      .sort()
+      .slice(0, count)
+      .map((name) => path.join(folder, name));
+  // Two 24 MP camera-like JPEGs, a photograph of a painting as published, a 5120x2880 PNG.
+  const originals = [...first(corpus.mp24, 2), ...first(corpus.artwork, 1), path.join(corpus.mixed, 'kleiber.png')];
+  await encodersBench(scratch, originals, { concurrency });
+}
 
 if (!only || only === 'check') {
   console.error('bench: check');

@@ -52,6 +52,22 @@ export class SourceError extends ContentApiError {
   }
 }
 
+/** What libvips' messages mean for an image: the first pattern that matches wins. */
+const SHARP_ERRORS: ReadonlyArray<[RegExp, SourceErrorCode, string?]> = [
+  [/input file is missing/i, 'CONTENT_API_UNREADABLE', 'no such file'],
+  [/unsupported image format/i, 'CONTENT_API_UNSUPPORTED_FORMAT', 'not an image in a supported format'],
+  [/pixel limit/i, 'CONTENT_API_PIXEL_LIMIT', 'exceeds the pixel limit (see --pixel-limit)'],
+  [/.*/, 'CONTENT_API_CORRUPT_IMAGE'],
+];
+
+/** A sharp/libvips error as a one-line SourceError naming the image (a SourceError passes through). */
+export function sourceErrorFromSharp(source: string, error: unknown): SourceError {
+  if (error instanceof SourceError) return error;
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
+  const [, code, reason] = SHARP_ERRORS.find(([pattern]) => pattern.test(message))!;
+  return new SourceError(code, source, reason ?? `cannot decode image (${message})`, { cause: error });
+}
+
 /** The manifest in the output folder exists but cannot be read or locked. */
 export class ManifestError extends ContentApiError {
   override name = 'ManifestError';

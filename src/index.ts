@@ -73,6 +73,10 @@ export {
 } from './renditions/settings.js';
 export { parseShard, type Shard, shardOf } from './renditions/shard.js';
 
+// Measured quality: SSIMULACRA2 2.1 over raw pixels.
+export { rawPixels } from './quality/read.js';
+export { type RawPixels, ssimulacra2 } from './quality/ssimulacra2.js';
+
 // Where media is: a local folder or an S3-compatible bucket, behind one interface.
 export { openStore } from './storage/location.js';
 export { isS3Url, parseS3Url, type S3Location, type S3Options } from './storage/s3-url.js';

@@ -3,7 +3,7 @@
  * five renditions from it, each resized from the previous (larger) one's pixels.
  */
 import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp';
-import { SourceError, type SourceErrorCode } from '../errors.js';
+import { SourceError, sourceErrorFromSharp } from '../errors.js';
 import { keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
 import type { RenderSettings } from './settings.js';
@@ -32,7 +32,7 @@ export async function readSourceInfo(source: string, input: Buffer | string, pix
     // No limit on the header read: the check below says by how much an original is over.
     meta = await sharp(input, { limitInputPixels: false }).metadata();
   } catch (error) {
-    throw sourceErrorFrom(source, error);
+    throw sourceErrorFromSharp(source, error);
   }
   const pages = meta.pages ?? 1;
   const frameHeight = pages > 1 ? (meta.pageHeight ?? meta.height) : meta.height;
@@ -82,7 +82,7 @@ export async function* encodeRenditions(
     }
     yield* cascade(input, groups, settings);
   } catch (error) {
-    throw sourceErrorFrom(source, error);
+    throw sourceErrorFromSharp(source, error);
   }
 }
 
@@ -199,18 +199,4 @@ function groupBySize(sizes: Record<RenditionKey, PixelSize>): Array<Omit<Encoded
     else groups.push({ keys: [key], size });
   }
   return groups;
-}
-
-const SHARP_ERRORS: ReadonlyArray<[RegExp, SourceErrorCode, string?]> = [
-  [/unsupported image format/i, 'CONTENT_API_UNSUPPORTED_FORMAT', 'not an image in a supported format'],
-  [/pixel limit/i, 'CONTENT_API_PIXEL_LIMIT', 'exceeds the pixel limit (see --pixel-limit)'],
-  [/.*/, 'CONTENT_API_CORRUPT_IMAGE'],
-];
-
-/** Turns a sharp/libvips error into a one-line SourceError naming the file. */
-function sourceErrorFrom(source: string, error: unknown): SourceError {
-  if (error instanceof SourceError) return error;
-  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
-  const [, code, reason] = SHARP_ERRORS.find(([pattern]) => pattern.test(message))!;
-  return new SourceError(code, source, reason ?? `cannot decode image (${message})`, { cause: error });
 }

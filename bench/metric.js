@@ -1,0 +1,94 @@
+/**
+ * The SSIMULACRA2 benchmark: milliseconds per megapixel of `ssimulacra2` (dist/quality) on real
+ * photographs, a 24 MP pair and a 2.4 MP pair, each a photograph against its JPEG at quality 70.
+ * Photographs come from the bench corpus (bench/corpus.js) when it has been built, otherwise from
+ * samples/originals (scaled up to 24 MP: the metric's work does not depend on the pixels' content).
+ * Decoding and encoding are done beforehand and not timed; the metric runs on one core (it is
+ * synchronous), timed by wall clock and by CPU time, best of `runs`.
+ *
+ * `node bench/metric.js` after `npm run build`, or `metricBench(root, { runs })` from bench/run.js.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { ssimulacra2 } from '../dist/quality/ssimulacra2.js';
+
+const raw = (image) => image.toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+
+/** A { name, reference, distorted } pair of raw pixels: `width` x `height` of `file`, and its JPEG q70. */
+async function pair(name, file, width, height) {
+  const { width: w, height: h } = await sharp(file).metadata();
+  // A native crop when the photograph is large enough, else the photograph scaled to cover the size.
+  const image =
+    w >= width && h >= height
+      ? sharp(file).extract({ left: (w - width) >> 1, top: (h - height) >> 1, width, height })
+      : sharp(file).resize(width, height, { fit: 'cover' });
+  const reference = await raw(image);
+  const jpeg = await sharp(reference.data, { raw: reference.info }).jpeg({ quality: 70 }).toBuffer();
+  return { name, reference, distorted: await raw(sharp(jpeg)) };
+}
+
+/** The photographs to use: the corpus's 24 MP mosaics if built, else the project's sample originals. */
+function photographs(root) {
+  const corpus = path.join(root, '.bench', 'corpus-v4', '24mp');
+  if (existsSync(corpus)) {
+    const [first] = readdirSync(corpus).sort();
+    if (first) return { source: `corpus ${first}`, large: path.join(corpus, first), small: path.join(corpus, first) };
+  }
+  const originals = path.join(root, 'samples', 'originals');
+  return {
+    source: 'samples/originals ladybird.jpg (scaled up to 24 MP), storm.jpg',
+    large: path.join(originals, 'ladybird.jpg'),
+    small: path.join(originals, 'landscapes', 'storm.jpg'),
+  };
+}
+
+function time(op) {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const result = op();
+  const wall = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { result, wall, cpu: (used.user + used.system) / 1000 };
+}
+
+/** Prints and returns [{ name, megapixels, score, msPerMp, cpuMsPerMp }] for the two pairs. */
+export async function metricBench(root, { runs = 3 } = {}) {
+  const photos = photographs(root);
+  console.log(`metric: SSIMULACRA2 on one core (${cpus()[0]?.model.trim()}); photographs: ${photos.source}`);
+  const pairs = [await pair('24 MP', photos.large, 6000, 4000), await pair('2.4 MP', photos.small, 1920, 1250)];
+  // Warm the JIT on a small pair so the first timed run is not the interpreter's.
+  const warm = await pair('warm-up', photos.small, 256, 256);
+  for (let i = 0; i < 3; i++) ssimulacra2(warm.reference, warm.distorted);
+  const rows = [];
+  for (const { name, reference, distorted } of pairs) {
+    const megapixels = (reference.info.width * reference.info.height) / 1e6;
+    let best = { wall: Infinity, cpu: Infinity, result: Number.NaN };
+    for (let run = 0; run < runs; run++) {
+      const t = time(() => ssimulacra2(reference, distorted));
+      best = { wall: Math.min(best.wall, t.wall), cpu: Math.min(best.cpu, t.cpu), result: t.result };
+    }
+    const row = {
+      name,
+      megapixels,
+      score: best.result,
+      msPerMp: best.wall / megapixels,
+      cpuMsPerMp: best.cpu / megapixels,
+    };
+    rows.push(row);
+    console.log(
+      `metric: ${name} (${reference.info.width}x${reference.info.height}, JPEG q70, score ${row.score.toFixed(2)}): ` +
+        `${row.msPerMp.toFixed(0)} ms/MP wall, ${row.cpuMsPerMp.toFixed(0)} ms/MP CPU, ` +
+        `${(best.wall / 1000).toFixed(2)} s, best of ${runs}`,
+    );
+  }
+  return rows;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await metricBench(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'), {
+    runs: Number(process.env.BENCH_RUNS ?? 3),
+  });
+}

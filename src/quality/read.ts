@@ -1,0 +1,26 @@
+/**
+ * The thin sharp side of the quality metrics: a file or buffer decoded to the raw 8-bit sRGB pixels
+ * that `ssimulacra2` scores. The metric itself never imports sharp.
+ */
+import sharp from 'sharp';
+import { sourceErrorFromSharp } from '../errors.js';
+import type { RawPixels } from './linear.js';
+
+/**
+ * The pixels of `input` (a path or encoded bytes) as displayed: EXIF orientation applied, converted
+ * to 8-bit sRGB (an embedded ICC profile is honoured; grey becomes RGB), alpha kept.
+ *
+ * @param name what to call the input in an error (defaults to the path, or "image buffer").
+ * @throws SourceError naming the input when it is missing or cannot be decoded.
+ */
+export async function rawPixels(input: string | Uint8Array, name?: string): Promise<RawPixels> {
+  try {
+    const { data, info } = await sharp(input, { autoOrient: true, failOn: 'error' })
+      .toColourspace('srgb')
+      .raw({ depth: 'uchar' })
+      .toBuffer({ resolveWithObject: true });
+    return { data, info: { width: info.width, height: info.height, channels: info.channels } };
+  } catch (error) {
+    throw sourceErrorFromSharp(name ?? (typeof input === 'string' ? input : 'image buffer'), error);
+  }
+}
