@@ -5,7 +5,7 @@
  * `render` flags, the queue's job data and batch records, and the manifest's settings key are
  * all derived from it, so a new setting is one entry here (and the code that uses it): its flag,
  * its check, its default, its place in a job and whether files made before it are redone come
- * with it. Pure: no sharp, no I/O, so `render --help` reads it cheaply.
+ * with it. Pure: no sharp, no I/O (`render --help` reads it).
  */
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
