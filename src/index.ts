@@ -65,6 +65,7 @@ export {
 } from './renditions/render.js';
 export {
   DEFAULT_PIXEL_LIMIT,
+  DEFAULT_QUALITY_TARGET,
   type QualitySettings,
   type RenderSettings,
   type RenderSettingsInput,
@@ -73,7 +74,8 @@ export {
 } from './renditions/settings.js';
 export { parseShard, type Shard, shardOf } from './renditions/shard.js';
 
-// Measured quality: SSIMULACRA2 2.1 over raw pixels.
+// Measured quality: SSIMULACRA2 2.1 over raw pixels, and what --quality auto found.
+export type { Measured } from './quality/auto.js';
 export { rawPixels } from './quality/read.js';
 export { type RawPixels, ssimulacra2 } from './quality/ssimulacra2.js';
 

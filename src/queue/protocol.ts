@@ -161,6 +161,12 @@ const resultSchema = z.object({
   original: z.object({ width: z.number(), height: z.number() }),
   format: z.enum(OUTPUT_FORMATS),
   files: z.record(z.enum(RENDITION_KEYS), z.object({ path: z.string(), width: z.number(), height: z.number() })),
+  measured: z
+    .record(
+      z.enum(RENDITION_KEYS),
+      z.object({ quality: z.number(), score: z.number(), scored: z.enum(['rendition', 'tiles']) }),
+    )
+    .optional(),
   removed: z.array(z.string()),
 });
 

@@ -24,7 +24,15 @@ export const MANIFEST_FILE = '.content-api-manifest.json';
 const MANIFEST_VERSION = 1;
 
 const pixelSize = { width: z.number().int().positive(), height: z.number().int().positive() };
-const renditionRecord = z.object({ path: z.string().min(1), ...pixelSize, bytes: z.number().int().nonnegative() });
+const renditionRecord = z.object({
+  path: z.string().min(1),
+  ...pixelSize,
+  bytes: z.number().int().nonnegative(),
+  /** With `--quality auto`: the encoder quality chosen, its SSIMULACRA2 score, and what was scored. */
+  quality: z.number().int().optional(),
+  score: z.number().optional(),
+  scored: z.enum(['rendition', 'tiles']).optional(),
+});
 
 /**
  * What `stat` (a file) or the bucket listing (an object) said of the original when it was

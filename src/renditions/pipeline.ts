@@ -4,9 +4,12 @@
  */
 import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp';
 import { SourceError, sourceErrorFromSharp } from '../errors.js';
+import { type Measured, samplePixels, searchQuality } from '../quality/auto.js';
+import type { RawPixels } from '../quality/linear.js';
+import { ssimulacra2 } from '../quality/ssimulacra2.js';
 import { keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
-import type { RenderSettings } from './settings.js';
+import { qualityTarget, type RenderSettings } from './settings.js';
 
 /** What an original's header says, with its size as displayed (EXIF orientation applied). */
 export interface SourceInfo extends SourceFormatInfo {
@@ -21,6 +24,8 @@ export interface EncodedRendition {
   keys: RenditionKey[];
   size: PixelSize;
   data: Buffer;
+  /** With `--quality auto`: the quality chosen and its score. */
+  measured?: Measured;
 }
 
 /** Reads an original's header (no pixel decoding) and checks it against the pixel limit. */
@@ -70,13 +75,18 @@ export async function* encodeRenditions(
   try {
     if (keepsAnimation(info, settings.format) || settings.keepMetadata) {
       const animated = keepsAnimation(info, settings.format);
+      let start: number | undefined;
       for (const group of groups) {
         const pipeline = open(input, settings, animated)
           .resize(group.size.width, group.size.height, { fit: 'fill' })
           .flatten(settings.format === 'jpeg' ? { background: '#ffffff' } : false);
+        // Frames are not scored: an animation keeps the fixed quality.
+        const auto = animated ? undefined : await chooseQuality(await rawOf(pipeline.clone()), settings, start);
+        start = auto?.measured.quality;
         // EXIF, XMP and IPTC kept; pixels converted to sRGB and tagged with its profile, as without.
         if (settings.keepMetadata) pipeline.withMetadata();
-        yield { ...group, data: await encode(pipeline, settings).toBuffer() };
+        const data = await encode(pipeline, withQuality(settings, auto?.measured.quality)).toBuffer();
+        yield { ...group, data, ...(auto && { measured: auto.measured }) };
       }
       return;
     }
@@ -109,8 +119,19 @@ async function* cascade(
   try {
     for (const [index, group] of groups.entries()) {
       const palette = settings.format === 'png' && paletteFor(settings.png.palette, pixels.data, pixels.info);
-      const encoded = encode(fromRaw(pixels.data, pixels.info), settings, palette).toBuffer();
-      encodes.push(encoded.then((data) => ({ ...group, data })));
+      const own = pixels;
+      const before = encodes.at(-1);
+      const encoded =
+        qualityTarget(settings.quality.mode) !== null && LOSSY.has(settings.format)
+          ? // Each size's search starts at the quality the size before it chose, so they run one after another.
+            (async () => {
+              const auto = await chooseQuality(own, settings, (await before)?.measured?.quality);
+              return { ...group, data: auto!.data, measured: auto!.measured };
+            })()
+          : encode(fromRaw(own.data, own.info), settings, palette)
+              .toBuffer()
+              .then((data) => ({ ...group, data }));
+      encodes.push(encoded);
       encoded.catch(() => undefined); // awaited below, in order; this only marks it handled meanwhile
       const next = groups[index + 1];
       if (next) {
@@ -127,6 +148,57 @@ async function* cascade(
   for (const encoded of encodes) yield await encoded;
 }
 
+/** The formats `--quality auto` chooses a quality for. */
+const LOSSY: ReadonlySet<OutputFormat> = new Set(['jpeg', 'webp', 'avif']);
+/** Each lossy encoder's quality range, for the search. */
+const QUALITY_RANGE = { min: 10, max: 100 };
+
+/**
+ * With `--quality auto` and a lossy format: the lowest quality whose SSIMULACRA2 score against
+ * `pixels` reaches the target, searched from `start` (the size before's choice; else the format's
+ * fixed quality), with the rendition encoded at it. Undefined for fixed quality or a lossless format.
+ */
+async function chooseQuality(
+  pixels: RawPixels,
+  settings: EncodeSettings,
+  start: number | undefined,
+): Promise<{ data: Buffer; measured: Measured } | undefined> {
+  const target = qualityTarget(settings.quality.mode);
+  const format = settings.format;
+  if (target === null || (format !== 'jpeg' && format !== 'webp' && format !== 'avif')) return undefined;
+  const sample = samplePixels(pixels);
+  const encodeAt = (quality: number, what: RawPixels) =>
+    encode(fromRaw(what.data, what.info), withQuality(settings, quality)).toBuffer();
+  const { best } = await searchQuality(
+    async (quality) => {
+      const data = await encodeAt(quality, sample.pixels);
+      const decoded = await rawOf(sharp(data));
+      return { score: ssimulacra2(sample.pixels, decoded), result: data };
+    },
+    { target, start: start ?? settings.quality[format], ...QUALITY_RANGE },
+  );
+  // A sample's encode is not the rendition's: encode the whole of it at the quality found.
+  const data = sample.sampled ? await encodeAt(best.quality, pixels) : best.result;
+  const measured: Measured = {
+    quality: best.quality,
+    score: round(best.score),
+    scored: sample.sampled ? 'tiles' : 'rendition',
+  };
+  return { data, measured };
+}
+
+const round = (score: number) => Math.round(score * 100) / 100;
+
+/** The settings with `format`'s quality set to `quality` (unchanged when undefined). */
+function withQuality(settings: EncodeSettings, quality: number | undefined): EncodeSettings {
+  if (quality === undefined) return settings;
+  return { ...settings, quality: { ...settings.quality, [settings.format]: quality } };
+}
+
+/** 8-bit sRGB pixels of `image`, as scored. */
+const rawOf = (image: Sharp): Promise<RawPixels> =>
+  image.toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+
 function open(input: Buffer | string, settings: EncodeSettings, animated: boolean): Sharp {
   const options: SharpOptions = {
     limitInputPixels: settings.pixelLimit > 0 ? settings.pixelLimit : false,
@@ -137,8 +209,9 @@ function open(input: Buffer | string, settings: EncodeSettings, animated: boolea
   return sharp(input, options);
 }
 
-function fromRaw(data: Buffer, info: OutputInfo): Sharp {
-  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
+function fromRaw(data: Uint8Array, info: RawPixels['info']): Sharp {
+  const channels = info.channels as 1 | 2 | 3 | 4;
+  return sharp(data, { raw: { width: info.width, height: info.height, channels } });
 }
 
 /**

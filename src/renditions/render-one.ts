@@ -5,6 +5,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { oneLine, SourceError } from '../errors.js';
+import type { Measured } from '../quality/auto.js';
 import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
 import { isS3Url } from '../storage/s3-url.js';
 import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
@@ -17,7 +18,7 @@ import type { RenderOptions } from './options.js';
 import { type EncodeSettings, encodeRenditions, readSourceInfo, type SourceInfo } from './pipeline.js';
 import type { Plan } from './plan.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey } from './rules.js';
-import { type RenderSettings, settingsKey } from './settings.js';
+import { qualityTarget, type RenderSettings, settingsKey } from './settings.js';
 import { changed, readAndHash, type SourceBytes, stampOf } from './source-bytes.js';
 
 /** An original rendered whose manifest record could not be written. */
@@ -41,6 +42,11 @@ export interface RenderResult {
   format: OutputFormat;
   /** The rendition files, xs..xl, with paths under the output folder. */
   files: Record<RenditionKey, RenditionFile>;
+  /**
+   * With `--quality auto`, for a lossy format: each rendition's encoder quality and SSIMULACRA2
+   * score (as recorded when it was rendered, for one up to date).
+   */
+  measured?: Record<RenditionKey, Measured>;
   /**
    * Files an earlier rendering of this original wrote (in another format or naming) that
    * this one does not: removed, or, `planned`, to be removed. Paths under the output folder.
@@ -73,12 +79,13 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
   const { settings, options, store, manifest } = context;
   const { original, info, format, files } = plan;
   const source = original.data || original.object ? original.source : path.resolve(original.source);
-  const result = (status: RenderStatus): RenderResult => ({
+  const result = (status: RenderStatus, recorded?: ManifestEntry['renditions']): RenderResult => ({
     source: original.source,
     status,
     original: info.size,
     format,
     files,
+    ...measuredOf(recorded),
     removed: status === 'skipped' ? [] : staleFiles(context.entries, source, files),
     image: buildImageObject(info.size, files, { mediaUrl: settings.mediaUrl, altText: options.altText?.(original) }),
   });
@@ -123,7 +130,7 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
           .set(plan.key, { ...previous, source, stamp: settled, original: size, info: header })
           .catch(() => undefined);
       }
-      return result('skipped');
+      return result('skipped', previous.renditions);
     }
     if (options.dryRun) return result('planned');
     bytes ??= await readAndHash(original, stamp);
@@ -158,6 +165,8 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
     const written = await writeRenditions(context, original, bytes.input, info, format, files, unchanged);
     const larger = largerPng(info, format, written, original.data?.length ?? stamp?.size);
     if (larger) context.warnings.push(`${original.source}: ${larger}`);
+    const under = underTarget(settings, format, written);
+    if (under) context.warnings.push(`${original.source}: ${under}`);
     const { size, ...header } = info;
     const entry: ManifestEntry = {
       source,
@@ -173,7 +182,7 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
     });
     // Earlier renderings of the same original (another naming, or another format and so
     // another key) leave files this one no longer writes: remove them.
-    const rendered = result('rendered');
+    const rendered = result('rendered', written);
     try {
       for (const old of rendered.removed) await store.remove(old);
       for (const [oldKey, entry] of Object.entries(context.entries)) {
@@ -191,6 +200,29 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
   } finally {
     await bytes?.release();
   }
+}
+
+/** `measured` for a result: the recorded quality and score of each rendition, when all have one. */
+function measuredOf(recorded: ManifestEntry['renditions'] | undefined): Pick<RenderResult, 'measured'> {
+  if (!recorded) return {};
+  const measured: Partial<Record<RenditionKey, Measured>> = {};
+  for (const key of RENDITION_KEYS) {
+    const { quality, score, scored } = recorded[key];
+    if (quality === undefined || score === undefined || scored === undefined) return {};
+    measured[key] = { quality, score, scored };
+  }
+  return { measured: measured as Record<RenditionKey, Measured> };
+}
+
+/** With `--quality auto`, the renditions whose highest quality stays under the target, if any, in words. */
+function underTarget(settings: RenderSettings, format: OutputFormat, written: ManifestEntry['renditions']) {
+  const target = qualityTarget(settings.quality.mode);
+  if (target === null) return null;
+  const under = RENDITION_KEYS.filter((key) => (written[key].score ?? target) < target);
+  if (under.length === 0) return null;
+  const scores = under.map((key) => `${key} ${written[key].score} at quality ${written[key].quality}`).join(', ');
+  const hint = format === 'webp' ? ' (lossy WebP always halves colour resolution)' : '';
+  return `SSIMULACRA2 ${target} not reached by ${format}${hint}: ${scores}; kept at the highest quality tried`;
 }
 
 /**
@@ -267,7 +299,7 @@ async function writeRenditions(
         }
         const headers = { contentType: MEDIA_TYPES[path.posix.extname(file.path)], cacheControl: MEDIA_CACHE_CONTROL };
         staged.push(await context.store.stage(file.path, rendition.data, headers));
-        written[key] = { ...file, bytes: rendition.data.length };
+        written[key] = { ...file, bytes: rendition.data.length, ...rendition.measured };
       }
     }
     await verify();

@@ -41,6 +41,8 @@ export interface SettingMeta {
    * the bytes bumps its format's pipeline version instead: PIPELINE_VERSIONS).
    */
   key?: 'none' | 'v1';
+  /** The formats whose files it shapes, where its path does not name one (`quality.mode`: the lossy ones). */
+  formats?: readonly OutputFormat[];
 }
 
 /** The registry of settings' metadata: `settingMeta.get(schema)` for each leaf of the settings schema. */
@@ -81,6 +83,35 @@ const chroma = (format: 'jpeg' | 'avif', fallback: '4:2:0' | '4:4:4') =>
       label: `the ${format} chroma subsampling`,
     });
 
+/**
+ * `--quality auto`'s target when no score is given: SSIMULACRA2 80, between "high quality" (70) and
+ * "visually lossless" (90) on the metric's own scale. JPEG at quality 80 gives 76-80 on photographs
+ * (docs/performance.md), so the default asks a little more than today's fixed quality gives at its
+ * worst, where an artwork's fidelity is the point of the site, and far less where a picture allows it.
+ */
+export const DEFAULT_QUALITY_TARGET = 80;
+/** The lowest and highest target `auto:<score>` takes. */
+const TARGET_RANGE = [30, 99] as const;
+
+/** The SSIMULACRA2 score `mode` asks every rendition to reach, or null for fixed quality. */
+export function qualityTarget(mode: string): number | null {
+  if (mode === 'fixed') return null;
+  if (mode === 'auto') return DEFAULT_QUALITY_TARGET;
+  const match = /^auto:(\d{1,2}(?:\.\d+)?)$/.exec(mode);
+  const score = match ? Number(match[1]) : Number.NaN;
+  if (!(score >= TARGET_RANGE[0] && score <= TARGET_RANGE[1])) throw new RangeError(`not a quality mode: ${mode}`);
+  return score;
+}
+
+const isQualityMode = (mode: string) => {
+  try {
+    qualityTarget(mode);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const isMediaUrl = (value: string) => value.startsWith('/') || /^https?:\/\/[^/]/i.test(value);
 
 export const renderSettingsSchema = z.object({
@@ -108,7 +139,31 @@ export const renderSettingsSchema = z.object({
     key: 'none',
   }),
   /** Encoder quality (1-100) of the lossy formats; PNG and GIF are lossless here. Defaults: sharp's own. */
-  quality: z.object({ jpeg: quality('jpeg', 80), webp: quality('webp', 80), avif: quality('avif', 50) }).prefault({}),
+  quality: z
+    .object({
+      /**
+       * `fixed`: each format's quality below. `auto`: each rendition encoded at the lowest quality
+       * whose SSIMULACRA2 score, against its pixels before encoding, reaches DEFAULT_QUALITY_TARGET;
+       * `auto:<score>`, that score. JPEG, WebP and AVIF (PNG and GIF are lossless).
+       */
+      mode: z
+        .string()
+        .refine(isQualityMode)
+        .default('fixed')
+        .register(settingMeta, {
+          flag: '--quality <mode>',
+          description:
+            `fixed: each format's --<format>-quality; auto: per rendition, the lowest quality whose SSIMULACRA2 ` +
+            `score reaches ${DEFAULT_QUALITY_TARGET}; auto:<score>: reaches <score>`,
+          label: 'the quality mode',
+          expected: `fixed, auto, or auto:<score> with a score from ${TARGET_RANGE[0]} to ${TARGET_RANGE[1]}`,
+          formats: ['jpeg', 'webp', 'avif'],
+        }),
+      jpeg: quality('jpeg', 80),
+      webp: quality('webp', 80),
+      avif: quality('avif', 50),
+    })
+    .prefault({}),
   /** JPEG's encoder: mozjpeg's trellis quantisation and scan optimisation, and chroma subsampling. */
   jpeg: z
     .object({
@@ -169,7 +224,7 @@ export const renderSettingsSchema = z.object({
 export type RenderSettings = z.output<typeof renderSettingsSchema>;
 /** The settings as a caller gives them: any may be left out for its default. */
 export type RenderSettingsInput = z.input<typeof renderSettingsSchema>;
-/** Encoder quality (1-100) per lossy format. */
+/** The quality mode and the fixed encoder quality (1-100) per lossy format. */
 export type QualitySettings = RenderSettings['quality'];
 
 /** Any schema of settings shaped like `renderSettingsSchema` (a test extends it with a setting of its own). */
@@ -275,6 +330,7 @@ export function settingsKey(
 
 /** A setting under a format's name (`quality.jpeg`, `jpeg.chroma`) shapes that format's files only. */
 function appliesTo(leaf: SettingLeaf, format: OutputFormat): boolean {
+  if (leaf.meta.formats) return leaf.meta.formats.includes(format);
   const formats = leaf.path.filter((name) => (OUTPUT_FORMATS as readonly string[]).includes(name));
   return formats.length === 0 || formats.includes(format);
 }

@@ -29,7 +29,7 @@ describe('job ids', () => {
     const others = [
       job({ outDir: 's3://media/other/' }),
       job({ force: true }),
-      job({ settings: { ...job().settings, quality: { jpeg: 81, webp: 80, avif: 50 } } }),
+      job({ settings: { ...job().settings, quality: { ...job().settings.quality, jpeg: 81 } } }),
       job({ settings: { ...job().settings, format: 'webp' } }),
       job({ originals: [{ source: 's3://originals/b/a.jpg', stem: 'a' }] }),
     ].map(jobId);

@@ -76,7 +76,7 @@ describe('one definition of the render settings', () => {
     expect(resolveSettings({})).toEqual({
       mediaUrl: '/media/',
       naming: 'max',
-      quality: { jpeg: 80, webp: 80, avif: 50 },
+      quality: { mode: 'fixed', jpeg: 80, webp: 80, avif: 50 },
       jpeg: { mozjpeg: false, chroma: '4:2:0' },
       png: { palette: 'auto', compression: 6, filtering: true },
       webp: { effort: 4 },
@@ -85,6 +85,7 @@ describe('one definition of the render settings', () => {
       pixelLimit: DEFAULT_PIXEL_LIMIT,
     });
     expect(resolveSettings({ quality: { webp: 70 }, outDir: 'media' }).quality).toEqual({
+      mode: 'fixed',
       jpeg: 80,
       webp: 70,
       avif: 50,
@@ -98,6 +99,14 @@ describe('one definition of the render settings', () => {
       ],
       [{ naming: 'dots' }, "Expected one of max, underscore for the naming style but got 'dots'"],
       [{ format: 'tiff' }, "Expected one of jpeg, png, webp, avif for the format but got 'tiff'"],
+      [
+        { quality: { mode: 'auto:100' } },
+        "Expected fixed, auto, or auto:<score> with a score from 30 to 99 for the quality mode but got 'auto:100'",
+      ],
+      [
+        { quality: { mode: 'best' } },
+        "Expected fixed, auto, or auto:<score> with a score from 30 to 99 for the quality mode but got 'best'",
+      ],
     ];
     for (const [options, message] of cases) {
       expect(() => resolveSettings(options)).toThrow(new InvalidArgumentError(message));
@@ -118,6 +127,10 @@ describe('one definition of the render settings', () => {
     expect(
       settingsKey(resolveSettings({ naming: 'underscore', keepMetadata: true, quality: { avif: 40 } }), 'avif'),
     ).toBe('v1 avif q40 underscore keep-metadata srgb');
+    // The quality mode shapes the lossy formats' files, not PNG's or GIF's.
+    const auto = resolveSettings({ quality: { mode: 'auto:85' } });
+    expect(settingsKey(auto, 'webp')).toBe('v1 webp q80 max quality.mode="auto:85"');
+    expect(settingsKey(auto, 'png')).toBe('v2 png q- max');
     // Settings that do not change the bytes are not in it.
     expect(settingsKey(resolveSettings({ mediaUrl: 'https://cdn.example.org/', pixelLimit: 0 }), 'jpeg')).toBe(
       'v1 jpeg q80 max',

@@ -53,7 +53,7 @@ export function printReport(
 }
 
 export function resultJson(
-  { source, status, format, image, files, removed }: RenderResult,
+  { source, status, format, image, files, measured, removed }: RenderResult,
   options: { outDir: string },
 ) {
   const inOut = (file: string) => joinLocation(options.outDir, file);
@@ -63,6 +63,7 @@ export function resultJson(
     format,
     image,
     files: RENDITION_KEYS.map((key) => inOut(files[key].path)),
+    ...(measured && { measured }),
     removed: removed.map(inOut),
   };
 }

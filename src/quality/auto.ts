@@ -1,0 +1,171 @@
+/**
+ * `--quality auto`: the lowest encoder quality whose SSIMULACRA2 score, against the pixels before
+ * encoding, reaches a target. A bounded search (at most MAX_ENCODES encodes), which starts where
+ * the neighbouring rendition ended, over a sample of the rendition's most detailed tiles when it
+ * is larger than SAMPLE_PIXELS (the metric costs about a second per megapixel; the sample keeps
+ * the search's cost the same for a 1 MP and a 15 MP rendition).
+ */
+import type { RawPixels } from './linear.js';
+
+/** Encodes tried per rendition, at most. */
+export const MAX_ENCODES = 6;
+/** Renditions up to this many pixels are scored whole; larger ones on a sample of this size. */
+export const SAMPLE_PIXELS = 1 << 19;
+/**
+ * The sample's tiles: 256 px squares at multiples of 256 px from the top left, so a JPEG tile's
+ * 8x8 and 16x16 blocks are the blocks of the whole image and encode to the same coefficients.
+ */
+const TILE = 256;
+
+/** What a search found for one rendition. */
+export interface Measured {
+  /** The encoder quality chosen. */
+  quality: number;
+  /** Its SSIMULACRA2 score against the pixels before encoding. */
+  score: number;
+  /** What was scored: the whole rendition, or a sample of its most detailed tiles (`tiles`). */
+  scored: 'rendition' | 'tiles';
+}
+
+/** One encode tried: its quality and score, and what the caller keeps of it. */
+export interface Trial<T> {
+  quality: number;
+  score: number;
+  result: T;
+}
+
+export interface SearchOptions {
+  /** The score to reach. */
+  target: number;
+  /** The first quality tried (the neighbouring rendition's, or the format's fixed quality). */
+  start: number;
+  /** The encoder's quality range. */
+  min: number;
+  max: number;
+  /** Encodes at most (default MAX_ENCODES). */
+  encodes?: number;
+}
+
+/**
+ * The lowest quality in `min..max` whose trial scores at least `target`, assuming the score grows
+ * with the quality: from `start`, steps towards the target by the score's slope, then narrows the
+ * bracket by interpolation until it is 2 qualities wide (JPEG's and WebP's scores move by about
+ * half a point per quality step) or the encodes run out. When no quality reaches the target, the
+ * highest is tried last and kept, whatever its score; `trials` lists every encode, in order.
+ */
+export async function searchQuality<T>(
+  trial: (quality: number) => Promise<{ score: number; result: T }>,
+  options: SearchOptions,
+): Promise<{ best: Trial<T>; trials: Array<Trial<T>> }> {
+  const { target, min, max } = options;
+  const encodes = options.encodes ?? MAX_ENCODES;
+  const trials: Array<Trial<T>> = [];
+  let pass: Trial<T> | undefined; // the lowest quality that reached the target
+  let fail: Trial<T> | undefined; // the highest that did not
+  let quality = clamp(Math.round(options.start), min, max);
+  while (trials.length < encodes) {
+    const tried: Trial<T> = { quality, ...(await trial(quality)) };
+    trials.push(tried);
+    if (tried.score >= target) {
+      if (!pass || quality < pass.quality) pass = tried;
+    } else if (!fail || quality > fail.quality) fail = tried;
+    if (pass && (pass.quality === min || (fail && pass.quality - fail.quality <= 2))) break;
+    if (!pass && fail?.quality === max) break;
+    const next = nextQuality(pass, fail, trials, options);
+    // The last encode, with the target not reached yet, goes to the top of the range.
+    quality = !pass && trials.length === encodes - 1 ? max : next;
+    if (trials.some((t) => t.quality === quality)) break;
+  }
+  const best = pass ?? trials.reduce((a, b) => (b.quality > a.quality ? b : a));
+  return { best, trials };
+}
+
+/** The slope assumed before two trials give one: score points per quality step. */
+const SLOPE = 0.5;
+
+function nextQuality<T>(
+  pass: Trial<T> | undefined,
+  fail: Trial<T> | undefined,
+  trials: Array<Trial<T>>,
+  { target, min, max }: SearchOptions,
+): number {
+  if (pass && fail) {
+    // Between the two, where the line through them meets the target, but a quarter of the way in at
+    // least: scores are not straight lines (libjpeg's tables move in steps), and a point that lands
+    // next to one end again and again would narrow the bracket one quality per encode.
+    const width = pass.quality - fail.quality;
+    const at = fail.quality + ((target - fail.score) * width) / (pass.score - fail.score);
+    const margin = Math.max(1, Math.round(width / 4));
+    return clamp(Math.round(at), fail.quality + margin, pass.quality - margin);
+  }
+  const last = trials.at(-1)!;
+  const before = trials.at(-2);
+  const measured =
+    before && before.quality !== last.quality && (last.score - before.score) / (last.quality - before.quality);
+  const slope = measured && measured > 0.1 ? Math.min(measured, 2) : SLOPE;
+  // Half as far again as the line says: a bracket early, then narrowing it, takes fewer encodes
+  // than creeping up on a curve that flattens out.
+  const step = clamp(Math.round((1.5 * Math.abs(target - last.score)) / slope), 2, 40);
+  return clamp(pass ? last.quality - step : last.quality + step, min, max);
+}
+
+const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
+
+/**
+ * The pixels a search scores: the rendition itself when it has at most `budget` pixels, else a
+ * mosaic of its most detailed 256 px tiles (by the sum of luma differences between neighbours),
+ * as many as fit in `budget` in a full rectangle, in their order in the image. The detailed
+ * tiles are where an encoder's losses show first: their score is at or below the whole image's.
+ */
+export function samplePixels(pixels: RawPixels, budget = SAMPLE_PIXELS): { pixels: RawPixels; sampled: boolean } {
+  const { width, height, channels } = pixels.info;
+  const across = Math.floor(width / TILE);
+  const down = Math.floor(height / TILE);
+  const wanted = Math.floor(budget / (TILE * TILE));
+  if (width * height <= budget || across * down < 2 || wanted < 2) return { pixels, sampled: false };
+  const count = Math.min(wanted, across * down);
+  // A full rectangle of tiles (no blank cell for an encoder to find easy), the most of them, as square as can be.
+  let columns = 1;
+  for (let c = 2; c <= count; c++) {
+    const more = c * Math.floor(count / c) - columns * Math.floor(count / columns);
+    if (more > 0 || (more === 0 && Math.abs(c - count / c) < Math.abs(columns - count / columns))) columns = c;
+  }
+  const rows = Math.floor(count / columns);
+  const tiles: Array<{ index: number; detail: number }> = [];
+  for (let index = 0; index < across * down; index++) {
+    tiles.push({ index, detail: detail(pixels, (index % across) * TILE, Math.floor(index / across) * TILE) });
+  }
+  const chosen = tiles
+    .sort((a, b) => b.detail - a.detail || a.index - b.index)
+    .slice(0, columns * rows)
+    .sort((a, b) => a.index - b.index);
+  const outWidth = columns * TILE;
+  const data = Buffer.alloc(outWidth * rows * TILE * channels);
+  const rowBytes = TILE * channels;
+  for (const [slot, { index }] of chosen.entries()) {
+    const fromX = (index % across) * TILE;
+    const fromY = Math.floor(index / across) * TILE;
+    const toX = (slot % columns) * TILE;
+    const toY = Math.floor(slot / columns) * TILE;
+    for (let y = 0; y < TILE; y++) {
+      const from = ((fromY + y) * width + fromX) * channels;
+      const to = ((toY + y) * outWidth + toX) * channels;
+      data.set(pixels.data.subarray(from, from + rowBytes), to);
+    }
+  }
+  return { pixels: { data, info: { width: outWidth, height: rows * TILE, channels } }, sampled: true };
+}
+
+/** The tile's detail: absolute differences of neighbouring pixels' first channel, every other row and column. */
+function detail(pixels: RawPixels, left: number, top: number): number {
+  const { width, channels } = pixels.info;
+  const { data } = pixels;
+  let sum = 0;
+  for (let y = top; y < top + TILE - 1; y += 2) {
+    let at = (y * width + left) * channels + (channels >= 3 ? 1 : 0); // green, or grey
+    for (let x = 0; x < TILE - 1; x += 2, at += 2 * channels) {
+      sum += Math.abs(data[at]! - data[at + channels]!) + Math.abs(data[at]! - data[at + width * channels]!);
+    }
+  }
+  return sum;
+}

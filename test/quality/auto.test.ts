@@ -1,0 +1,128 @@
+/**
+ * `--quality auto`'s parts: the bounded search for the lowest quality that reaches a target, and the
+ * sample of detailed tiles a large rendition is scored on.
+ */
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { MAX_ENCODES, samplePixels, searchQuality } from '../../src/quality/auto.js';
+import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
+
+/** A search over a score curve: what it chose and the qualities it tried. */
+async function search(curve: (quality: number) => number, target: number, start: number) {
+  const { best, trials } = await searchQuality(async (quality) => ({ score: curve(quality), result: quality }), {
+    target,
+    start,
+    min: 10,
+    max: 100,
+  });
+  return { chosen: best.quality, score: best.score, tried: trials.map((t) => t.quality) };
+}
+
+describe('searchQuality', () => {
+  it('finds the lowest quality that reaches the target within two, in at most six encodes, from any start', async () => {
+    const curves: Array<[string, (q: number) => number]> = [
+      ['straight', (q) => 30 + 0.6 * q],
+      ['steep', (q) => 2 * q - 60],
+      ['flat top', (q) => 100 - 1500 / q],
+      // libjpeg's tables move in steps: a curve with stairs and a dip.
+      ['stairs', (q) => 30 + 0.6 * (q - (q % 4)) - (q % 7 === 0 ? 0.3 : 0)],
+    ];
+    for (const [name, curve] of curves) {
+      const lowest = [...Array(91).keys()].map((i) => i + 10).find((q) => curve(q) >= 80)!;
+      for (const start of [10, 50, 80, 100]) {
+        const { chosen, score, tried } = await search(curve, 80, start);
+        expect(tried.length, `${name} from ${start}: ${tried}`).toBeLessThanOrEqual(MAX_ENCODES);
+        expect(score, `${name} from ${start}`).toBeGreaterThanOrEqual(80);
+        expect(chosen - lowest, `${name} from ${start}: ${tried}`).toBeLessThanOrEqual(2);
+        expect(chosen).toBeGreaterThanOrEqual(lowest);
+      }
+    }
+  });
+
+  it('keeps the highest quality when none reaches the target, and stops at the lowest when all do', async () => {
+    const low = await search(() => 50, 80, 80);
+    expect(low.chosen).toBe(100);
+    expect(low.tried).toContain(100);
+    expect(low.tried.length).toBeLessThanOrEqual(MAX_ENCODES);
+    const high = await search(() => 95, 80, 80);
+    expect(high.chosen).toBe(10);
+    expect(high.tried.length).toBeLessThanOrEqual(MAX_ENCODES);
+  });
+
+  it('starting at the answer costs two encodes', async () => {
+    const curve = (q: number) => 30 + 0.6 * q; // 80 first reached at 84
+    const { chosen, tried } = await search(curve, 80, 84);
+    expect(chosen).toBe(84);
+    expect(tried).toEqual([84, 82]);
+  });
+});
+
+/** Raw RGB pixels, `width` x `height`, from `pick(x, y)` (a grey level). */
+function grey(width: number, height: number, pick: (x: number, y: number) => number) {
+  const data = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) data.fill(pick(x, y), (y * width + x) * 3, (y * width + x) * 3 + 3);
+  return { data, info: { width, height, channels: 3 } };
+}
+
+describe('samplePixels', () => {
+  it('scores a rendition within the budget whole', () => {
+    const pixels = grey(600, 400, () => 128);
+    expect(samplePixels(pixels)).toEqual({ pixels, sampled: false });
+  });
+
+  it('takes the most detailed 256 px tiles, in a full rectangle within the budget, pixel for pixel', () => {
+    // 2048x1024: 8 x 4 tiles, flat but for noise in tiles (1, 0), (6, 2), (3, 3) and (7, 3).
+    const noisy = new Set(['1,0', '6,2', '3,3', '7,3']);
+    const noise = (x: number, y: number) => ((x * 7919 + y * 104729) % 251) * ((x ^ y) & 1);
+    const pixels = grey(2048, 1024, (x, y) => (noisy.has(`${x >> 8},${y >> 8}`) ? noise(x, y) : 90));
+    const { pixels: sample, sampled } = samplePixels(pixels, 4 * 256 * 256);
+    expect(sampled).toBe(true);
+    expect(sample.info).toEqual({ width: 512, height: 512, channels: 3 });
+    // The noisy tiles, in their order in the image, each copied whole.
+    const tile = (image: typeof sample, tx: number, ty: number) => {
+      const rows = [];
+      for (let y = 0; y < 256; y++) {
+        const from = ((ty * 256 + y) * image.info.width + tx * 256) * 3;
+        rows.push(Buffer.from(image.data.subarray(from, from + 256 * 3)));
+      }
+      return Buffer.concat(rows);
+    };
+    const expected = [
+      [1, 0],
+      [6, 2],
+      [3, 3],
+      [7, 3],
+    ];
+    for (const [slot, [tx, ty]] of expected.entries()) {
+      expect(tile(sample, slot % 2, slot >> 1).equals(tile(pixels, tx!, ty!)), `slot ${slot}`).toBe(true);
+    }
+  });
+
+  it('a JPEG of the sample has the blocks of the whole image: tiles sit on the 16 px grid', async () => {
+    // A photograph over 3 x 2 of the 6 x 4 tiles, flat grey around it: the sample is the photograph.
+    const photo = await sharp('samples/originals/ladybird.jpg').resize(768, 512, { fit: 'cover' }).toBuffer();
+    const canvas = await sharp({ create: { width: 1536, height: 1024, channels: 3, background: '#808080' } })
+      .composite([{ input: photo, left: 0, top: 0 }])
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const budget = 6 * 256 * 256;
+    const { pixels: sample } = samplePixels(canvas, budget);
+    const jpeg = async (pixels: { data: Uint8Array; info: { width: number; height: number; channels: number } }) =>
+      sharp(
+        await sharp(pixels.data, { raw: pixels.info as never })
+          .jpeg({ quality: 60 })
+          .toBuffer(),
+      )
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+    // The whole image encoded, then cut: its photograph tiles are the sample encoded on its own.
+    const cut = samplePixels(await jpeg(canvas), budget).pixels;
+    const part = await jpeg(sample);
+    let differing = 0;
+    for (let i = 0; i < part.data.length; i++) if (Math.abs(part.data[i]! - cut.data[i]!) > 2) differing++;
+    // Luma and chroma blocks are the same; libjpeg's smoothed chroma upsampling differs along tile edges.
+    expect(differing / part.data.length).toBeLessThan(0.01);
+    expect(Math.abs(ssimulacra2(sample, part) - ssimulacra2(sample, cut))).toBeLessThan(0.5);
+  });
+});

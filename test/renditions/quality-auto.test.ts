@@ -1,0 +1,131 @@
+/**
+ * `--quality auto` through the render pipeline, on real photographs: each rendition at the lowest
+ * quality that reaches the target, its quality and score recorded in the manifest, in results and in
+ * `--json`, and the score the one an independent measurement of the written file gives.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { rawPixels } from '../../src/quality/read.js';
+import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
+import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { renderOriginal, renderOriginals } from '../../src/renditions/render.js';
+import { RENDITION_KEYS } from '../../src/renditions/rules.js';
+import { runCli } from '../cli/run-cli.js';
+import { tempDir } from '../fixtures/tmp.js';
+
+const SAMPLES = path.resolve(import.meta.dirname, '../../samples/originals');
+const LADYBIRD = path.join(SAMPLES, 'ladybird.jpg');
+const RAINDROPS = path.join(SAMPLES, 'raindrops.webp');
+
+const bytesOf = async (outDir: string, files: Record<string, { path: string }>) =>
+  (await Promise.all(Object.values(files).map((f) => stat(path.join(outDir, f.path))))).reduce((a, s) => a + s.size, 0);
+
+describe('render --quality auto', () => {
+  it("records each rendition's quality and its score, which the written file, measured again, gives", async () => {
+    const outDir = path.join(await tempDir(), 'auto');
+    const auto = await renderOriginal(LADYBIRD, { outDir, quality: { mode: 'auto' } });
+    // The pixels before encoding: the same pipeline's lossless PNG renditions.
+    const pngDir = path.join(await tempDir(), 'png');
+    const lossless = await renderOriginal(LADYBIRD, { outDir: pngDir, format: 'png' });
+    expect(auto.measured).toBeDefined();
+    const manifest = JSON.parse(await readFile(path.join(outDir, MANIFEST_FILE), 'utf8'));
+    const records = Object.values(manifest.entries as Record<string, { renditions: object }>)[0]!.renditions;
+    for (const key of RENDITION_KEYS) {
+      const measured = auto.measured![key];
+      expect(measured.score, key).toBeGreaterThanOrEqual(80);
+      expect(measured.quality).toBeGreaterThanOrEqual(10);
+      expect(measured.quality).toBeLessThanOrEqual(100);
+      expect(records[key as keyof typeof records]).toMatchObject(measured);
+      const file = path.join(outDir, auto.files[key].path);
+      expect(await sharp(file).metadata()).toMatchObject({ format: 'jpeg' });
+      if (measured.scored === 'rendition') {
+        const before = await rawPixels(path.join(pngDir, lossless.files[key].path));
+        expect(ssimulacra2(before, await rawPixels(file))).toBeCloseTo(measured.score, 2);
+      }
+    }
+    // Renditions larger than the sample are scored on their most detailed tiles.
+    expect(auto.measured!.xl.scored).toBe(auto.files.xl.width * auto.files.xl.height > 1 << 19 ? 'tiles' : 'rendition');
+
+    // Up to date: the same record, read back from the manifest.
+    const again = await renderOriginal(LADYBIRD, { outDir, quality: { mode: 'auto' } });
+    expect(again.status).toBe('skipped');
+    expect(again.measured).toEqual(auto.measured);
+  });
+
+  it('a lower target gives smaller files, a higher one larger; one out of reach is a warning', async () => {
+    const dir = await tempDir();
+    const low = await renderOriginal(RAINDROPS, { outDir: path.join(dir, 'low'), quality: { mode: 'auto:60' } });
+    const high = await renderOriginal(RAINDROPS, { outDir: path.join(dir, 'high'), quality: { mode: 'auto:84' } });
+    for (const key of RENDITION_KEYS) {
+      expect(low.measured![key].score).toBeGreaterThanOrEqual(60);
+      expect(high.measured![key].score).toBeGreaterThanOrEqual(84);
+      expect(low.measured![key].quality).toBeLessThan(high.measured![key].quality);
+    }
+    expect(await bytesOf(path.join(dir, 'low'), low.files)).toBeLessThan(
+      await bytesOf(path.join(dir, 'high'), high.files),
+    );
+    // Lossy WebP halves the colour resolution: no quality reaches 95 on this photograph.
+    const out = await renderOriginals([RAINDROPS], { outDir: path.join(dir, 'out'), quality: { mode: 'auto:95' } });
+    const [result] = out.results;
+    expect(Object.values(result!.measured!).map((m) => m.quality)).toEqual([100, 100, 100, 100, 100]);
+    expect(out.warnings).toEqual([
+      expect.stringMatching(
+        /^.*raindrops\.webp: SSIMULACRA2 95 not reached by webp \(lossy WebP always halves colour resolution\): xs [\d.]+ at quality 100, .*; kept at the highest quality tried$/,
+      ),
+    ]);
+  });
+
+  it('fixed quality, the default, measures nothing and records no score', async () => {
+    const outDir = path.join(await tempDir(), 'fixed');
+    const fixed = await renderOriginal(RAINDROPS, { outDir });
+    expect(fixed.measured).toBeUndefined();
+    expect(await readFile(path.join(outDir, MANIFEST_FILE), 'utf8')).not.toContain('"score"');
+  });
+
+  it('a changed mode renders again; lossless formats are not searched', async () => {
+    const outDir = path.join(await tempDir(), 'out');
+    const first = await renderOriginals([LADYBIRD, path.join(SAMPLES, 'marigold.png')], { outDir });
+    expect(first.results.map((r) => r.status)).toEqual(['rendered', 'rendered']);
+    const second = await renderOriginals([LADYBIRD, path.join(SAMPLES, 'marigold.png')], {
+      outDir,
+      quality: { mode: 'auto' },
+    });
+    const bySource = Object.fromEntries(second.results.map((r) => [path.basename(r.source), r]));
+    expect(bySource['ladybird.jpg']).toMatchObject({ status: 'rendered' });
+    expect(bySource['ladybird.jpg']!.measured).toBeDefined();
+    expect(bySource['marigold.png']).toMatchObject({ status: 'skipped' });
+    expect(bySource['marigold.png']!.measured).toBeUndefined();
+  });
+
+  it("--quality auto:<score> on the command line; --json carries each rendition's quality and score", async () => {
+    const outDir = path.join(await tempDir(), 'cli');
+    const { code, stdout, stderr } = await runCli([
+      'render',
+      LADYBIRD,
+      '--out',
+      outDir,
+      '--quality',
+      'auto:70',
+      '--json',
+    ]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const [result] = JSON.parse(stdout).results;
+    expect(Object.keys(result.measured)).toEqual([...RENDITION_KEYS]);
+    for (const key of RENDITION_KEYS) {
+      expect(result.measured[key]).toEqual({
+        quality: expect.any(Number),
+        score: expect.any(Number),
+        scored: expect.stringMatching(/^(rendition|tiles)$/),
+      });
+      expect(result.measured[key].score).toBeGreaterThanOrEqual(70);
+    }
+    const bad = await runCli(['render', LADYBIRD, '--out', outDir, '--quality', 'auto:101']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      "Expected fixed, auto, or auto:<score> with a score from 30 to 99 for the quality mode but got 'auto:101'",
+    );
+  });
+});
