@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -266,6 +266,27 @@ describe('content-api render --queue, worker, queue', () => {
       [first.stdout.trim(), 4],
     ]);
   }, 60_000);
+
+  it("--quality auto travels with the job: the worker searches, and each rendition's quality and score come back " +
+    "in queue results and in the bucket's records", async () => {
+    nextQueue();
+    await s3.put('originals', 'qa/ladybird.jpg', await readFile(path.resolve('samples/originals/ladybird.jpg')));
+    const worker = startWorker([...queueArgs(), '-j', '1'], s3.env);
+    const args = ['render', 's3://originals/qa/', '--out', 's3://media/qa/', '--quality', 'auto:70'];
+    const run = await runCli([...args, ...queueArgs(), '--json'], { env: s3.env });
+    expect(run.code, run.stderr + worker.log()).toBe(0);
+    const [result] = JSON.parse(run.stdout).results;
+    expect(result.status).toBe('rendered');
+    const keys = ['xs', 'sm', 'md', 'lg', 'xl'];
+    expect(Object.keys(result.measured)).toEqual(keys);
+    for (const key of keys) expect(result.measured[key].score).toBeGreaterThanOrEqual(70);
+    const objects = [...(await s3.objects('media', 'qa/')).keys()];
+    const [record] = objects.filter((key) => key.includes('.content-api-manifest/'));
+    const { entry } = JSON.parse((await s3.get('media', record!)).toString('utf8'));
+    for (const key of keys) expect(entry.renditions[key]).toMatchObject(result.measured[key]);
+    expect(entry.settings).toContain('quality.mode="auto:70"');
+    expect(await stopWorker(worker)).toBe(0);
+  }, 90_000);
 
   it('on a terminal, render --queue draws the progress line a local render draws', async () => {
     nextQueue();
