@@ -13,6 +13,7 @@ import { findImages, formatPath } from '../page/walk.js';
 import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
 import type { Baseline, BaselineRecorder } from './baseline.js';
 import { mediaReferences } from './media.js';
+import { PictureCheck } from './picture.js';
 import type { Policy } from './policy.js';
 import { type FileFormat, type FileSource, type ProbeResult, probe, urlPath } from './probe.js';
 import { FILE_RULES, type FileRule } from './rules.js';
@@ -91,10 +92,19 @@ export class CheckRun {
   readonly #options: CheckOptions;
   readonly #limit: LimitFunction;
   readonly #probes = new Map<string, Promise<ProbeResult>>();
+  /** The same-picture rule, unless the config turns it off (it reads every rendition whole). */
+  readonly #pictures: PictureCheck | null;
 
   constructor(options: CheckOptions = {}) {
     this.#options = options;
     this.#limit = pLimit(options.concurrency ?? 16);
+    const off = options.policy?.severity('file-picture', 'error') === null;
+    this.#pictures =
+      options.files && !off
+        ? new PictureCheck(options.files, (bytes) => {
+            this.summary.files!.bytesRead += bytes;
+          })
+        : null;
     this.summary = {
       pages: 0,
       images: 0,
@@ -220,6 +230,11 @@ export class CheckRun {
     });
     for (const image of images)
       for (const size of Object.values(image.sizes)) size.src = locations.get(size.url) ?? size.src;
+    if (this.#pictures) {
+      const found = await Promise.all(images.map((image) => this.#pictures!.problems(image)));
+      for (const { path, message } of found.flat())
+        problems.push({ severity: 'error', path, rule: 'file-picture', message });
+    }
     return problems;
   }
 }

@@ -14,6 +14,9 @@ export const FILE_RULES = {
   'file-unreadable': 'every media file the page names can be read and is an image',
   'file-size': "the file's real pixel size is the size the JSON gives",
   'file-format': "the file's real format is the one its extension names",
+  'file-picture':
+    "an Image's renditions show one picture, the one render recorded in the manifest when there is one " +
+    '(not another, stale, rotated, mirrored or colour-converted wrongly)',
 } as const;
 
 export type FileRule = keyof typeof FILE_RULES;

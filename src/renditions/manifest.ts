@@ -32,6 +32,8 @@ const renditionRecord = z.object({
   quality: z.number().int().optional(),
   score: z.number().optional(),
   scored: z.enum(['rendition', 'tiles']).optional(),
+  /** What it shows (src/quality/fingerprint.ts), for `check`'s same-picture rule; absent in older manifests. */
+  fingerprint: z.string().optional(),
 });
 
 /**

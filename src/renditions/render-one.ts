@@ -299,7 +299,12 @@ async function writeRenditions(
         }
         const headers = { contentType: MEDIA_TYPES[path.posix.extname(file.path)], cacheControl: MEDIA_CACHE_CONTROL };
         staged.push(await context.store.stage(file.path, rendition.data, headers));
-        written[key] = { ...file, bytes: rendition.data.length, ...rendition.measured };
+        written[key] = {
+          ...file,
+          bytes: rendition.data.length,
+          ...rendition.measured,
+          ...(rendition.fingerprint && { fingerprint: rendition.fingerprint }),
+        };
       }
     }
     await verify();

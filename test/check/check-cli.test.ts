@@ -145,6 +145,11 @@ describe('seeded defects: each found at its JSON path', () => {
         `error file-size $.presentation_stage.body[2].value.image.sizes.sm.url`,
         `error file-format $.presentation_stage.body[2].value.image.sizes.md.url`,
         `error file-unreadable $.presentation_stage.body[2].value.image.sizes.lg.url`,
+        // The black 1200x750 PNG is another picture than the ladybird render recorded (the 10x10 one
+        // is too small to tell).
+        `error file-picture ${t}.md.url`,
+        `error file-picture ${l}.md.url`,
+        `error file-picture $.presentation_stage.body[2].value.image.sizes.md.url`,
       ].sort(),
     );
     const report = JSON.parse(result.stdout);
@@ -156,8 +161,11 @@ describe('--verify-files over HTTP', () => {
   it.each([true, false])('with Range support %s: no findings, and only headers read', async (ranges) => {
     const media = await renderedMedia();
     const server = await startMediaServer(media, { ranges });
+    // The same-picture rule reads each rendition whole (next test): off, only headers are read.
+    const config = path.join(await tempDir(), 'content-api.config.json');
+    await writeFile(config, JSON.stringify({ rules: { 'file-picture': 'off' } }));
     try {
-      const result = await check(VALID, '--verify-files', server.base, '--reporter', 'json');
+      const result = await check(VALID, '--verify-files', server.base, '--reporter', 'json', '--config', config);
       expect(findings(result.stdout)).toEqual([]);
       expect(result.code).toBe(0);
       const { files } = JSON.parse(result.stdout);
@@ -165,6 +173,21 @@ describe('--verify-files over HTTP', () => {
       expect(files.bytesRead / files.probed).toBeLessThan(64 * 1024);
       expect(server.requests()).toBe(31); // one HEAD to see the server is there, then each file once
       if (ranges) expect(server.bytesSent() / 30).toBeLessThanOrEqual(4096);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('the same-picture rule reads each rendition over HTTP once, whole: no findings', async () => {
+    const media = await renderedMedia();
+    const server = await startMediaServer(media);
+    try {
+      const result = await check(VALID, '--verify-files', server.base, '--reporter', 'json');
+      expect(findings(result.stdout)).toEqual([]);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout).files.probed).toBe(30);
+      // One HEAD, each file's header once, then each file once whole.
+      expect(server.requests()).toBe(61);
     } finally {
       await server.close();
     }

@@ -1,0 +1,192 @@
+/**
+ * `check --verify-files`' same-picture rule (`file-picture`): the renditions of one Image show one
+ * picture, the one `render` recorded when the media folder or bucket has its manifest. A swapped,
+ * stale, wrongly rotated or wrongly colour-converted rendition is a finding naming the file and what
+ * differs; a re-encode of the same picture at another quality is not (src/quality/fingerprint.ts).
+ *
+ * Each rendition is read whole and decoded shrunk (JPEG decodes at 1/8 scale, so a 15 MP rendition
+ * costs a few milliseconds), once per run however many pages name it. CI needs only the renditions
+ * and the manifest beside them, never the originals. sharp, the fingerprints and the manifest are
+ * loaded on first use: a `check` without `--verify-files` never pays for them.
+ */
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { FingerprintComparison } from '../quality/fingerprint.js';
+import { mediaPath, parseRenditionFileName, RENDITION_KEYS } from '../renditions/rules.js';
+import { type FileSource, readMedia } from './probe.js';
+
+/** One Image's renditions as `check` read them: JSON path of each URL, the URL, where it was read. */
+export interface PictureImage {
+  path: string;
+  sizes: Partial<Record<(typeof RENDITION_KEYS)[number], { url: string; src: string }>>;
+}
+
+export interface PictureFinding {
+  path: string;
+  message: string;
+}
+
+/** Renditions larger than this are not read for the rule (the header rules still cover them). */
+const MAX_BYTES = 64 * 1024 * 1024;
+/** Decoded with its shorter side no longer than this: the fingerprint's 32x32 grid needs no more. */
+const DECODE_SIDE = 256;
+/**
+ * A rendition with a side shorter than this (a 1 px panorama's 300x1, a tall picture's 60x1200) is
+ * not compared: under two pixels per cell of the fingerprint's 32x32 grid, its box averages move
+ * with the encoder's noise as much as with the picture.
+ */
+const MIN_SIDE = 64;
+/** Fingerprints remembered, so a file many pages share is read once; bounded, so memory is. */
+const CACHE = 20_000;
+
+type Read = { ok: true; location: string; print: string } | { ok: false };
+
+/** What the rule needs beyond reading files, loaded once, on first use. */
+const tools = async () => {
+  const [{ default: sharp }, { compareFingerprints, fingerprint }, { openManifest }] = await Promise.all([
+    import('sharp'),
+    import('../quality/fingerprint.js'),
+    import('../renditions/manifest.js'),
+  ]);
+  return { sharp, compareFingerprints, fingerprint, openManifest };
+};
+type Tools = Awaited<ReturnType<typeof tools>>;
+
+export class PictureCheck {
+  readonly #files: FileSource;
+  readonly #limit: LimitFunction;
+  readonly #prints = new Map<string, Promise<Read>>();
+  #recorded: Promise<(url: string) => Promise<string | undefined>> | undefined;
+  #tools: Promise<Tools> | undefined;
+
+  readonly #onRead: (bytes: number) => void;
+
+  /** `onRead` is told the bytes of each file read, for the run's summary. */
+  constructor(files: FileSource, onRead: (bytes: number) => void = () => {}, concurrency = 4) {
+    this.#files = files;
+    this.#onRead = onRead;
+    this.#limit = pLimit(concurrency);
+  }
+
+  /** The findings of one Image: each rendition against the recorded picture, or against the others. */
+  async problems(image: PictureImage): Promise<PictureFinding[]> {
+    const urls = [...new Set(RENDITION_KEYS.flatMap((key) => (image.sizes[key] ? [image.sizes[key].url] : [])))];
+    const pathOf = (url: string) => {
+      const key = RENDITION_KEYS.find((k) => image.sizes[k]?.url === url)!;
+      return `${image.path}.sizes.${key}.url`;
+    };
+    const { compareFingerprints } = await (this.#tools ??= tools());
+    const reads = await Promise.all(urls.map((url) => this.#read(url)));
+    const seen = urls.flatMap((url, i) =>
+      reads[i]!.ok ? [{ url, ...(reads[i] as Extract<Read, { ok: true }>) }] : [],
+    );
+    const recorded = await this.#recordedFor();
+    const findings: PictureFinding[] = [];
+    const unrecorded: typeof seen = [];
+    for (const file of seen) {
+      const expected = await recorded(file.url);
+      if (expected === undefined) {
+        unrecorded.push(file);
+        continue;
+      }
+      const comparison = compareFingerprints(expected, file.print);
+      if (!comparison.same) {
+        const what = comparison.differences.join('; ');
+        findings.push({
+          path: pathOf(file.url),
+          message: `${file.location} is not the picture render recorded: ${what}`,
+        });
+      }
+    }
+    // Without a record: each rendition against the largest one the others agree with.
+    const others = odd(unrecorded.length === seen.length ? seen : unrecorded, seen, compareFingerprints);
+    for (const { file, against, differences } of others) {
+      findings.push({
+        path: pathOf(file.url),
+        message: `${file.location} shows another picture than ${against.location}: ${differences.join('; ')}`,
+      });
+    }
+    return findings;
+  }
+
+  /** The fingerprint of the file `url` names, read whole and decoded shrunk; not ok when it cannot be. */
+  #read(url: string): Promise<Read> {
+    const known = this.#prints.get(url);
+    if (known) return known;
+    const read = this.#limit(async (): Promise<Read> => {
+      const { sharp, fingerprint } = await (this.#tools ??= tools());
+      const file = await readMedia(url, this.#files, MAX_BYTES);
+      if (file.ok) this.#onRead(file.bytes.length);
+      // Missing, unreadable or too large: the file rules say so; there is no picture to compare.
+      if (!file.ok || !file.complete) return { ok: false };
+      try {
+        const pixels = await sharp(file.bytes, { failOn: 'none', animated: false })
+          .rotate()
+          .resize(DECODE_SIDE, DECODE_SIDE, { fit: 'outside', withoutEnlargement: true })
+          .toColourspace('srgb')
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+        if (Math.min(pixels.info.width, pixels.info.height) < MIN_SIDE) return { ok: false };
+        return { ok: true, location: file.location, print: fingerprint(pixels) };
+      } catch {
+        return { ok: false };
+      }
+    });
+    this.#prints.set(url, read);
+    if (this.#prints.size > CACHE) this.#prints.delete(this.#prints.keys().next().value!);
+    return read;
+  }
+
+  /** Looks up the fingerprint the manifest recorded for a URL's file (none over HTTP, or without a manifest). */
+  #recordedFor(): Promise<(url: string) => Promise<string | undefined>> {
+    this.#recorded ??= (async () => {
+      const files = this.#files;
+      if (files.kind !== 'store') return async () => undefined;
+      const { openManifest } = await (this.#tools ??= tools());
+      const manifest = await openManifest(files.store).catch(() => null);
+      if (!manifest || manifest.warning) return async () => undefined;
+      return async (url: string) => {
+        const key = mediaPath(url, files.mediaPrefix);
+        const parsed = key === null ? null : parseRenditionFileName(key);
+        if (key === null || !parsed) return undefined;
+        const folder = key.includes('/') ? key.slice(0, key.lastIndexOf('/') + 1) : '';
+        const entries = await manifest.entriesFor([`${folder}${parsed.name}`]).catch(() => ({}));
+        for (const entry of Object.values(entries)) {
+          for (const rendition of Object.values(entry.renditions)) {
+            if (rendition.path === key) return rendition.fingerprint;
+          }
+        }
+        return undefined;
+      };
+    })();
+    return this.#recorded;
+  }
+}
+
+type Seen = { url: string; location: string; print: string };
+
+/**
+ * The renditions among `files` that show another picture than the largest one most of `all` agree
+ * with (the first in `all`, largest first, when no picture has a majority), and what differs.
+ */
+function odd(
+  files: Seen[],
+  all: Seen[],
+  compareFingerprints: (expected: string, actual: string) => FingerprintComparison,
+): Array<{ file: Seen; against: Seen; differences: string[] }> {
+  if (files.length === 0 || all.length < 2) return [];
+  const largestFirst = [...all].reverse();
+  const agreeing = (candidate: Seen) =>
+    largestFirst.filter((other) => other === candidate || compareFingerprints(candidate.print, other.print).same)
+      .length;
+  let reference = largestFirst[0]!;
+  let most = agreeing(reference);
+  for (const candidate of largestFirst.slice(1)) {
+    const count = agreeing(candidate);
+    if (count > most) [reference, most] = [candidate, count];
+  }
+  return files.flatMap((file) => {
+    if (file === reference) return [];
+    const comparison = compareFingerprints(reference.print, file.print);
+    return comparison.same ? [] : [{ file, against: reference, differences: comparison.differences }];
+  });
+}

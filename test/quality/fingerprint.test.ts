@@ -1,0 +1,414 @@
+/**
+ * Picture fingerprints: the format, every pixel layout, and the thresholds on real photographs (the
+ * samples): no finding across rendition sizes and encodings, and each seeded defect (another picture,
+ * a stale one, a wrong orientation, a wrong colour conversion) caught and named.
+ *
+ * Calibration (a scratch lab, outside the repository): the 7 samples at every rendition size (300 to
+ * the original's, fit inside, never enlarged) in JPEG q30-q95 (also mozjpeg, 4:4:4), WebP q30-q90,
+ * AVIF q30-q70, PNG (also palette) and GIF, each against the original's fingerprint and against one
+ * another; and 49 more pictures (MATE's backgrounds: photographs, flat gradients, stripes, noise,
+ * a flat colour, 24 MP mosaics) the same way. Worst same-picture values against the defects'
+ * best: see CALIBRATION below, and the thresholds in src/quality/fingerprint.ts.
+ */
+import path from 'node:path';
+import sharp, { type Sharp } from 'sharp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  compareFingerprints,
+  FINGERPRINT_VERSION,
+  FingerprintError,
+  fingerprint,
+  fingerprintFile,
+  parseFingerprint,
+} from '../../src/quality/fingerprint.js';
+import type { RawPixels } from '../../src/quality/linear.js';
+import { rawPixels } from '../../src/quality/read.js';
+
+const SAMPLES = path.resolve(import.meta.dirname, '../../samples/originals');
+const FILES = [
+  'Yellow Flower.jpg',
+  'dandelion.jpg',
+  'ladybird.jpg',
+  'marigold.png',
+  'raindrops.webp',
+  'landscapes/dune.jpg',
+  'landscapes/storm.jpg',
+];
+
+function image(pixels: RawPixels): Sharp {
+  const { width, height, channels } = pixels.info;
+  return sharp(pixels.data, { raw: { width, height, channels: channels as 1 | 2 | 3 | 4 } });
+}
+
+async function raw(pipeline: Sharp): Promise<RawPixels> {
+  const { data, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
+  return { data, info: { width: info.width, height: info.height, channels: info.channels } };
+}
+
+/** The rendition's pixels for `box`, as render sizes them: inside the box, never enlarged. */
+function rendition(original: RawPixels, box: number): Promise<RawPixels> {
+  return raw(image(original).resize(box, box, { fit: 'inside', withoutEnlargement: true }));
+}
+
+/** `pixels` with each pixel's colour replaced by `f` of it (alpha kept). */
+function mapColours(pixels: RawPixels, f: (r: number, g: number, b: number) => number[]): RawPixels {
+  const { channels } = pixels.info;
+  const data = Buffer.from(pixels.data);
+  for (let i = 0; i < data.length; i += channels) {
+    const [r, g, b] = f(data[i]!, data[i + 1]!, data[i + 2]!);
+    data[i] = Math.round(Math.min(255, Math.max(0, r!)));
+    data[i + 1] = Math.round(Math.min(255, Math.max(0, g!)));
+    data[i + 2] = Math.round(Math.min(255, Math.max(0, b!)));
+  }
+  return { data, info: pixels.info };
+}
+
+const originals = new Map<string, RawPixels>();
+const references = new Map<string, string>();
+
+beforeAll(async () => {
+  for (const file of FILES) {
+    // The largest rendition's pixels: every sample is under 4800 px, so the original's own size.
+    const pixels = await rawPixels(path.join(SAMPLES, file));
+    originals.set(file, pixels);
+    references.set(file, fingerprint(pixels));
+  }
+});
+
+describe('fingerprint', () => {
+  it('is a short, versioned, JSON-safe string', () => {
+    const fp = references.get('ladybird.jpg')!;
+    expect(fp).toMatch(/^f1:[A-Za-z0-9_-]{92}$/);
+    expect(fp.startsWith(`${FINGERPRINT_VERSION}:`)).toBe(true);
+    expect(JSON.parse(JSON.stringify(fp))).toBe(fp);
+    expect(parseFingerprint(fp)).toMatchObject({ width: 2560, height: 1600 });
+  });
+
+  it('reads grey, grey and alpha, RGB and RGBA alike; alpha is blended over white', async () => {
+    const rgb = await raw(image(originals.get('ladybird.jpg')!).resize(120, 75));
+    const rgba = await raw(image(rgb).ensureAlpha());
+    expect(fingerprint(rgba)).toBe(fingerprint(rgb));
+    const grey = await raw(image(rgb).toColourspace('b-w'));
+    expect(grey.info.channels).toBe(1);
+    const greyRgb = await raw(image(grey).toColourspace('srgb'));
+    expect(greyRgb.info.channels).toBe(3);
+    expect(fingerprint(grey)).toBe(fingerprint(greyRgb));
+    const pairs = new Uint8Array(grey.data.length * 2);
+    for (const [i, v] of grey.data.entries()) pairs.set([v, 255], 2 * i);
+    expect(fingerprint({ data: pairs, info: { ...grey.info, channels: 2 } })).toBe(fingerprint(grey));
+    // Half transparent black over white is mid grey.
+    const half = new Uint8Array(64 * 64 * 2).map((_, i) => (i % 2 === 0 ? 0 : 128));
+    const mid = new Uint8Array(64 * 64).fill(127);
+    const halfInfo = { width: 64, height: 64, channels: 2 };
+    expect(fingerprint({ data: half, info: halfInfo })).toBe(
+      fingerprint({ data: mid, info: { ...halfInfo, channels: 1 } }),
+    );
+    // The marigold's soft transparent oval: its pixels as they are and flattened on white (a JPEG).
+    const marigold = await rendition(originals.get('marigold.png')!, 300);
+    expect(marigold.info.channels).toBe(4);
+    const flat = await raw(image(marigold).flatten({ background: '#ffffff' }));
+    expect(compareFingerprints(fingerprint(marigold), fingerprint(flat))).toMatchObject({ same: true });
+  });
+
+  it('takes pictures of any size, down to one pixel', async () => {
+    const ramp = Buffer.alloc(4800 * 16 * 3);
+    for (let i = 0; i < ramp.length; i++) ramp[i] = Math.floor((Math.floor(i / 3) % 4800) / 19);
+    const wide: RawPixels = { data: ramp, info: { width: 4800, height: 16, channels: 3 } };
+    const thin = await raw(image(wide).resize(300, 1, { fit: 'fill' }));
+    expect(compareFingerprints(fingerprint(wide), fingerprint(thin))).toMatchObject({ same: true });
+    // A panorama strip 4801x10 and its xs rendition, 300x1: no rows to compare, the columns agree.
+    const strip = await raw(
+      image(originals.get('landscapes/dune.jpg')!).extract({ left: 0, top: 500, width: 1680, height: 4 }),
+    );
+    const panorama = await raw(image(strip).resize(4801, 10, { fit: 'fill' }));
+    for (const [width, height] of [
+      [300, 1],
+      [600, 1],
+      [1200, 2],
+      [2400, 5],
+    ]) {
+      const smaller = fingerprint(await raw(image(panorama).resize(width, height, { fit: 'fill' })));
+      expect(compareFingerprints(fingerprint(panorama), smaller), `${width}x${height}`).toMatchObject({ same: true });
+    }
+    const dot = fingerprint({ data: new Uint8Array([10, 20, 30]), info: { width: 1, height: 1, channels: 3 } });
+    expect(parseFingerprint(dot)).toMatchObject({ width: 1, height: 1 });
+  });
+
+  it('rejects pixels that do not match their size', () => {
+    expect(() => fingerprint({ data: new Uint8Array(5), info: { width: 2, height: 1, channels: 3 } })).toThrow(
+      'cannot fingerprint 2x1x3 pixels from 5 bytes',
+    );
+    expect(() => fingerprint({ data: new Uint8Array(0), info: { width: 0, height: 1, channels: 3 } })).toThrow(
+      FingerprintError,
+    );
+  });
+
+  it('fingerprints a file as displayed (fingerprintFile)', async () => {
+    const file = path.join(SAMPLES, 'dandelion.jpg');
+    expect(await fingerprintFile(file)).toBe(references.get('dandelion.jpg'));
+    expect(parseFingerprint(await fingerprintFile(file))).toMatchObject({ width: 1066, height: 1600 });
+    await expect(fingerprintFile(path.join(SAMPLES, 'no-such.jpg'))).rejects.toMatchObject({ name: 'SourceError' });
+  });
+});
+
+describe('parseFingerprint and compareFingerprints', () => {
+  /** A smooth two-colour gradient (no structure for the hash), `width` x `height`. */
+  function gradient(width: number, height: number): RawPixels {
+    const data = Buffer.alloc(width * height * 3);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const t = (x / width + y / height) / 2;
+        data.set([40 + 180 * t, 90, 200 - 150 * t], (y * width + x) * 3);
+      }
+    }
+    return { data, info: { width, height, channels: 3 } };
+  }
+
+  it('compares flat pictures (plain colours, smooth gradients) by their colours alone', async () => {
+    const large = gradient(1200, 800);
+    const small = fingerprint(await rawPixels(await image(large).resize(300, 200).jpeg({ quality: 30 }).toBuffer()));
+    expect(compareFingerprints(fingerprint(large), small)).toMatchObject({ same: true, measures: { textured: false } });
+    expect(compareFingerprints(fingerprint(large), fingerprint(await raw(image(large).rotate(180))))).toMatchObject({
+      differences: ['rotated 180°'],
+    });
+    const plain = (colour: string) =>
+      raw(sharp({ create: { width: 300, height: 200, channels: 3, background: colour } }));
+    expect(compareFingerprints(fingerprint(await plain('#6a8fb0')), fingerprint(await plain('#b08f6a')))).toMatchObject(
+      {
+        same: false,
+        differences: [expect.stringMatching(/^colours differ \(mean ΔE [\d.]+, worst cell [\d.]+\)/)],
+      },
+    );
+    const photo = await rendition(originals.get('ladybird.jpg')!, 300);
+    expect(compareFingerprints(fingerprint(await plain('#6a8fb0')), fingerprint(photo)).differences).toEqual([
+      'another picture (the expected one is flat)',
+      'aspect ratio differs: 1.6 (300x188), expected 1.5 (300x200)',
+    ]);
+  });
+
+  it('refuse what is not a fingerprint of this version, in one line', () => {
+    const fp = references.get('ladybird.jpg')!;
+    expect(() => compareFingerprints(fp, `f2:${fp.slice(3)}`)).toThrow(
+      /^"f2:.{21}…": fingerprint version f2 cannot be read \(this version reads f1\)$/,
+    );
+    expect(() => parseFingerprint('sha256:abc')).toThrow('"sha256:abc" is not a picture fingerprint');
+    expect(() => parseFingerprint('f1:abc')).toThrow('"f1:abc": malformed fingerprint');
+    expect(() => parseFingerprint(`${fp.slice(0, -1)}!`)).toThrow(FingerprintError);
+    expect(() => parseFingerprint('f1:abc')).toThrow(expect.objectContaining({ code: 'CONTENT_API_FINGERPRINT' }));
+  });
+
+  it('says the same for one fingerprint against itself', () => {
+    const fp = references.get('landscapes/storm.jpg')!;
+    expect(compareFingerprints(fp, fp)).toEqual({
+      same: true,
+      differences: [],
+      measures: expect.objectContaining({ hashDistance: 0, meanDeltaE: 0, transform: 'identity', inverted: false }),
+    });
+  });
+});
+
+/** The encodings a rendition may have, each decoded back to pixels as check reads them. */
+const ENCODINGS: ReadonlyArray<[string, (s: Sharp) => Sharp, number[]]> = [
+  ['JPEG q30', (s) => s.flatten({ background: '#ffffff' }).jpeg({ quality: 30 }), [300, 600]],
+  ['JPEG q95', (s) => s.flatten({ background: '#ffffff' }).jpeg({ quality: 95 }), [300]],
+  ['WebP q30', (s) => s.webp({ quality: 30 }), [300, 600]],
+  ['WebP q90', (s) => s.webp({ quality: 90 }), [300]],
+  // Effort 0 keeps the test fast; the calibration used render's default (4) and 2.
+  ['AVIF q30', (s) => s.avif({ quality: 30, effort: 0, chromaSubsampling: '4:2:0' }), [300, 600]],
+  ['AVIF q70', (s) => s.avif({ quality: 70, effort: 0 }), [300]],
+  ['PNG', (s) => s.png(), [300, 600]],
+];
+
+describe('the same picture at another size or encoding', () => {
+  it('is the same for every sample, against the original and among its renditions', async () => {
+    const problems: string[] = [];
+    for (const file of FILES) {
+      const fingerprints: Array<[string, string]> = [['original', references.get(file)!]];
+      for (const box of [300, 600]) {
+        const pixels = await rendition(originals.get(file)!, box);
+        fingerprints.push([`${box} raw`, fingerprint(pixels)]);
+        for (const [name, encode, boxes] of ENCODINGS) {
+          if (!boxes.includes(box)) continue;
+          const encoded = await encode(image(pixels)).toBuffer();
+          fingerprints.push([`${box} ${name}`, fingerprint(await rawPixels(encoded))]);
+        }
+      }
+      for (const [i, [a, fa]] of fingerprints.entries()) {
+        for (const [b, fb] of fingerprints.slice(i + 1)) {
+          const { same, differences } = compareFingerprints(fa, fb);
+          if (!same) problems.push(`${file}: ${a} vs ${b}: ${differences.join('; ')}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+/** A wide-gamut picture's numbers read as sRGB: the pixels converted to Adobe RGB (1998), not tagged. */
+function adobeRgbAsSrgb(pixels: RawPixels): RawPixels {
+  // Linear sRGB to linear Adobe RGB (both D65): inverse(Adobe RGB to XYZ) x (sRGB to XYZ).
+  const m = [
+    [0.7152, 0.2848, 0],
+    [0, 1, 0],
+    [0, 0.0412, 0.9588],
+  ];
+  const linear = (v: number) => (v <= 10.31475 ? v / 3294.6 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+  return mapColours(pixels, (r, g, b) => {
+    const rgb = [linear(r), linear(g), linear(b)];
+    return m.map(([x, y, z]) => 255 * Math.max(0, x! * rgb[0]! + y! * rgb[1]! + z! * rgb[2]!) ** (256 / 563));
+  });
+}
+
+/** A CMYK picture read with its four channels inverted (as Adobe's inverted CMYK JPEGs are, read naively). */
+function cmykInverted(pixels: RawPixels): RawPixels {
+  return mapColours(pixels, (r, g, b) => {
+    const k = 1 - Math.max(r, g, b) / 255;
+    const ink = (v: number) => (k < 1 ? (1 - v / 255 - k) / (1 - k) : 0);
+    // Inverted: c' = 1 - c, k' = 1 - k; shown as (1 - c')(1 - k') = c k.
+    return [r, g, b].map((v) => 255 * ink(v) * k);
+  });
+}
+
+/** `patch` pasted into `pixels` at (left, top), both fractions of the size. */
+async function paste(pixels: RawPixels, patch: RawPixels, left: number, top: number, size: number) {
+  const { width, height } = pixels.info;
+  const input = await image(patch)
+    .resize(Math.round(width * size), Math.round(height * size), { fit: 'fill' })
+    .removeAlpha()
+    .png()
+    .toBuffer();
+  return raw(image(pixels).composite([{ input, left: Math.round(width * left), top: Math.round(height * top) }]));
+}
+
+/** A window of 80% of the original's width and height, `x` and `y` (0..1) across the room left, at 300 px. */
+function window80(original: RawPixels, x: number, y: number): Promise<RawPixels> {
+  const { width, height } = original.info;
+  const w = Math.round(width * 0.8);
+  const h = Math.round(height * 0.8);
+  return raw(
+    image(original)
+      .extract({ left: Math.round((width - w) * x), top: Math.round((height - h) * y), width: w, height: h })
+      .resize(300, 300, { fit: 'inside' }),
+  );
+}
+
+describe('seeded defects', () => {
+  const at300 = (file: string) => rendition(originals.get(file)!, 300);
+  const compare = (file: string, pixels: RawPixels) => compareFingerprints(references.get(file)!, fingerprint(pixels));
+  const OPAQUE = FILES.filter((file) => file !== 'marigold.png');
+  // Near grey: its colours barely move when wide-gamut numbers are read as sRGB (mean ΔE 1.5).
+  const COLOURFUL = FILES.filter((file) => file !== 'landscapes/storm.jpg');
+
+  it('swapped: another sample at the same size is another picture, the two landscapes too', async () => {
+    for (const file of FILES) {
+      const { width, height } = (await at300(file)).info;
+      for (const other of FILES.filter((f) => f !== file)) {
+        const swapped = await raw(image(originals.get(other)!).resize(width, height, { fit: 'fill' }));
+        const { same, differences } = compare(file, swapped);
+        expect(same, `${other} as ${file}`).toBe(false);
+        expect(differences.join('; ')).toMatch(/another picture|differs in detail|colours differ/);
+      }
+    }
+    const dune = await at300('landscapes/dune.jpg');
+    const storm = await raw(image(originals.get('landscapes/storm.jpg')!).resize(300, 188, { fit: 'fill' }));
+    expect(compare('landscapes/dune.jpg', storm).differences).toEqual([
+      expect.stringMatching(/^another picture \(hash distance \d+ of \d+\)$/),
+    ]);
+    expect(dune.info).toMatchObject({ width: 300, height: 188 });
+  });
+
+  it('stale: an object added, the crop moved, the scene shot again', async () => {
+    for (const file of FILES) {
+      const pixels = await at300(file);
+      const other = originals.get(FILES[(FILES.indexOf(file) + 1) % FILES.length]!)!;
+      // An object added (or painted over) on a sixteenth of the picture: a quarter of each side.
+      for (const [left, top] of [
+        [0.1, 0.1],
+        [0.4, 0.4],
+        [0.6, 0.2],
+      ] as const) {
+        const edited = compare(file, await paste(pixels, other, left, top, 0.25));
+        expect(edited.same, `${file}: patch at ${left},${top}`).toBe(false);
+        expect(edited.differences.join('; ')).toMatch(
+          /one region differs|differs in detail|another picture|colours differ/,
+        );
+      }
+      // The crop moved by a tenth of the width or height: the same 80% window, once centred.
+      const centred = fingerprint(await window80(originals.get(file)!, 0.5, 0.5));
+      for (const [x, y] of [
+        [0, 0.5],
+        [1, 0.5],
+        [0.5, 0],
+        [0.5, 1],
+      ] as const) {
+        const moved = compareFingerprints(centred, fingerprint(await window80(originals.get(file)!, x, y)));
+        expect(moved.same, `${file}: window at ${x},${y}`).toBe(false);
+      }
+      // Another shot of the scene: 10% closer, turned by 3°, 10% brighter.
+      const { width, height } = pixels.info;
+      const turned = await raw(image(pixels).rotate(3, { background: '#808080' }));
+      const reshot = await raw(
+        image(turned)
+          .extract({
+            left: Math.round((turned.info.width - width / 1.1) / 2),
+            top: Math.round((turned.info.height - height / 1.1) / 2),
+            width: Math.round(width / 1.1),
+            height: Math.round(height / 1.1),
+          })
+          .resize(width, height, { fit: 'fill' })
+          .linear(1.1, 0),
+      );
+      expect(compare(file, reshot).same, `${file}: shot again`).toBe(false);
+    }
+  });
+
+  it('wrongly oriented: rotated 180°, mirrored, rotated 90° either way, EXIF orientation ignored', async () => {
+    for (const file of FILES) {
+      const pixels = await at300(file);
+      expect(compare(file, await raw(image(pixels).rotate(180))).differences).toEqual(['rotated 180°']);
+      expect(compare(file, await raw(image(pixels).flop())).differences).toEqual(['mirrored (flipped left to right)']);
+      expect(compare(file, await raw(image(pixels).flip())).differences).toEqual([
+        'flipped upside down (mirrored top to bottom)',
+      ]);
+      // The box is then taller than wide (or wider than tall): the turn explains the aspect.
+      expect(compare(file, await raw(image(pixels).rotate(90))).differences).toEqual(['rotated 90° clockwise']);
+      expect(compare(file, await raw(image(pixels).rotate(270))).differences).toEqual(['rotated 90° anticlockwise']);
+    }
+    // The dandelion is stored on its side with EXIF orientation 6: read without it, it lies turned.
+    const stored = await raw(
+      sharp(path.join(SAMPLES, 'dandelion.jpg'), { autoOrient: false }).resize(300, 300, { fit: 'inside' }),
+    );
+    expect(stored.info).toMatchObject({ width: 300, height: 200 });
+    expect(compare('dandelion.jpg', stored).differences).toEqual(['rotated 90° anticlockwise']);
+  });
+
+  it('wrongly colour-converted: channels swapped, wide gamut read as sRGB, CMYK inverted, grey, gamma', async () => {
+    for (const file of FILES) {
+      const pixels = await at300(file);
+      const differences = async (changed: RawPixels | Promise<RawPixels>) =>
+        compare(file, await changed).differences.join('; ');
+      expect(await differences(mapColours(pixels, (r, g, b) => [b, g, r]))).toMatch(
+        /^colours differ \(mean ΔE [\d.]+, worst cell [\d.]+\): red and blue channels swapped \(BGR\)$/,
+      );
+      if (COLOURFUL.includes(file)) {
+        // Display P3 numbers (sharp converts to its built-in P3 profile) shown as sRGB; Adobe RGB likewise.
+        const p3 = await raw(image(pixels).withIccProfile('p3'));
+        for (const changed of [p3, adobeRgbAsSrgb(pixels)]) {
+          expect(await differences(changed)).toMatch(
+            /^colours differ \(.*\): less saturated \(chroma \d+%\): a wide-gamut/,
+          );
+        }
+      }
+      if (OPAQUE.includes(file)) {
+        expect(await differences(cmykInverted(pixels))).toMatch(/^inverted: a negative/);
+      }
+      const grey = mapColours(pixels, (r, g, b) => Array(3).fill(0.299 * r + 0.587 * g + 0.114 * b));
+      expect(await differences(grey)).toMatch(/: greyscale where colour is expected$/);
+      // Linear light stored as sRGB (a gamma left out) and sRGB encoded twice.
+      const darker = mapColours(pixels, (r, g, b) => [r, g, b].map((v) => 255 * (v / 255) ** 2.2));
+      const lighter = mapColours(pixels, (r, g, b) => [r, g, b].map((v) => 255 * (v / 255) ** (1 / 2.2)));
+      expect(await differences(darker)).toMatch(/: darker \(mean ΔL\* -[\d.]+\): a gamma or tone-curve error\?/);
+      expect(await differences(lighter)).toMatch(/: lighter \(mean ΔL\* \+[\d.]+\): a gamma or tone-curve error\?/);
+    }
+  });
+});
