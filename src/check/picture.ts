@@ -40,8 +40,8 @@ const CACHE = 20_000;
 
 type Read = { ok: true; location: string; print: string } | { ok: false };
 
-/** What the rule needs beyond reading files, loaded once, on first use. */
-const tools = async () => {
+/** What the rule needs beyond reading files, loaded on first use. */
+const load = async () => {
   const [{ default: sharp }, { compareFingerprints, fingerprint }, { openManifest }] = await Promise.all([
     import('sharp'),
     import('../quality/fingerprint.js'),
@@ -49,14 +49,17 @@ const tools = async () => {
   ]);
   return { sharp, compareFingerprints, fingerprint, openManifest };
 };
-type Tools = Awaited<ReturnType<typeof tools>>;
+let loaded: ReturnType<typeof load> | undefined;
+const tools = () => {
+  loaded ??= load();
+  return loaded;
+};
 
 export class PictureCheck {
   readonly #files: FileSource;
   readonly #limit: LimitFunction;
   readonly #prints = new Map<string, Promise<Read>>();
   #recorded: Promise<(url: string) => Promise<string | undefined>> | undefined;
-  #tools: Promise<Tools> | undefined;
 
   readonly #onRead: (bytes: number) => void;
 
@@ -74,7 +77,7 @@ export class PictureCheck {
       const key = RENDITION_KEYS.find((k) => image.sizes[k]?.url === url)!;
       return `${image.path}.sizes.${key}.url`;
     };
-    const { compareFingerprints } = await (this.#tools ??= tools());
+    const { compareFingerprints } = await tools();
     const reads = await Promise.all(urls.map((url) => this.#read(url)));
     const seen = urls.flatMap((url, i) =>
       reads[i]!.ok ? [{ url, ...(reads[i] as Extract<Read, { ok: true }>) }] : [],
@@ -113,7 +116,7 @@ export class PictureCheck {
     const known = this.#prints.get(url);
     if (known) return known;
     const read = this.#limit(async (): Promise<Read> => {
-      const { sharp, fingerprint } = await (this.#tools ??= tools());
+      const { sharp, fingerprint } = await tools();
       const file = await readMedia(url, this.#files, MAX_BYTES);
       if (file.ok) this.#onRead(file.bytes.length);
       // Missing, unreadable or too large: the file rules say so; there is no picture to compare.
@@ -141,7 +144,7 @@ export class PictureCheck {
     this.#recorded ??= (async () => {
       const files = this.#files;
       if (files.kind !== 'store') return async () => undefined;
-      const { openManifest } = await (this.#tools ??= tools());
+      const { openManifest } = await tools();
       const manifest = await openManifest(files.store).catch(() => null);
       if (!manifest || manifest.warning) return async () => undefined;
       return async (url: string) => {
