@@ -6,14 +6,21 @@
  * Decoding and encoding are done beforehand and not timed; the metric runs on one core (it is
  * synchronous), timed by wall clock and by CPU time, best of `runs`.
  *
+ * Each pair is timed twice: `ssimulacra2(reference, distorted)` (plain), and `score(distorted)` of
+ * `prepareSsimulacra2(reference)` (prepared: what each further distorted image of a search costs),
+ * whose preparation is timed on its own and whose score must equal the plain one to the bit.
+ *
  * `node bench/metric.js` after `npm run build`, or `metricBench(root, { runs })` from bench/run.js.
+ * `METRIC_BASELINE=<path of another build's quality/ssimulacra2.js>` times that build's plain
+ * `ssimulacra2` too, in the same run (a before and after: build the other commit into a folder of
+ * its own); its score must be equal as well.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import sharp from 'sharp';
-import { ssimulacra2 } from '../dist/quality/ssimulacra2.js';
+import { prepareSsimulacra2, ssimulacra2 } from '../dist/quality/ssimulacra2.js';
 
 const raw = (image) => image.toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
 
@@ -54,34 +61,70 @@ function time(op) {
   return { result, wall, cpu: (used.user + used.system) / 1000 };
 }
 
-/** Prints and returns [{ name, megapixels, score, msPerMp, cpuMsPerMp }] for the two pairs. */
-export async function metricBench(root, { runs = 3 } = {}) {
+/** The best (least) wall and CPU times of `runs` calls of `op`, and its last result. */
+function best(runs, op) {
+  let result = { wall: Infinity, cpu: Infinity, result: undefined };
+  for (let run = 0; run < runs; run++) {
+    const t = time(op);
+    result = { wall: Math.min(result.wall, t.wall), cpu: Math.min(result.cpu, t.cpu), result: t.result };
+  }
+  return result;
+}
+
+const perMp = (t, megapixels) =>
+  `${(t.wall / megapixels).toFixed(0)} ms/MP wall, ${(t.cpu / megapixels).toFixed(0)} CPU`;
+
+/**
+ * Prints and returns [{ name, megapixels, score, msPerMp, cpuMsPerMp, preparedMsPerMp,
+ * preparedCpuMsPerMp, prepareMs, preparedBytes, baselineMsPerMp? }] for the two pairs.
+ */
+export async function metricBench(root, { runs = 3, baseline = process.env.METRIC_BASELINE } = {}) {
   const photos = photographs(root);
   console.log(`metric: SSIMULACRA2 on one core (${cpus()[0]?.model.trim()}); photographs: ${photos.source}`);
+  const before = baseline ? (await import(pathToFileURL(path.resolve(baseline)).href)).ssimulacra2 : undefined;
   const pairs = [await pair('24 MP', photos.large, 6000, 4000), await pair('2.4 MP', photos.small, 1920, 1250)];
   // Warm the JIT on a small pair so the first timed run is not the interpreter's.
   const warm = await pair('warm-up', photos.small, 256, 256);
-  for (let i = 0; i < 3; i++) ssimulacra2(warm.reference, warm.distorted);
+  for (let i = 0; i < 3; i++) {
+    ssimulacra2(warm.reference, warm.distorted);
+    prepareSsimulacra2(warm.reference).score(warm.distorted);
+    before?.(warm.reference, warm.distorted);
+  }
   const rows = [];
   for (const { name, reference, distorted } of pairs) {
     const megapixels = (reference.info.width * reference.info.height) / 1e6;
-    let best = { wall: Infinity, cpu: Infinity, result: Number.NaN };
-    for (let run = 0; run < runs; run++) {
-      const t = time(() => ssimulacra2(reference, distorted));
-      best = { wall: Math.min(best.wall, t.wall), cpu: Math.min(best.cpu, t.cpu), result: t.result };
+    const plain = best(runs, () => ssimulacra2(reference, distorted));
+    const preparation = best(runs, () => prepareSsimulacra2(reference));
+    const prepared = preparation.result;
+    const scored = best(runs, () => prepared.score(distorted));
+    if (scored.result !== plain.result) {
+      throw new Error(`prepared score ${scored.result} differs from the plain one, ${plain.result}`);
+    }
+    const old = before ? best(runs, () => before(reference, distorted)) : undefined;
+    if (old && old.result !== plain.result) {
+      throw new Error(`the baseline's score ${old.result} differs from this build's, ${plain.result}`);
     }
     const row = {
       name,
       megapixels,
-      score: best.result,
-      msPerMp: best.wall / megapixels,
-      cpuMsPerMp: best.cpu / megapixels,
+      score: plain.result,
+      msPerMp: plain.wall / megapixels,
+      cpuMsPerMp: plain.cpu / megapixels,
+      preparedMsPerMp: scored.wall / megapixels,
+      preparedCpuMsPerMp: scored.cpu / megapixels,
+      prepareMs: preparation.wall,
+      preparedBytes: prepared.bytes,
+      ...(old ? { baselineMsPerMp: old.wall / megapixels, baselineCpuMsPerMp: old.cpu / megapixels } : {}),
     };
     rows.push(row);
     console.log(
-      `metric: ${name} (${reference.info.width}x${reference.info.height}, JPEG q70, score ${row.score.toFixed(2)}): ` +
-        `${row.msPerMp.toFixed(0)} ms/MP wall, ${row.cpuMsPerMp.toFixed(0)} ms/MP CPU, ` +
-        `${(best.wall / 1000).toFixed(2)} s, best of ${runs}`,
+      `metric: ${name} (${reference.info.width}x${reference.info.height}, JPEG q70, score ${row.score.toFixed(2)}), ` +
+        `best of ${runs}:\n` +
+        (old ? `  baseline plain:  ${perMp(old, megapixels)} (${(old.wall / 1000).toFixed(2)} s)\n` : '') +
+        `  plain:           ${perMp(plain, megapixels)} (${(plain.wall / 1000).toFixed(2)} s)\n` +
+        `  prepared score:  ${perMp(scored, megapixels)} (${(scored.wall / 1000).toFixed(2)} s) per distorted image; ` +
+        `the reference prepared once in ${(preparation.wall / 1000).toFixed(2)} s, ` +
+        `holding ${(prepared.bytes / 2 ** 20).toFixed(0)} MiB (${(prepared.bytes / (megapixels * 1e6)).toFixed(1)} B/pixel)`,
     );
   }
   return rows;

@@ -4,15 +4,17 @@
  * serve benchmarks, the queue benchmark (bench/queue.js: a queue's overhead per job, throughput
  * with worker processes, recovery after a worker is killed), the encoder settings
  * (bench/encoders.js: bytes, time and SSIMULACRA2 of each), the metric's speed (bench/metric.js),
- * figures printed side by side.
- * `npm run bench -- render`, `-- storage`, `-- check`, `-- serve`, `-- queue`, `-- metric` or `-- encoders`
- * runs one of them.
+ * `--quality auto` against fixed, uniform and eleventy-img's quality (bench/auto-quality.js: bytes, time,
+ * SSIMULACRA2 and Butteraugli of each, the CLI's time with and without it), figures printed side by side.
+ * `npm run bench -- render`, `-- storage`, `-- check`, `-- serve`, `-- queue`, `-- metric`, `-- encoders` or
+ * `-- quality` runs one of them.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { autoQualityBench } from './auto-quality.js';
 import { checkBench } from './check.js';
 import { buildCorpus } from './corpus.js';
 import { encodersBench } from './encoders.js';
@@ -47,6 +49,10 @@ if (!only || only === 'encoders') {
   // Two 24 MP camera-like JPEGs, a photograph of a painting as published, a 5120x2880 PNG.
   const originals = [...first(corpus.mp24, 2), ...first(corpus.artwork, 1), path.join(corpus.mixed, 'kleiber.png')];
   await encodersBench(scratch, originals, { concurrency });
+}
+if (!only || only === 'quality') {
+  console.error('bench: quality (--quality auto against fixed, uniform and eleventy-img; 10-15 minutes)');
+  await autoQualityBench(root, scratch, await buildCorpus(path.join(root, '.bench')));
 }
 
 if (!only || only === 'check') {

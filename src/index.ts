@@ -77,7 +77,7 @@ export { parseShard, type Shard, shardOf } from './renditions/shard.js';
 // Measured quality: SSIMULACRA2 2.1 over raw pixels, and what --quality auto found.
 export type { Measured } from './quality/auto.js';
 export { rawPixels } from './quality/read.js';
-export { type RawPixels, ssimulacra2 } from './quality/ssimulacra2.js';
+export { type PreparedSsimulacra2, prepareSsimulacra2, type RawPixels, ssimulacra2 } from './quality/ssimulacra2.js';
 
 // Where media is: a local folder or an S3-compatible bucket, behind one interface.
 export { openStore } from './storage/location.js';

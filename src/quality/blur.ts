@@ -14,7 +14,8 @@
  * multiply-adds, and the SSIM term (a small variance less a product of means) magnifies that noise
  * enough to move a score near 90 by a few tenths. Every step here is therefore rounded as the
  * reference's AVX2 (or any FMA) build rounds it: `Math.fround` after each operation, and a
- * multiply-add rounded once (`fround(a * b + c)`: the float product is exact in a double).
+ * multiply-add rounded once (`fround(a * b + c)`: the float product is exact in a double). A value
+ * stored into a Float32Array is rounded by the store, so no `Math.fround` is written before one.
  */
 
 import type { RecursiveGaussian } from './recursive-gaussian.js';
@@ -22,126 +23,149 @@ import type { RecursiveGaussian } from './recursive-gaussian.js';
 const f = Math.fround;
 
 /**
- * The horizontal pass of `FastGaussian` (`FastGaussian1D` in gauss_blur.cc), one image row at a time,
- * with its scratch rows. First the sums of the two taps of every output are made (`tapSums`, or
- * `tapSumsOfProducts` for a row of products, which are never stored), then `blur` runs the three
- * recursions one after the other over the row (they are independent) and adds them up as the
- * reference does.
+ * The horizontal pass of `FastGaussian` (`FastGaussian1D` in gauss_blur.cc) over one row: `width`
+ * samples of `input` from `start` blurred into `output` from `outStart`. The three recursions run in
+ * one loop (they are independent, so interleaving them changes no rounding and lets their dependency
+ * chains overlap), each tap sum is made where it is used, and the three are added up as the
+ * reference does when each output is made. A row of products (sigma) is blurred from the products
+ * `multiplyRow` stored, which are the float32 products the reference's `Multiply` makes.
+ *
+ * Like the reference each recursion runs single samples at both ends and four at a time in between,
+ * where lane j adds inputs 0..j, then the output before the previous one, then the previous one,
+ * each rounded once (which differs from stepping one at a time).
  */
-export class HorizontalBlur {
-  readonly #rg: RecursiveGaussian;
-  readonly #width: number;
-  /** sums[i] feeds output i - N + 1 (the recursions start at n = -N + 1). */
-  readonly #sums: Float32Array;
-  readonly #y1: Float32Array;
-  readonly #y3: Float32Array;
-  readonly #y5: Float32Array;
-
-  constructor(rg: RecursiveGaussian, width: number) {
-    this.#rg = rg;
-    this.#width = width;
-    this.#sums = new Float32Array(width + rg.radius - 1);
-    this.#y1 = new Float32Array(width);
-    this.#y3 = new Float32Array(width);
-    this.#y5 = new Float32Array(width);
+export function blurRow(
+  rg: RecursiveGaussian,
+  input: Float32Array,
+  start: number,
+  width: number,
+  output: Float32Array,
+  outStart: number,
+): void {
+  const N = rg.radius;
+  const gap = 2 * N;
+  const { mulIn, mulPrev, mulPrev2 } = rg;
+  const a0 = mulIn[0]!;
+  const a1 = mulIn[1]!;
+  const a2 = mulIn[2]!;
+  const a3 = mulIn[3]!;
+  const b0 = mulIn[4]!;
+  const b1 = mulIn[5]!;
+  const b2 = mulIn[6]!;
+  const b3 = mulIn[7]!;
+  const c0 = mulIn[8]!;
+  const c1 = mulIn[9]!;
+  const c2 = mulIn[10]!;
+  const c3 = mulIn[11]!;
+  const pa0 = mulPrev[0]!;
+  const pa1 = mulPrev[1]!;
+  const pa2 = mulPrev[2]!;
+  const pa3 = mulPrev[3]!;
+  const pb0 = mulPrev[4]!;
+  const pb1 = mulPrev[5]!;
+  const pb2 = mulPrev[6]!;
+  const pb3 = mulPrev[7]!;
+  const pc0 = mulPrev[8]!;
+  const pc1 = mulPrev[9]!;
+  const pc2 = mulPrev[10]!;
+  const pc3 = mulPrev[11]!;
+  const qa1 = mulPrev2[1]!;
+  const qa2 = mulPrev2[2]!;
+  const qa3 = mulPrev2[3]!;
+  const qb1 = mulPrev2[5]!;
+  const qb2 = mulPrev2[6]!;
+  const qb3 = mulPrev2[7]!;
+  const qc1 = mulPrev2[9]!;
+  const qc2 = mulPrev2[10]!;
+  const qc3 = mulPrev2[11]!;
+  // The previous output of each recursion (k = 1, 3, 5) and the one before.
+  let ya = 0;
+  let za = 0;
+  let yb = 0;
+  let zb = 0;
+  let yc = 0;
+  let zc = 0;
+  // Output n reads the tap sum in[n - N - 1] + in[n + N - 1]: at i = n + N - 1, in[i - gap] + in[i].
+  let n = -N + 1;
+  let i = 0;
+  // Left border, one sample at a time, up to the first multiple of 4 past N. Lane 0: mul_prev2 is
+  // -1, so adding it is a subtraction rounded once.
+  const leftEnd = Math.min((N + 4) & ~3, width);
+  for (; n < leftEnd; n++, i++) {
+    const s = tapSum(input, start, width, gap, i);
+    const oa = f(pa0 * ya + f(f(s * a0) - za));
+    const ob = f(pb0 * yb + f(f(s * b0) - zb));
+    const oc = f(pc0 * yc + f(f(s * c0) - zc));
+    za = ya;
+    ya = oa;
+    zb = yb;
+    yb = ob;
+    zc = yc;
+    yc = oc;
+    if (n >= 0) output[outStart + n] = oa + f(ob + oc);
   }
-
-  /** Tap sums of `input` from `start`: in[n - N - 1] + in[n + N - 1], zero outside the row. */
-  tapSums(input: Float32Array, start: number): void {
-    const sums = this.#sums;
-    const width = this.#width;
-    const gap = 2 * this.#rg.radius;
-    const both = Math.min(gap, width);
-    for (let i = 0; i < both; i++) sums[i] = input[start + i]!;
-    for (let i = both; i < Math.min(gap, sums.length); i++) sums[i] = 0;
-    for (let i = gap; i < width; i++) sums[i] = input[start + i - gap]! + input[start + i]!;
-    for (let i = Math.max(width, gap); i < sums.length; i++) sums[i] = input[start + i - gap]!;
+  // Interior, four outputs per step, both taps inside the row.
+  for (let j = start + i, o = outStart + n; n < width - N - 2; n += 4, j += 4, o += 4) {
+    const s0 = f(input[j - gap]! + input[j]!);
+    const s1 = f(input[j + 1 - gap]! + input[j + 1]!);
+    const s2 = f(input[j + 2 - gap]! + input[j + 2]!);
+    const s3 = f(input[j + 3 - gap]! + input[j + 3]!);
+    const oa0 = f(pa0 * ya + f(f(s0 * a0) - za));
+    const oa1 = f(pa1 * ya + f(qa1 * za + f(a0 * s1 + f(s0 * a1))));
+    const oa2 = f(pa2 * ya + f(qa2 * za + f(a0 * s2 + f(a1 * s1 + f(s0 * a2)))));
+    const oa3 = f(pa3 * ya + f(qa3 * za + f(a0 * s3 + f(a1 * s2 + f(a2 * s1 + f(s0 * a3))))));
+    const ob0 = f(pb0 * yb + f(f(s0 * b0) - zb));
+    const ob1 = f(pb1 * yb + f(qb1 * zb + f(b0 * s1 + f(s0 * b1))));
+    const ob2 = f(pb2 * yb + f(qb2 * zb + f(b0 * s2 + f(b1 * s1 + f(s0 * b2)))));
+    const ob3 = f(pb3 * yb + f(qb3 * zb + f(b0 * s3 + f(b1 * s2 + f(b2 * s1 + f(s0 * b3))))));
+    const oc0 = f(pc0 * yc + f(f(s0 * c0) - zc));
+    const oc1 = f(pc1 * yc + f(qc1 * zc + f(c0 * s1 + f(s0 * c1))));
+    const oc2 = f(pc2 * yc + f(qc2 * zc + f(c0 * s2 + f(c1 * s1 + f(s0 * c2)))));
+    const oc3 = f(pc3 * yc + f(qc3 * zc + f(c0 * s3 + f(c1 * s2 + f(c2 * s1 + f(s0 * c3))))));
+    output[o] = oa0 + f(ob0 + oc0);
+    output[o + 1] = oa1 + f(ob1 + oc1);
+    output[o + 2] = oa2 + f(ob2 + oc2);
+    output[o + 3] = oa3 + f(ob3 + oc3);
+    za = oa2;
+    ya = oa3;
+    zb = ob2;
+    yb = ob3;
+    zc = oc2;
+    yc = oc3;
+    i += 4;
   }
-
-  /** Tap sums of the float32 products `a[x] * b[x]` from `start` (the reference's `Multiply`). */
-  tapSumsOfProducts(a: Float32Array, b: Float32Array, start: number): void {
-    const sums = this.#sums;
-    const width = this.#width;
-    const gap = 2 * this.#rg.radius;
-    const both = Math.min(gap, width);
-    for (let i = 0; i < both; i++) sums[i] = a[start + i]! * b[start + i]!;
-    for (let i = both; i < Math.min(gap, sums.length); i++) sums[i] = 0;
-    for (let i = gap, j = start; i < width; i++, j++) {
-      sums[i] = f(a[j]! * b[j]!) + f(a[j + gap]! * b[j + gap]!);
-    }
-    for (let i = Math.max(width, gap); i < sums.length; i++) sums[i] = a[start + i - gap]! * b[start + i - gap]!;
-  }
-
-  /** Blurs the row whose tap sums were just made into `output` from `start`. */
-  blur(output: Float32Array, start: number): void {
-    const width = this.#width;
-    const y1 = this.#y1;
-    const y3 = this.#y3;
-    const y5 = this.#y5;
-    recursion(this.#rg, 0, this.#sums, width, y1);
-    recursion(this.#rg, 4, this.#sums, width, y3);
-    recursion(this.#rg, 8, this.#sums, width, y5);
-    for (let n = 0; n < width; n++) output[start + n] = f(y1[n]! + f(y3[n]! + y5[n]!));
+  // Right border, one sample at a time.
+  for (; n < width; n++, i++) {
+    const s = tapSum(input, start, width, gap, i);
+    const oa = f(pa0 * ya + f(f(s * a0) - za));
+    const ob = f(pb0 * yb + f(f(s * b0) - zb));
+    const oc = f(pc0 * yc + f(f(s * c0) - zc));
+    za = ya;
+    ya = oa;
+    zb = yb;
+    yb = ob;
+    zc = yc;
+    yc = oc;
+    output[outStart + n] = oa + f(ob + oc);
   }
 }
 
-/**
- * One recursion of `FastGaussian1D` (its constants at `k` in the lane tables) over a row of tap sums
- * (`sums[n + N - 1]` feeds output n), into `out`. Like the reference it runs single samples at both
- * ends and four at a time in between, where lane j adds inputs 0..j, then the output before the
- * previous one, then the previous one, each rounded once (which differs from stepping one at a time).
- */
-function recursion(rg: RecursiveGaussian, k: number, sums: Float32Array, width: number, out: Float32Array): void {
-  const N = rg.radius;
-  const { mulIn, mulPrev, mulPrev2 } = rg;
-  const m0 = mulIn[k]!;
-  const m1 = mulIn[k + 1]!;
-  const m2 = mulIn[k + 2]!;
-  const m3 = mulIn[k + 3]!;
-  const p0 = mulPrev[k]!;
-  const p1 = mulPrev[k + 1]!;
-  const p2 = mulPrev[k + 2]!;
-  const p3 = mulPrev[k + 3]!;
-  const q1 = mulPrev2[k + 1]!;
-  const q2 = mulPrev2[k + 2]!;
-  const q3 = mulPrev2[k + 3]!;
-  const shift = N - 1;
-  let prev = 0;
-  let prev2 = 0;
-  let n = -N + 1;
-  // Left border, one sample at a time, up to the first multiple of 4 past N.
-  const leftEnd = Math.min((N + 4) & ~3, width);
-  for (; n < leftEnd; n++) {
-    // Lane 0: mul_prev2 is -1, so adding it is a subtraction rounded once.
-    const o = f(p0 * prev + f(f(sums[n + shift]! * m0) - prev2));
-    prev2 = prev;
-    prev = o;
-    if (n >= 0) out[n] = o;
-  }
-  // Interior, four outputs per step.
-  for (; n < width - N - 2; n += 4) {
-    const s0 = sums[n + shift]!;
-    const s1 = sums[n + shift + 1]!;
-    const s2 = sums[n + shift + 2]!;
-    const s3 = sums[n + shift + 3]!;
-    const o0 = f(p0 * prev + f(f(s0 * m0) - prev2));
-    const o1 = f(p1 * prev + f(q1 * prev2 + f(m0 * s1 + f(s0 * m1))));
-    const o2 = f(p2 * prev + f(q2 * prev2 + f(m0 * s2 + f(m1 * s1 + f(s0 * m2)))));
-    const o3 = f(p3 * prev + f(q3 * prev2 + f(m0 * s3 + f(m1 * s2 + f(m2 * s1 + f(s0 * m3))))));
-    out[n] = o0;
-    out[n + 1] = o1;
-    out[n + 2] = o2;
-    out[n + 3] = o3;
-    prev2 = o2;
-    prev = o3;
-  }
-  // Right border, one sample at a time.
-  for (; n < width; n++) {
-    const o = f(p0 * prev + f(f(sums[n + shift]! * m0) - prev2));
-    prev2 = prev;
-    prev = o;
-    out[n] = o;
-  }
+/** in[i - gap] + in[i] of the row at `start`, a missing tap counting as nothing (not even a +0). */
+function tapSum(input: Float32Array, start: number, width: number, gap: number, i: number): number {
+  if (i < gap) return i < width ? input[start + i]! : 0;
+  return i < width ? f(input[start + i - gap]! + input[start + i]!) : input[start + i - gap]!;
+}
+
+/** The float32 products `a[aStart + x] * b[bStart + x]` into `output` (the reference's `Multiply`). */
+export function multiplyRow(
+  a: Float32Array,
+  aStart: number,
+  b: Float32Array,
+  bStart: number,
+  width: number,
+  output: Float32Array,
+): void {
+  for (let x = 0; x < width; x++) output[x] = a[aStart + x]! * b[bStart + x]!;
 }
 
 /**
@@ -150,74 +174,92 @@ function recursion(rg: RecursiveGaussian, k: number, sums: Float32Array, width: 
  * three recursions by one row. Rows are those of the horizontally blurred plane.
  */
 export class VerticalBlur {
-  readonly #rg: RecursiveGaussian;
   readonly #width: number;
+  readonly #n1: number;
+  readonly #n3: number;
+  readonly #n5: number;
+  readonly #negD1: number;
+  readonly #negD3: number;
+  readonly #negD5: number;
   /**
-   * Per column, six floats: the previous output of k = 1, 3, 5 and the one before, in two halves that
-   * swap roles after each step (`#newer` is 0 or 3: where the previous outputs are). One interleaved
-   * array is much faster in V8 than six separate rows.
+   * Per column, the previous output of k = 1, 3, 5 (`#newer`) and the one before (`#older`), three
+   * floats a column; each step overwrites the older with its outputs and the two swap roles.
    */
-  readonly #state: Float32Array;
-  #newer = 0;
+  #newer: Float32Array;
+  #older: Float32Array;
 
   constructor(rg: RecursiveGaussian, width: number) {
-    this.#rg = rg;
     this.#width = width;
-    this.#state = new Float32Array(6 * width);
+    [this.#n1, this.#n3, this.#n5] = rg.n2;
+    // NegMulSub(d1, y, z) is -(d1 * y) - z, and -(d1 * y) is exactly (-d1) * y: negated once, here.
+    const [d1, d3, d5] = rg.d1;
+    this.#negD1 = -d1;
+    this.#negD3 = -d3;
+    this.#negD5 = -d5;
+    this.#newer = new Float32Array(3 * width);
+    this.#older = new Float32Array(3 * width);
   }
 
   /**
    * One step: `top` is row n - N - 1 and `bottom` row n + N - 1 of the input, each a start offset
-   * into `source` or `undefined` when outside the plane (zeros); writes output row n into `output`
-   * unless `output` is `undefined` (the warm-up rows above the plane).
+   * into `source` or -1 when outside the plane (zeros); writes output row n into `output` from
+   * `outAt` unless `output` is `undefined` (the warm-up rows above the plane).
    */
-  step(source: Float32Array, top: number | undefined, bottom: number | undefined, output?: Float32Array): void {
-    if (top !== undefined && bottom !== undefined && output !== undefined) {
-      this.#interior(source, top, bottom, output);
+  step(source: Float32Array, top: number, bottom: number, output: Float32Array | undefined, outAt: number): void {
+    if (top >= 0 && bottom >= 0 && output !== undefined) {
+      this.#interior(source, top, bottom, output, outAt);
     } else {
-      this.#border(source, top, bottom, output);
+      this.#border(source, top, bottom, output, outAt);
     }
-    this.#newer = 3 - this.#newer;
+    const newer = this.#older;
+    this.#older = this.#newer;
+    this.#newer = newer;
   }
 
   /** The common step: two input rows, one output row; the loop has no branches. */
-  #interior(source: Float32Array, top: number, bottom: number, output: Float32Array): void {
-    const [n1, n3, n5] = this.#rg.n2;
-    const [e1, e3, e5] = this.#rg.d1;
-    const s = this.#state;
-    const a = this.#newer;
-    const b = 3 - a;
+  #interior(source: Float32Array, top: number, bottom: number, output: Float32Array, outAt: number): void {
+    const n1 = this.#n1;
+    const n3 = this.#n3;
+    const n5 = this.#n5;
+    const negD1 = this.#negD1;
+    const negD3 = this.#negD3;
+    const negD5 = this.#negD5;
+    const prev = this.#newer;
+    const prev2 = this.#older;
     const width = this.#width;
-    for (let x = 0, i = 0; x < width; x++, i += 6) {
+    for (let x = 0, i = 0; x < width; x++, i += 3) {
       const sum = f(source[top + x]! + source[bottom + x]!);
       // MulAdd(n2, sum, NegMulSub(d1, y[n-1], y[n-2])), each fused op rounded once.
-      const o1 = f(n1 * sum + f(-(e1 * s[i + a]!) - s[i + b]!));
-      const o3 = f(n3 * sum + f(-(e3 * s[i + a + 1]!) - s[i + b + 1]!));
-      const o5 = f(n5 * sum + f(-(e5 * s[i + a + 2]!) - s[i + b + 2]!));
+      const o1 = f(n1 * sum + f(negD1 * prev[i]! - prev2[i]!));
+      const o3 = f(n3 * sum + f(negD3 * prev[i + 1]! - prev2[i + 1]!));
+      const o5 = f(n5 * sum + f(negD5 * prev[i + 2]! - prev2[i + 2]!));
       // The row before the previous one is no longer needed: it becomes the newest.
-      s[i + b] = o1;
-      s[i + b + 1] = o3;
-      s[i + b + 2] = o5;
-      output[x] = f(o1 + f(o3 + o5));
+      prev2[i] = o1;
+      prev2[i + 1] = o3;
+      prev2[i + 2] = o5;
+      output[outAt + x] = o1 + f(o3 + o5);
     }
   }
 
   /** Steps at the top and bottom of the plane: a missing row counts as zeros (adding it is exact). */
-  #border(source: Float32Array, top: number | undefined, bottom: number | undefined, output?: Float32Array): void {
-    const [n1, n3, n5] = this.#rg.n2;
-    const [e1, e3, e5] = this.#rg.d1;
-    const s = this.#state;
-    const a = this.#newer;
-    const b = 3 - a;
-    for (let x = 0, i = 0; x < this.#width; x++, i += 6) {
-      const sum = (top === undefined ? 0 : source[top + x]!) + (bottom === undefined ? 0 : source[bottom + x]!);
-      const o1 = f(n1 * sum + f(-(e1 * s[i + a]!) - s[i + b]!));
-      const o3 = f(n3 * sum + f(-(e3 * s[i + a + 1]!) - s[i + b + 1]!));
-      const o5 = f(n5 * sum + f(-(e5 * s[i + a + 2]!) - s[i + b + 2]!));
-      s[i + b] = o1;
-      s[i + b + 1] = o3;
-      s[i + b + 2] = o5;
-      if (output !== undefined) output[x] = f(o1 + f(o3 + o5));
+  #border(source: Float32Array, top: number, bottom: number, output: Float32Array | undefined, outAt: number): void {
+    const n1 = this.#n1;
+    const n3 = this.#n3;
+    const n5 = this.#n5;
+    const negD1 = this.#negD1;
+    const negD3 = this.#negD3;
+    const negD5 = this.#negD5;
+    const prev = this.#newer;
+    const prev2 = this.#older;
+    for (let x = 0, i = 0; x < this.#width; x++, i += 3) {
+      const sum = (top < 0 ? 0 : source[top + x]!) + (bottom < 0 ? 0 : source[bottom + x]!);
+      const o1 = f(n1 * sum + f(negD1 * prev[i]! - prev2[i]!));
+      const o3 = f(n3 * sum + f(negD3 * prev[i + 1]! - prev2[i + 1]!));
+      const o5 = f(n5 * sum + f(negD5 * prev[i + 2]! - prev2[i + 2]!));
+      prev2[i] = o1;
+      prev2[i + 1] = o3;
+      prev2[i + 2] = o5;
+      if (output !== undefined) output[outAt + x] = o1 + f(o3 + o5);
     }
   }
 }

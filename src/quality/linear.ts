@@ -13,11 +13,41 @@ export interface RawPixels {
   readonly info: { readonly width: number; readonly height: number; readonly channels: number };
 }
 
-/** An image in linear sRGB, read one row at a time into three planes (red, green, blue). */
+/**
+ * An image in linear sRGB: three Float32 planes (red, green, blue), or read one row at a time into
+ * rows of the caller's (an image made from 8-bit pixels, whose linear values are a table lookup).
+ * `RowReader` reads either kind.
+ */
 export interface LinearImage {
   readonly width: number;
   readonly height: number;
+  readonly planes?: readonly [Float32Array, Float32Array, Float32Array];
   readRow(row: number, r: Float32Array, g: Float32Array, b: Float32Array): void;
+}
+
+/**
+ * Rows of a `LinearImage` without copying planes: after `read(y)`, row y is in `r`, `g`, `b` from
+ * `start` (the image's own planes, or this reader's rows filled by `readRow`).
+ */
+export class RowReader {
+  readonly #image: LinearImage;
+  r: Float32Array;
+  g: Float32Array;
+  b: Float32Array;
+  start = 0;
+
+  constructor(image: LinearImage) {
+    this.#image = image;
+    const planes = image.planes;
+    this.r = planes?.[0] ?? new Float32Array(image.width);
+    this.g = planes?.[1] ?? new Float32Array(image.width);
+    this.b = planes?.[2] ?? new Float32Array(image.width);
+  }
+
+  read(y: number): void {
+    if (this.#image.planes !== undefined) this.start = y * this.#image.width;
+    else this.#image.readRow(y, this.r, this.g, this.b);
+  }
 }
 
 /** True when `pixels` has an alpha channel (2 or 4 channels), whatever its values. */
@@ -118,6 +148,7 @@ function planarImage(width: number, height: number, planes: readonly [Float32Arr
   return {
     width,
     height,
+    planes,
     readRow(row: number, r: Float32Array, g: Float32Array, b: Float32Array) {
       const start = row * width;
       r.set(pr.subarray(start, start + width));
@@ -140,24 +171,26 @@ export function downsample(image: LinearImage): LinearImage {
     Float32Array,
     Float32Array,
   ];
-  const upper = [0, 1, 2].map(() => new Float32Array(width));
-  const lower = [0, 1, 2].map(() => new Float32Array(width));
-  const [ur, ug, ub] = upper as [Float32Array, Float32Array, Float32Array];
-  const [lr, lg, lb] = lower as [Float32Array, Float32Array, Float32Array];
+  const upper = new RowReader(image);
+  const lower = new RowReader(image);
+  // Columns whose block has two columns; an odd width's last block repeats its column.
+  const pairs = width >> 1;
   for (let oy = 0; oy < outHeight; oy++) {
-    image.readRow(2 * oy, ur, ug, ub);
-    image.readRow(Math.min(2 * oy + 1, height - 1), lr, lg, lb);
+    upper.read(2 * oy);
+    lower.read(Math.min(2 * oy + 1, height - 1));
+    const start = oy * outWidth;
     for (let c = 0; c < 3; c++) {
-      const top = upper[c]!;
-      const bottom = lower[c]!;
+      const top = c === 0 ? upper.r : c === 1 ? upper.g : upper.b;
+      const bottom = c === 0 ? lower.r : c === 1 ? lower.g : lower.b;
       const out = planes[c]!;
-      const start = oy * outWidth;
-      for (let ox = 0; ox < outWidth; ox++) {
-        const x0 = 2 * ox;
-        const x1 = Math.min(x0 + 1, width - 1);
-        // A float32 sum in the reference's order, then times 1/4 (exact).
-        out[start + ox] = f(f(f(top[x0]! + top[x1]!) + bottom[x0]!) + bottom[x1]!) * 0.25;
+      let t = upper.start;
+      let u = lower.start;
+      let o = start;
+      // A float32 sum in the reference's order, then times 1/4 (exact).
+      for (let ox = 0; ox < pairs; ox++, t += 2, u += 2, o++) {
+        out[o] = f(f(f(top[t]! + top[t + 1]!) + bottom[u]!) + bottom[u + 1]!) * 0.25;
       }
+      if (pairs < outWidth) out[o] = f(f(f(top[t]! + top[t]!) + bottom[u]!) + bottom[u]!) * 0.25;
     }
   }
   return planarImage(outWidth, outHeight, planes);

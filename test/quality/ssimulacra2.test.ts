@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { rawPixels } from '../../src/quality/read.js';
-import { type RawPixels, ssimulacra2 } from '../../src/quality/ssimulacra2.js';
+import { prepareSsimulacra2, type RawPixels, ssimulacra2 } from '../../src/quality/ssimulacra2.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/quality');
 const read = (name: string) => rawPixels(path.join(FIXTURES, name));
@@ -164,5 +164,96 @@ describe('ssimulacra2 arguments', () => {
     expect(() => ssimulacra2(image(8, 8), image(8, 8, 5))).toThrow(/1 to 4 channels .* distorted image but got 5/);
     const wide = { data: new Uint16Array(192), info: { width: 8, height: 8, channels: 3 } };
     expect(() => ssimulacra2(image(8, 8), wide as unknown as RawPixels)).toThrow(/8-bit/);
+  });
+});
+
+describe('prepareSsimulacra2', () => {
+  it('scores every reference pair exactly as ssimulacra2 does', async () => {
+    for (const [reference, distorted] of REFERENCE_PAIRS) {
+      const a = await read(reference);
+      const b = await read(distorted);
+      expect(prepareSsimulacra2(a).score(b), `${reference} vs ${distorted}`).toBe(ssimulacra2(a, b));
+    }
+  });
+
+  it('scores many distorted images against one preparation, in any order, each as ssimulacra2 does', async () => {
+    const reference = await read('ladybird-320x240.png');
+    const names = ['q90.jpg', 'q10.jpg', 'q50.webp', 'blur.png', 'q50.avif', 'warmer.png', 'q30.jpg'];
+    const distorted = await Promise.all(names.map((name) => read(`ladybird-320x240-${name}`)));
+    const expected = distorted.map((image) => ssimulacra2(reference, image));
+    const prepared = prepareSsimulacra2(reference);
+    expect(distorted.map((image) => prepared.score(image))).toEqual(expected);
+    expect([...distorted].reverse().map((image) => prepared.score(image))).toEqual([...expected].reverse());
+    expect(prepared.score(reference)).toBe(100);
+  });
+
+  it('handles alpha as ssimulacra2 does: transparent, opaque and absent, on either side', () => {
+    const colour = (x: number, y: number, c: number) => (x * 13 + y * 29 + c * 80) & 0xff;
+    const noisy = (x: number, y: number, c: number) => ((x * 13 + y * 31 + c * 80) ^ (x * y)) & 0xff;
+    const alphas = {
+      transparent: (x: number, y: number) => (x + y) * 9,
+      opaque: () => 255,
+    };
+    const images: RawPixels[] = [];
+    for (const pick of [colour, noisy]) {
+      for (const channels of [1, 3]) images.push(pixels(23, 17, channels, pick));
+      for (const alpha of Object.values(alphas)) {
+        for (const channels of [2, 4]) {
+          images.push(pixels(23, 17, channels, (x, y, c) => (c === channels - 1 ? alpha(x, y) & 0xff : pick(x, y, c))));
+        }
+      }
+    }
+    for (const reference of images) {
+      const prepared = prepareSsimulacra2(reference);
+      for (const distorted of images) expect(prepared.score(distorted)).toBe(ssimulacra2(reference, distorted));
+    }
+  });
+
+  it('gives ssimulacra2 to the bit on random images of any size and channels', () => {
+    const pair = fc
+      .record({ width: fc.integer({ min: 8, max: 70 }), height: fc.integer({ min: 8, max: 70 }) })
+      .chain(({ width, height }) =>
+        fc.record({
+          width: fc.constant(width),
+          height: fc.constant(height),
+          channels: fc.tuple(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 4 })),
+          bytes: fc.tuple(
+            fc.uint8Array({ minLength: width * height * 4, maxLength: width * height * 4 }),
+            fc.uint8Array({ minLength: width * height * 4, maxLength: width * height * 4 }),
+          ),
+        }),
+      );
+    fc.assert(
+      fc.property(pair, ({ width, height, channels, bytes }) => {
+        const [a, b] = [0, 1].map((i) => ({
+          data: bytes[i]!.subarray(0, width * height * channels[i]!),
+          info: { width, height, channels: channels[i]! },
+        })) as [RawPixels, RawPixels];
+        expect(prepareSsimulacra2(a).score(b)).toBe(ssimulacra2(a, b));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('holds 9 float32 planes per scale, twice over when the reference has transparent pixels', () => {
+    // 320x240 has six scales: 320x240, 160x120, 80x60, 40x30, 20x15, 10x8.
+    const scales = [320 * 240, 160 * 120, 80 * 60, 40 * 30, 20 * 15, 10 * 8].reduce((sum, size) => sum + size, 0);
+    const opaque = prepareSsimulacra2(pixels(320, 240, 4, (x, y, c) => (c === 3 ? 255 : x ^ y)));
+    expect(opaque.bytes).toBe(36 * scales);
+    expect([opaque.width, opaque.height]).toEqual([320, 240]);
+    const transparent = prepareSsimulacra2(pixels(320, 240, 4, (x, y, c) => (c === 3 ? x : x ^ y)));
+    expect(transparent.bytes).toBe(72 * scales);
+  });
+
+  it('throws InvalidArgumentError as ssimulacra2 does', () => {
+    const image = (width: number, height: number, channels = 3) => pixels(width, height, channels, () => 128);
+    expect(() => prepareSsimulacra2(image(7, 20))).toThrow(/at least 8x8 .* 7x20/);
+    expect(() => prepareSsimulacra2({ data: new Uint8Array(10), info: { width: 8, height: 8, channels: 3 } })).toThrow(
+      /192 bytes .* reference image but got 10 bytes/,
+    );
+    const prepared = prepareSsimulacra2(image(301, 199));
+    expect(() => prepared.score(image(300, 199))).toThrow(InvalidArgumentError);
+    expect(() => prepared.score(image(300, 199))).toThrow(/301x199.*300x199/);
+    expect(() => prepared.score(image(301, 199, 5))).toThrow(/1 to 4 channels .* distorted image but got 5/);
   });
 });

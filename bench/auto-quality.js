@@ -1,0 +1,573 @@
+/**
+ * `npm run bench -- quality`: `render --quality auto` (#20) against fixed quality, on the bench corpus,
+ * everything as JPEG so that the contenders compare like with like. Per corpus, four contenders:
+ *
+ * - fixed: today's default, quality 80;
+ * - auto: `quality: { mode: 'auto' }`, target DEFAULT_QUALITY_TARGET (80);
+ * - uniform: the lowest `--jpeg-quality` at which every rendition of the corpus reaches the target by
+ *   the full-image score, found by a bracketing search from fixed's render (quality 80): a level's
+ *   renditions scored lowest first, and the level stopped at its first failure;
+ * - eleventy-img 6 with its defaults (sharp 0.33, quality 80), JPEG, our five rendition widths, in a
+ *   process of its own (this file run as `node bench/auto-quality.js eleventy <job.json>`).
+ *
+ * Each rendition is scored whole with SSIMULACRA2 against its contender's own pixels before encoding:
+ * for content-api, the same render as lossless PNG; for eleventy-img, a direct sharp 0.33 resize of the
+ * original to that width written as PNG (what eleventy-img does before encoding). Scoring runs on two
+ * worker threads (this file again), each holding the prepared references (`prepareSsimulacra2`, when
+ * dist has it) of half the renditions. Then Butteraugli's 3-norm (bench/butteraugli.js) on the same
+ * pairs, and the CLI's wall time with and without `--quality auto` on the 24 MP originals.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import pLimit from 'p-limit';
+import { DEFAULT_QUALITY_TARGET, RENDITION_KEYS, renderOriginals, renditionSizes } from '../dist/index.js';
+import { rawPixels } from '../dist/quality/read.js';
+import * as metric from '../dist/quality/ssimulacra2.js';
+import { butteraugli, findButteraugli } from './butteraugli.js';
+
+const TARGET = DEFAULT_QUALITY_TARGET;
+/** The uniform quality's search range: below LOWEST it is reported as `<= LOWEST`. */
+const [LOWEST, HIGHEST] = [50, 100];
+/** Butteraugli leaves out the xl renditions when they would take longer than this on both cores. */
+const BUTTERAUGLI_XL_BUDGET_S = 120;
+/** Runs of each CLI render for the time goal, alternating fixed and auto. */
+const CLI_RUNS = 3;
+const LOSSLESS = { png: { palette: 'off', compression: 1 } };
+
+const fmt = (n, digits = 2) => n.toFixed(digits);
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const seconds = (since) => (performance.now() - since) / 1000;
+let started = performance.now();
+const log = (message) => console.error(`bench: quality: [${fmt(seconds(started), 0)} s] ${message}`);
+
+// ---- scoring on worker threads -------------------------------------------------------------------
+
+/** The prepared-reference API when dist has it, else the same interface over `ssimulacra2`. */
+const prepare =
+  metric.prepareSsimulacra2 ?? ((reference) => ({ score: (distorted) => metric.ssimulacra2(reference, distorted) }));
+
+if (!isMainThread && workerData?.role === 'scorer') {
+  const prepared = new Map();
+  const handle = async (message) => {
+    if (message.type === 'prepare') prepared.set(message.id, prepare(await rawPixels(message.reference)));
+    else if (message.type === 'score') return prepared.get(message.id).score(await rawPixels(message.distorted));
+    else if (message.type === 'full') {
+      return metric.ssimulacra2(await rawPixels(message.reference), await rawPixels(message.distorted));
+    } else if (message.type === 'drop') prepared.clear();
+    return null;
+  };
+  // One message at a time, in order: a worker holds one decoded pair at most.
+  let chain = Promise.resolve();
+  parentPort.on('message', (message) => {
+    chain = chain
+      .then(() => handle(message))
+      .then(
+        (result) => parentPort.postMessage({ n: message.n, result }),
+        (error) => parentPort.postMessage({ n: message.n, error: String(error?.stack ?? error) }),
+      );
+  });
+}
+
+/** A scorer thread: `call(message)` resolves with its answer; `pixels` counts what it holds. */
+function scorer() {
+  const worker = new Worker(new URL(import.meta.url), { workerData: { role: 'scorer' } });
+  const pending = new Map();
+  let next = 0;
+  worker.on('message', ({ n, result, error }) => {
+    const waiting = pending.get(n);
+    pending.delete(n);
+    if (error) waiting.reject(new Error(error));
+    else waiting.resolve(result);
+  });
+  worker.on('error', (error) => {
+    for (const waiting of pending.values()) waiting.reject(error);
+    pending.clear();
+  });
+  return {
+    worker,
+    pixels: 0,
+    call(message) {
+      return new Promise((resolve, reject) => {
+        const n = next++;
+        pending.set(n, { resolve, reject });
+        worker.postMessage({ ...message, n });
+      });
+    },
+  };
+}
+
+/**
+ * Two (or `size`) scorer threads. `prepare(renditions)` gives each rendition an owner thread (the
+ * pixels balanced) that prepares its reference; `score(jobs, { stopBelow })` scores each
+ * { rendition, distorted } on its owner, in the given order per thread, and with `stopBelow` starts
+ * no further job once a score is under it; `full(pairs)` scores { reference, distorted } pairs on
+ * whichever thread is free.
+ */
+function scorerPool(size) {
+  const threads = Array.from({ length: size }, scorer);
+  const owner = new Map();
+  return {
+    async prepare(renditions) {
+      for (const r of [...renditions].sort((a, b) => b.pixels - a.pixels)) {
+        const thread = threads.reduce((a, b) => (b.pixels < a.pixels ? b : a));
+        thread.pixels += r.pixels;
+        owner.set(r.id, thread);
+      }
+      await Promise.all(
+        renditions.map((r) => owner.get(r.id).call({ type: 'prepare', id: r.id, reference: r.reference })),
+      );
+    },
+    async score(jobs, { stopBelow = -Infinity } = {}) {
+      const scores = new Map();
+      let failed = false;
+      await Promise.all(
+        threads.map(async (thread) => {
+          for (const job of jobs.filter((j) => owner.get(j.rendition.id) === thread)) {
+            if (failed) return;
+            const score = await thread.call({ type: 'score', id: job.rendition.id, distorted: job.distorted });
+            scores.set(job.rendition.id, score);
+            if (score < stopBelow) failed = true;
+          }
+        }),
+      );
+      return scores;
+    },
+    async full(pairs) {
+      const scores = new Array(pairs.length);
+      let next = 0;
+      await Promise.all(
+        threads.map(async (thread) => {
+          while (next < pairs.length) {
+            const i = next++;
+            scores[i] = await thread.call({ type: 'full', ...pairs[i] });
+          }
+        }),
+      );
+      return scores;
+    },
+    async drop() {
+      await Promise.all(threads.map((t) => t.call({ type: 'drop' })));
+      for (const t of threads) t.pixels = 0;
+      owner.clear();
+    },
+    close: () => Promise.all(threads.map((t) => t.worker.terminate())),
+  };
+}
+
+// ---- the contenders -----------------------------------------------------------------------------
+
+/** Renders `files` into a new folder `label` under `scratch`: { outDir, results, seconds }. */
+async function render(scratch, label, files, format, settings = {}) {
+  const outDir = path.join(scratch, label);
+  mkdirSync(outDir, { recursive: true });
+  const since = performance.now();
+  const report = await renderOriginals(files, { outDir, format, force: true, ...settings });
+  if (report.failures.length > 0) throw new Error(report.failures.map((f) => f.error).join('\n'));
+  return { outDir, results: report.results, seconds: seconds(since) };
+}
+
+/** The JPEG files of a content-api run, by rendition id. */
+function filesOf(run, corpus) {
+  const files = new Map();
+  for (const result of run.results) {
+    for (const key of RENDITION_KEYS) {
+      files.set(idOf(corpus, result.source, key), path.join(run.outDir, result.files[key].path));
+    }
+  }
+  return files;
+}
+
+const idOf = (corpus, source, key) => `${corpus}/${path.basename(source)}/${key}`;
+const bytesOf = (paths) => paths.reduce((sum, file) => sum + statSync(file).size, 0);
+
+/** eleventy-img in a process of its own; its files and references: [{ id, file, reference, pixels }]. */
+async function eleventy(scratch, corpus, files) {
+  const outDir = path.join(scratch, `${corpus}-eleventy`);
+  const job = path.join(scratch, `${corpus}-eleventy.json`);
+  writeFileSync(job, JSON.stringify({ outDir, referenceDir: path.join(outDir, 'reference'), corpus, files }));
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'eleventy', job], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`eleventy-img exited with ${code}`);
+  return JSON.parse(stdout);
+}
+
+/** The child's side: renders with eleventy-img, then writes each rendition's pixels before encoding as PNG. */
+async function eleventyChild(jobFile) {
+  const { outDir, referenceDir, corpus, files } = JSON.parse(readFileSync(jobFile, 'utf8'));
+  const { createRequire } = await import('node:module');
+  const require = createRequire(import.meta.url);
+  const Image = require('@11ty/eleventy-img');
+  // Its own sharp (0.33), for the references: the same decode and resize as its renditions.
+  const sharp = createRequire(require.resolve('@11ty/eleventy-img'))('sharp');
+  Image.concurrency = availableParallelism();
+  const plans = await Promise.all(
+    files.map(async (file) => {
+      const meta = await sharp(file).metadata();
+      const swap = meta.orientation >= 5 && meta.orientation <= 8;
+      const sizes = renditionSizes(swap ? { width: meta.height, height: meta.width } : meta);
+      return { file, meta, widths: RENDITION_KEYS.map((key) => sizes[key].width) };
+    }),
+  );
+  const since = performance.now();
+  const stats = await Promise.all(
+    plans.map(({ file, widths }) =>
+      Image(file, { widths, formats: ['jpeg'], outputDir: outDir, useCache: false, sharpJpegOptions: {} }),
+    ),
+  );
+  const wall = seconds(since);
+  mkdirSync(referenceDir, { recursive: true });
+  const renditions = [];
+  for (const [i, { file, meta, widths }] of plans.entries()) {
+    for (const [k, key] of RENDITION_KEYS.entries()) {
+      const stat = stats[i].jpeg.find((s) => s.width === widths[k]);
+      const reference = path.join(referenceDir, `${path.basename(file)}.${key}.png`);
+      const image = sharp(file, { failOnError: false }).keepIccProfile();
+      if (meta.orientation >= 5 && meta.orientation <= 8) image.rotate();
+      if (stat.width < meta.width) image.resize({ width: stat.width, withoutEnlargement: true });
+      await image.png({ compressionLevel: 1 }).toFile(reference);
+      renditions.push({
+        id: idOf(corpus, file, key),
+        file: stat.outputPath,
+        reference,
+        pixels: stat.width * stat.height,
+      });
+    }
+  }
+  process.stdout.write(JSON.stringify({ seconds: wall, renditions }));
+}
+
+// ---- the bench ----------------------------------------------------------------------------------
+
+/** How much a JPEG rendition's score moves per quality step, about (src/quality/auto.ts): for a first guess. */
+const POINTS_PER_STEP = 0.5;
+
+/**
+ * The lowest quality in LOWEST..HIGHEST at which every rendition scores at least TARGET, `known` (quality
+ * 80's run, fully scored) to start from. A bracketing search: a level that fails costs little (the
+ * renditions likeliest to fail are scored first and the level stops at its first failure), one that
+ * passes costs every rendition's score, so each guess is interpolated from the lowest scores of the
+ * levels around it (at first, POINTS_PER_STEP per step) and rounded down. Returns the chosen level
+ * ({ quality, run, scores, jpegs }), whether the target was `reached`, and the qualities `tried`.
+ */
+async function uniformSearch(scratch, corpus, files, renditions, pool, known) {
+  const levels = new Map();
+  // Each rendition's score at the highest quality it was scored at: the lowest are scored first.
+  const latest = new Map();
+  const pass = (level) =>
+    level.scores.size === renditions.length && [...level.scores.values()].every((s) => s >= TARGET);
+  const record = (level) => {
+    level.min = Math.min(...level.scores.values());
+    level.pass = pass(level);
+    levels.set(level.quality, level);
+    for (const [id, score] of level.scores) {
+      if (!(latest.get(id)?.quality > level.quality)) latest.set(id, { quality: level.quality, score });
+    }
+  };
+  const tryLevel = async (quality) => {
+    const run = await render(scratch, `${corpus}-q${quality}`, files, 'jpeg', { quality: { jpeg: quality } });
+    const jpegs = filesOf(run, corpus);
+    const order = [...renditions].sort(
+      (a, b) => (latest.get(a.id)?.score ?? Infinity) - (latest.get(b.id)?.score ?? Infinity) || a.pixels - b.pixels,
+    );
+    const scores = await pool.score(
+      order.map((rendition) => ({ rendition, distorted: jpegs.get(rendition.id) })),
+      { stopBelow: TARGET },
+    );
+    const level = { quality, run, scores, jpegs };
+    record(level);
+    log(
+      `${corpus}: uniform q${quality}: ${level.pass ? 'passes' : `fails (lowest ${fmt(level.min)})`}, ` +
+        `${scores.size} of ${renditions.length} scored`,
+    );
+  };
+  record(known);
+  let [low, high] = known.pass ? [LOWEST - 1, known.quality] : [known.quality, HIGHEST + 1];
+  while (high - low > 1) {
+    const [below, above] = [levels.get(low), levels.get(high)];
+    let guess;
+    if (below && above) guess = low + ((TARGET - below.min) / (above.min - below.min)) * (high - low);
+    else if (below) guess = low + (TARGET - below.min) / POINTS_PER_STEP;
+    else guess = high - (above.min - TARGET) / POINTS_PER_STEP;
+    // Scores that do not grow with the quality give no slope: halve the bracket instead.
+    if (!Number.isFinite(guess)) guess = (low + high) / 2;
+    const quality = Math.min(high - 1, Math.max(low + 1, Math.floor(guess)));
+    await tryLevel(quality);
+    if (levels.get(quality).pass) high = quality;
+    else low = quality;
+  }
+  const chosen = levels.get(Math.min(high, HIGHEST));
+  return { ...chosen, reached: high <= HIGHEST, tried: [...levels.keys()].sort((a, b) => a - b) };
+}
+
+/** Per contender: { label, quality, bytes, seconds, scores (by id) }, and the pairs Butteraugli needs. */
+async function corpusBench(scratch, corpus, files, pool) {
+  log(`${corpus}: lossless references (${files.map((f) => path.basename(f)).join(', ')})`);
+  const reference = await render(scratch, `${corpus}-png`, files, 'png', LOSSLESS);
+  const renditions = reference.results.flatMap((result) =>
+    RENDITION_KEYS.map((key) => {
+      const file = result.files[key];
+      return {
+        id: idOf(corpus, result.source, key),
+        key,
+        reference: path.join(reference.outDir, file.path),
+        pixels: file.width * file.height,
+      };
+    }),
+  );
+  log(`${corpus}: fixed`);
+  const fixed = await render(scratch, `${corpus}-fixed`, files, 'jpeg');
+  log(`${corpus}: auto`);
+  const auto = await render(scratch, `${corpus}-auto`, files, 'jpeg', { quality: { mode: 'auto' } });
+  log(`${corpus}: eleventy-img`);
+  const eleventyRun = await eleventy(scratch, corpus, files);
+
+  log(`${corpus}: preparing ${renditions.length} references`);
+  await pool.prepare(renditions);
+  const scoreAll = async (jpegs) => pool.score(renditions.map((r) => ({ rendition: r, distorted: jpegs.get(r.id) })));
+  log(`${corpus}: scoring fixed`);
+  const fixedJpegs = filesOf(fixed, corpus);
+  const fixedScores = await scoreAll(fixedJpegs);
+  log(`${corpus}: scoring auto`);
+  const autoJpegs = filesOf(auto, corpus);
+  const autoScores = await scoreAll(autoJpegs);
+  const uniform = await uniformSearch(scratch, corpus, files, renditions, pool, {
+    quality: 80,
+    run: fixed,
+    scores: fixedScores,
+    jpegs: fixedJpegs,
+  });
+  await pool.drop();
+  log(`${corpus}: scoring eleventy-img`);
+  const eleventyScores = new Map();
+  const full = await pool.full(eleventyRun.renditions.map((r) => ({ reference: r.reference, distorted: r.file })));
+  for (const [i, r] of eleventyRun.renditions.entries()) eleventyScores.set(r.id, full[i]);
+
+  const measured = new Map();
+  for (const result of auto.results) {
+    for (const key of RENDITION_KEYS) measured.set(idOf(corpus, result.source, key), result.measured[key]);
+  }
+  const autoQualities = [...measured.values()].map((m) => m.quality);
+  const contenders = [
+    { label: 'fixed', quality: '80', run: fixed, jpegs: fixedJpegs, scores: fixedScores },
+    {
+      label: 'auto',
+      quality: `${Math.min(...autoQualities)}-${Math.max(...autoQualities)}, median ${median(autoQualities)}`,
+      run: auto,
+      jpegs: autoJpegs,
+      scores: autoScores,
+    },
+    {
+      label: 'uniform',
+      quality: uniform.reached ? `${uniform.quality}` : `none up to ${HIGHEST}`,
+      note: uniform.tried.join(', '),
+      run: uniform.run,
+      jpegs: uniform.jpegs,
+      scores: uniform.scores,
+    },
+    {
+      label: 'eleventy-img',
+      quality: '80 (sharp 0.33)',
+      run: { seconds: eleventyRun.seconds },
+      jpegs: new Map(eleventyRun.renditions.map((r) => [r.id, r.file])),
+      scores: eleventyScores,
+    },
+  ].map((c) => ({ ...c, bytes: bytesOf([...c.jpegs.values()]), seconds: c.run.seconds }));
+  return { corpus, files, renditions, contenders, measured };
+}
+
+function printScores(results) {
+  console.log(
+    `\n## --quality auto: ${results.map((r) => `${r.corpus} ${r.files.map((f) => path.basename(f)).join(', ')}`).join('; ')}\n`,
+  );
+  console.log(
+    `Every rendition as JPEG. MB: the five renditions of every original; seconds: the render (both cores; ` +
+      `eleventy-img in its own process); SSIMULACRA2 of each rendition, whole, against its own pixels before ` +
+      `encoding; under ${TARGET}: renditions scoring under the target (${TARGET}). Uniform: the lowest ` +
+      `--jpeg-quality at which every rendition of the corpus reaches ${TARGET}.\n`,
+  );
+  console.log(
+    `| corpus | contender | quality | MB | vs uniform | seconds | SSIMULACRA2 min | median | under ${TARGET} |`,
+  );
+  console.log('|---|---|---|---:|---:|---:|---:|---:|---:|');
+  for (const { corpus, files, contenders } of results) {
+    const uniform = contenders.find((c) => c.label === 'uniform');
+    for (const [i, c] of contenders.entries()) {
+      const scores = [...c.scores.values()];
+      console.log(
+        `| ${i === 0 ? `${corpus} (${files.length})` : ''} | ${c.label} | ${c.quality} | ${fmt(c.bytes / 1e6)} | ` +
+          `${fmt(c.bytes / uniform.bytes)}x | ${fmt(c.seconds)} | ${fmt(Math.min(...scores))} | ` +
+          `${fmt(median(scores))} | ${scores.filter((s) => s < TARGET).length} of ${scores.length} |`,
+      );
+    }
+  }
+  console.log(
+    `\nUniform: the qualities tried, ${results.map((r) => `${r.corpus}: ${r.contenders[2].note}`).join('; ')}.`,
+  );
+
+  console.log(
+    `\nAuto against the goals: its bytes at most 0.75x uniform's, every rendition at least ${TARGET} by the ` +
+      'full-image score. Auto records the score it searched with: of the whole rendition up to 512 K pixels, of ' +
+      'its most detailed 256 px tiles above; full - recorded compares the two on the renditions scored on tiles.\n',
+  );
+  console.log(
+    `| corpus | auto / uniform bytes | goal <= 0.75x | auto under ${TARGET} | lowest | under ${TARGET}: scored whole | ` +
+      'scored on tiles | full - recorded (tiles), min | max | auto quality per size, xs..xl (median) |',
+  );
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|');
+  for (const { corpus, contenders, measured, renditions } of results) {
+    const [auto, uniform] = [contenders[1], contenders[2]];
+    const scores = [...auto.scores.values()];
+    const ratio = auto.bytes / uniform.bytes;
+    const under = (scored) => {
+      const mine = renditions.filter((r) => measured.get(r.id).scored === scored);
+      return `${mine.filter((r) => auto.scores.get(r.id) < TARGET).length} of ${mine.length}`;
+    };
+    const gaps = renditions
+      .filter((r) => measured.get(r.id).scored === 'tiles')
+      .map((r) => auto.scores.get(r.id) - measured.get(r.id).score);
+    const perKey = RENDITION_KEYS.map((key) =>
+      median([...measured].filter(([id]) => id.endsWith(`/${key}`)).map(([, m]) => m.quality)),
+    );
+    console.log(
+      `| ${corpus} | ${fmt(ratio)}x | ${ratio <= 0.75 ? 'met' : 'not met'} | ` +
+        `${scores.filter((s) => s < TARGET).length} of ${scores.length} | ${fmt(Math.min(...scores))} | ` +
+        `${under('rendition')} | ${under('tiles')} | ${gaps.length ? fmt(Math.min(...gaps)) : '-'} | ${gaps.length ? fmt(Math.max(...gaps)) : '-'} | ` +
+        `${perKey.join(', ')} |`,
+    );
+  }
+}
+
+/** Butteraugli's 3-norm on the fixed, auto and uniform renditions, against the same references. */
+async function butteraugliTable(results) {
+  const tool = findButteraugli();
+  if (!tool.path) {
+    console.log(`\n${tool.reason}.`);
+    return;
+  }
+  const labels = ['fixed', 'auto', 'uniform'];
+  const pairs = results.flatMap(({ corpus, renditions, contenders }) =>
+    renditions.flatMap((r) =>
+      labels.map((label) => ({
+        corpus,
+        label,
+        rendition: r,
+        reference: r.reference,
+        distorted: contenders.find((c) => c.label === label).jpegs.get(r.id),
+      })),
+    ),
+  );
+  // Time one xl pair alone; leave the xl renditions out when all of them would take too long.
+  const xl = pairs.filter((p) => p.rendition.key === 'xl');
+  const since = performance.now();
+  const first = await butteraugli(tool.path, xl[0].reference, xl[0].distorted);
+  const perPixel = seconds(since) / xl[0].rendition.pixels;
+  const xlEstimate = (perPixel * xl.reduce((sum, p) => sum + p.rendition.pixels, 0)) / 2;
+  const withXl = xlEstimate <= BUTTERAUGLI_XL_BUDGET_S;
+  const chosen = pairs.filter((p) => withXl || p.rendition.key !== 'xl');
+  log(`Butteraugli: ${chosen.length} pairs${withXl ? '' : ' (xs..lg)'} on two processes`);
+  const limit = pLimit(2);
+  const scores = await Promise.all(
+    chosen.map((p) => (p === xl[0] ? first : limit(() => butteraugli(tool.path, p.reference, p.distorted)))),
+  );
+  const sizes = withXl ? 'xs..xl' : 'xs..lg';
+  console.log(
+    `\nButteraugli (${path.basename(tool.path)}, libjxl), 3-norm of each rendition against the same reference ` +
+      `(lower is better; about 1 is a just-visible difference), renditions ${sizes}` +
+      (withXl
+        ? '.'
+        : `: the xl renditions are left out, one (${fmt(xl[0].rendition.pixels / 1e6, 1)} MP) took ` +
+          `${fmt(perPixel * xl[0].rendition.pixels, 1)} s and all ${xl.length} would take about ` +
+          `${fmt(xlEstimate / 60, 1)} min on both cores.`) +
+      '\n',
+  );
+  console.log('| corpus | contender | 3-norm median | 3-norm max | max distance, median |');
+  console.log('|---|---|---:|---:|---:|');
+  for (const { corpus } of results) {
+    for (const label of labels) {
+      const mine = chosen.map((p, i) => [p, scores[i]]).filter(([p]) => p.corpus === corpus && p.label === label);
+      const norms = mine.map(([, s]) => s.pnorm);
+      console.log(
+        `| ${label === 'fixed' ? corpus : ''} | ${label} | ${fmt(median(norms), 3)} | ${fmt(Math.max(...norms), 3)} | ` +
+          `${fmt(median(mine.map(([, s]) => s.max)), 3)} |`,
+      );
+    }
+  }
+}
+
+/** The CLI's wall time, fixed against `--quality auto`, alternating, on `files`. */
+function cliTimes(root, scratch, files) {
+  const bin = path.join(root, 'bin', 'content-api.js');
+  const once = (auto) => {
+    const out = mkdtempSync(path.join(scratch, `cli-${auto ? 'auto' : 'fixed'}-`));
+    const args = [bin, 'render', ...files, '--out', out, '--format', 'jpeg', '-j', '2', '--force'];
+    if (auto) args.push('--quality', 'auto');
+    const since = performance.now();
+    const done = spawnSync(process.execPath, args, { encoding: 'utf8' });
+    const wall = seconds(since);
+    if (done.status !== 0) throw new Error(`content-api render exited with ${done.status}: ${done.stderr}`);
+    return wall;
+  };
+  const times = { fixed: [], auto: [] };
+  for (let run = 0; run < CLI_RUNS; run++) {
+    log(`CLI run ${run + 1} of ${CLI_RUNS}: fixed, then auto`);
+    times.fixed.push(once(false));
+    times.auto.push(once(true));
+  }
+  const ratio = median(times.auto) / median(times.fixed);
+  console.log(
+    `\nThe CLI, \`content-api render <${files.length} originals> --out <dir> --format jpeg -j 2 --force\`, ` +
+      `with and without \`--quality auto\`, ${CLI_RUNS} runs each alternating (fixed, auto, ...), wall seconds:\n`,
+  );
+  console.log('| originals | fixed runs | auto runs | fixed median | auto median | auto / fixed | goal <= 2.0x |');
+  console.log('|---|---|---|---:|---:|---:|---|');
+  console.log(
+    `| ${files.map((f) => path.basename(f)).join(', ')} | ${times.fixed.map((t) => fmt(t)).join(', ')} | ` +
+      `${times.auto.map((t) => fmt(t)).join(', ')} | ${fmt(median(times.fixed))} | ${fmt(median(times.auto))} | ` +
+      `${fmt(ratio)}x | ${ratio <= 2 ? 'met' : 'not met'} |`,
+  );
+}
+
+/** The whole part: `corpus` is bench/corpus.js `buildCorpus`'s folders. */
+export async function autoQualityBench(root, scratchRoot, corpus, { corpora = ['mp24', 'artwork', 'mixed'] } = {}) {
+  started = performance.now();
+  const scratch = mkdtempSync(path.join(scratchRoot, 'quality-'));
+  const sets = {
+    mp24: [path.join(corpus.mp24, 'mosaic-24mp-a.jpg'), path.join(corpus.mp24, 'mosaic-24mp-b.jpg')],
+    artwork: [path.join(corpus.artwork, 'elephants-1.jpg')],
+    mixed: ['kleiber.png', 'seeding.jpg', 'mosaic-b.webp'].map((name) => path.join(corpus.mixed, name)),
+  };
+  const uptimeLoad = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  console.log(
+    `\nquality: SSIMULACRA2 by ${metric.prepareSsimulacra2 ? 'prepareSsimulacra2(reference).score' : 'ssimulacra2'} ` +
+      `on 2 worker threads; target ${TARGET}; load average ${uptimeLoad} at the start`,
+  );
+  const pool = scorerPool(2);
+  const results = [];
+  try {
+    for (const name of corpora) results.push(await corpusBench(scratch, name, sets[name], pool));
+  } finally {
+    await pool.close();
+  }
+  printScores(results);
+  await butteraugliTable(results);
+  cliTimes(root, scratch, sets.mp24);
+  console.log(`\nquality: the whole part took ${fmt(seconds(started) / 60, 1)} min`);
+}
+
+if (isMainThread && process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'eleventy') {
+  await eleventyChild(process.argv[3]);
+}
