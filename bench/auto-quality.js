@@ -391,7 +391,9 @@ async function corpusBench(scratch, corpus, files, pool) {
 
 function printScores(results) {
   console.log(
-    `\n## --quality auto: ${results.map((r) => `${r.corpus} ${r.files.map((f) => path.basename(f)).join(', ')}`).join('; ')}\n`,
+    `\n## --quality auto: ${results
+      .map((r) => `${r.corpus} ${r.files.map((f) => path.basename(f)).join(', ')}`)
+      .join('; ')}\n`,
   );
   console.log(
     `Every rendition as JPEG. MB: the five renditions of every original; seconds: the render (both cores; ` +
@@ -424,7 +426,8 @@ function printScores(results) {
       'its most detailed 256 px tiles above; full - recorded compares the two on the renditions scored on tiles.\n',
   );
   console.log(
-    `| corpus | auto / uniform bytes | goal <= 0.75x | auto under ${TARGET} | lowest | under ${TARGET}: scored whole | ` +
+    `| corpus | auto / uniform bytes | goal <= 0.75x | auto under ${TARGET} | lowest | ` +
+      `under ${TARGET}: scored whole | ` +
       'scored on tiles | full - recorded (tiles), min | max | auto quality per size, xs..xl (median) |',
   );
   console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|');
@@ -445,7 +448,8 @@ function printScores(results) {
     console.log(
       `| ${corpus} | ${fmt(ratio)}x | ${ratio <= 0.75 ? 'met' : 'not met'} | ` +
         `${scores.filter((s) => s < TARGET).length} of ${scores.length} | ${fmt(Math.min(...scores))} | ` +
-        `${under('rendition')} | ${under('tiles')} | ${gaps.length ? fmt(Math.min(...gaps)) : '-'} | ${gaps.length ? fmt(Math.max(...gaps)) : '-'} | ` +
+        `${under('rendition')} | ${under('tiles')} | ` +
+        `${gaps.length ? fmt(Math.min(...gaps)) : '-'} | ${gaps.length ? fmt(Math.max(...gaps)) : '-'} | ` +
         `${perKey.join(', ')} |`,
     );
   }
@@ -501,7 +505,8 @@ async function butteraugliTable(results) {
       const mine = chosen.map((p, i) => [p, scores[i]]).filter(([p]) => p.corpus === corpus && p.label === label);
       const norms = mine.map(([, s]) => s.pnorm);
       console.log(
-        `| ${label === 'fixed' ? corpus : ''} | ${label} | ${fmt(median(norms), 3)} | ${fmt(Math.max(...norms), 3)} | ` +
+        `| ${label === 'fixed' ? corpus : ''} | ${label} | ` +
+          `${fmt(median(norms), 3)} | ${fmt(Math.max(...norms), 3)} | ` +
           `${fmt(median(mine.map(([, s]) => s.max)), 3)} |`,
       );
     }

@@ -124,7 +124,8 @@ export async function metricBench(root, { runs = 3, baseline = process.env.METRI
         `  plain:           ${perMp(plain, megapixels)} (${(plain.wall / 1000).toFixed(2)} s)\n` +
         `  prepared score:  ${perMp(scored, megapixels)} (${(scored.wall / 1000).toFixed(2)} s) per distorted image; ` +
         `the reference prepared once in ${(preparation.wall / 1000).toFixed(2)} s, ` +
-        `holding ${(prepared.bytes / 2 ** 20).toFixed(0)} MiB (${(prepared.bytes / (megapixels * 1e6)).toFixed(1)} B/pixel)`,
+        `holding ${(prepared.bytes / 2 ** 20).toFixed(0)} MiB ` +
+        `(${(prepared.bytes / (megapixels * 1e6)).toFixed(1)} B/pixel)`,
     );
   }
   return rows;

@@ -879,7 +879,8 @@ function colourDifference(
     if (Math.abs(c.lightness) > CAUSE_LIGHTNESS) {
       const sign = c.lightness > 0 ? '+' : '';
       causes.push(
-        `${c.lightness > 0 ? 'lighter' : 'darker'} (mean ΔL* ${sign}${round(c.lightness)}): a gamma or tone-curve error?`,
+        `${c.lightness > 0 ? 'lighter' : 'darker'} (mean ΔL* ${sign}${round(c.lightness)}): ` +
+          'a gamma or tone-curve error?',
       );
     }
     if (saturation < -CAUSE_CHROMA_LOG_RATIO && Math.abs(c.lightness) <= CAUSE_LIGHTNESS) {

@@ -79,7 +79,9 @@ const chroma = (format: 'jpeg' | 'avif', fallback: '4:2:0' | '4:4:4') =>
     .default(fallback)
     .register(settingMeta, {
       flag: `--${format}-chroma <subsampling>`,
-      description: `${format === 'jpeg' ? 'JPEG' : 'AVIF'} chroma subsampling: 4:2:0 halves colour resolution, 4:4:4 keeps it`,
+      description:
+        `${format === 'jpeg' ? 'JPEG' : 'AVIF'} chroma subsampling: ` +
+        '4:2:0 halves colour resolution, 4:4:4 keeps it',
       label: `the ${format} chroma subsampling`,
     });
 

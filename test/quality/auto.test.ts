@@ -19,7 +19,7 @@ async function search(curve: (quality: number) => number, target: number, start:
 }
 
 describe('searchQuality', () => {
-  it('finds the lowest quality that reaches the target within two, in at most six encodes, from any start', async () => {
+  it('finds the lowest quality reaching the target within two, in at most six encodes, from any start', async () => {
     const curves: Array<[string, (q: number) => number]> = [
       ['straight', (q) => 30 + 0.6 * q],
       ['steep', (q) => 2 * q - 60],

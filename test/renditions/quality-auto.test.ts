@@ -72,7 +72,10 @@ describe('render --quality auto', () => {
     expect(Object.values(result!.measured!).map((m) => m.quality)).toEqual([100, 100, 100, 100, 100]);
     expect(out.warnings).toEqual([
       expect.stringMatching(
-        /^.*raindrops\.webp: SSIMULACRA2 95 not reached by webp \(lossy WebP always halves colour resolution\): xs [\d.]+ at quality 100, .*; kept at the highest quality tried$/,
+        new RegExp(
+          '^.*raindrops\\.webp: SSIMULACRA2 95 not reached by webp \\(lossy WebP always halves colour resolution\\): ' +
+            'xs [\\d.]+ at quality 100, .*; kept at the highest quality tried$',
+        ),
       ),
     ]);
   });
