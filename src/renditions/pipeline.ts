@@ -181,10 +181,11 @@ function fillFingerprints(prints: Array<string | undefined>): string[] {
 }
 
 /** The formats `--quality auto` chooses a quality for. */
-const LOSSY: ReadonlySet<OutputFormat> = new Set(['jpeg', 'webp', 'avif']);
+const isLossy = (format: OutputFormat): format is 'jpeg' | 'webp' | 'avif' =>
+  format === 'jpeg' || format === 'webp' || format === 'avif';
 /** True when `--quality auto` searches this format's quality. */
 const searches = (settings: EncodeSettings) =>
-  qualityTarget(settings.quality.mode) !== null && LOSSY.has(settings.format);
+  qualityTarget(settings.quality.mode) !== null && isLossy(settings.format);
 /** Each lossy encoder's quality range, for the search. */
 const QUALITY_RANGE = { min: 10, max: 100 };
 
@@ -200,7 +201,7 @@ async function chooseQuality(
 ): Promise<{ data: Buffer; measured: Measured } | undefined> {
   const target = qualityTarget(settings.quality.mode);
   const format = settings.format;
-  if (target === null || (format !== 'jpeg' && format !== 'webp' && format !== 'avif')) return undefined;
+  if (target === null || !isLossy(format)) return undefined;
   const sample = samplePixels(pixels);
   const encodeAt = (quality: number, what: RawPixels) =>
     encode(fromRaw(what.data, what.info), withQuality(settings, quality)).toBuffer();
