@@ -7,7 +7,7 @@ import { SourceError, sourceErrorFromSharp } from '../errors.js';
 import { type Measured, samplePixels, searchQuality } from '../quality/auto.js';
 import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
-import { prepareSsimulacra2 } from '../quality/ssimulacra2.js';
+import { scorePool } from '../quality/score-pool.js';
 import { keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
 import { qualityTarget, type RenderSettings } from './settings.js';
@@ -205,15 +205,15 @@ async function chooseQuality(
   const sample = samplePixels(pixels);
   const encodeAt = (quality: number, what: RawPixels) =>
     encode(fromRaw(what.data, what.info), withQuality(settings, quality)).toBuffer();
-  // The reference's half of the metric done once for every quality tried (about 48 bytes a pixel).
-  const reference = prepareSsimulacra2(sample.pixels);
+  // The reference's half of the metric done once for every quality tried, in a thread of its own.
+  const reference = await scorePool().prepare(sample.pixels);
   const { best } = await searchQuality(
     async (quality) => {
       const data = await encodeAt(quality, sample.pixels);
-      return { score: reference.score(await rawOf(sharp(data))), result: data };
+      return { score: await reference.score(await rawOf(sharp(data))), result: data };
     },
     { target, start: start ?? settings.quality[format], ...QUALITY_RANGE },
-  );
+  ).finally(reference.release);
   // A sample's encode is not the rendition's: encode the whole of it at the quality found.
   const data = sample.sampled ? await encodeAt(best.quality, pixels) : best.result;
   const measured: Measured = {
