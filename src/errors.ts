@@ -84,10 +84,11 @@ export function oneLine(error: unknown): string {
 
 /**
  * Characters that must never reach a terminal raw from text someone else controls: C0 and C1
- * controls (line breaks, ESC sequences), DEL, the Unicode line and paragraph separators, and
- * the bidirectional overrides and isolates (which reorder what a reader sees).
+ * controls (line breaks, ESC sequences), DEL, the Unicode line and paragraph separators, the
+ * bidirectional overrides and isolates (which reorder what a reader sees), and the byte-order
+ * mark (invisible: a message quoting it would show a reader nothing).
  */
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
 
 /** `text` on one line with every unprintable character escaped as in JSON (`\n`, `\u001b`). */
 export function escapeText(text: string): string {

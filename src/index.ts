@@ -145,7 +145,13 @@ export {
 export { replaceValues, type ValueEdit } from './page-render/rewrite.js';
 
 // inspect.
-export { type InspectOptions, type InspectTargetOptions, inspectPage, inspectTarget } from './inspect/inspect.js';
+export {
+  type InspectOptions,
+  type InspectTargetOptions,
+  inspectPage,
+  inspectTarget,
+  NotAPageError,
+} from './inspect/inspect.js';
 export type { InspectReport } from './inspect/report.js';
 
 // serve: the read-only API over a content folder.

@@ -1,10 +1,18 @@
 /**
  * JSON that content-api keeps or is given, other than pages (a config file, a baseline, a
  * manifest, the queue's records in Redis): parsed, then checked with its zod schema, every
- * problem named by its JSON path. Pages have their own reader (page/json-text.ts), with limits
- * on depth and encoding and the positions of duplicate keys.
+ * problem named by its JSON path. Decoding and parsing are a page's (page/json-text.ts):
+ * UTF-8 only, a leading byte-order mark dropped, the depth bounded, the reason escaped.
  */
 import type { z } from 'zod';
+import { decodeUtf8, parseJsonText } from './page/json-text.js';
+
+/** What kind of JSON value `value` is, for messages: `null`, `an array`, `an object`, `a string`, ... */
+export function jsonKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
 
 /** Where a zod issue is, as a JSON path: `$.rules.image-srcset-present`, `$.ignore.paths[0]`. */
 export function issuePath(path: readonly PropertyKey[]): string {
@@ -14,22 +22,20 @@ export function issuePath(path: readonly PropertyKey[]): string {
 export type JsonResult<T> = { ok: true; data: T } | { ok: false; problems: string[] };
 
 /**
- * `text` parsed as JSON and checked with `schema`: its data, or the problems: `not JSON
- * (<reason>)` alone, or one `$.path: message` per issue (`word` may say an issue its own way,
- * as one problem or several).
+ * `input` (text, or the bytes of a file as read) parsed as JSON and checked with `schema`: its
+ * data, or the problems: `not UTF-8: ...` or `not JSON (<reason>)` alone, or one
+ * `$.path: message` per issue (`word` may say an issue its own way, as one problem or several).
  */
 export function parseJsonAs<T>(
   schema: z.ZodType<T>,
-  text: string,
+  input: string | Uint8Array,
   word?: (issue: z.core.$ZodIssue) => string[] | undefined,
 ): JsonResult<T> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, problems: [`not JSON (${(error as Error).message.replace(/\s+/g, ' ')})`] };
-  }
-  const result = schema.safeParse(json);
+  const decoded = typeof input === 'string' ? { ok: true as const, text: input } : decodeUtf8(input);
+  if (!decoded.ok) return { ok: false, problems: [decoded.reason] };
+  const parsed = parseJsonText(decoded.text);
+  if (!parsed.ok) return { ok: false, problems: [`not JSON (${parsed.reason})`] };
+  const result = schema.safeParse(parsed.json);
   if (result.success) return { ok: true, data: result.data };
   const problems = result.error.issues.flatMap(
     (issue) => word?.(issue) ?? [`${issuePath(issue.path)}: ${issue.message}`],

@@ -35,6 +35,7 @@ const VALUES = [
   'ManifestError',
   'MediaSourceError',
   'NAMING_STYLES',
+  'NotAPageError',
   'OUTPUT_FORMATS',
   'OutputNotWritableError',
   'PAGE_RULES',

@@ -63,7 +63,7 @@ export class Baseline {
   }
 
   static async load(file: string): Promise<Baseline> {
-    const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
       throw new BaselineError(
         file,
         error.code === 'ENOENT'
@@ -71,7 +71,7 @@ export class Baseline {
           : `cannot read (${error.code ?? error.message})`,
       );
     });
-    const parsed = parseJsonAs(baselineSchema, text);
+    const parsed = parseJsonAs(baselineSchema, bytes);
     if (!parsed.ok) throw new BaselineError(file, parsed.problems.join('; '));
     return new Baseline(file, parsed.data.findings);
   }

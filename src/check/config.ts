@@ -76,17 +76,20 @@ export async function findConfig(cwd: string = process.cwd()): Promise<string | 
 export async function loadConfig(file?: string, cwd?: string): Promise<LoadedConfig> {
   const found = file ?? (await findConfig(cwd));
   if (found === null) return { file: null, config: {} };
-  const text = await readFile(found, 'utf8').catch((error: NodeJS.ErrnoException) => {
+  const bytes = await readFile(found).catch((error: NodeJS.ErrnoException) => {
     throw new ConfigError(found, [
       error.code === 'ENOENT' ? 'no such file' : `cannot read (${error.code ?? error.message})`,
     ]);
   });
-  return { file: found, config: parseConfig(text, found) };
+  return { file: found, config: parseConfig(bytes, found) };
 }
 
-/** Parses and validates a config text; throws `ConfigError` with every problem as `path: message`. */
-export function parseConfig(text: string, file: string): Config {
-  const result = parseJsonAs(configSchema, text, (issue) =>
+/**
+ * Parses and validates a config, its text or its file's bytes (UTF-8, a leading byte-order
+ * mark dropped); throws `ConfigError` with every problem as `path: message`.
+ */
+export function parseConfig(input: string | Uint8Array, file: string): Config {
+  const result = parseJsonAs(configSchema, input, (issue) =>
     issue.code === 'unrecognized_keys'
       ? issue.keys.map((key) => {
           const problem = issue.path.at(-1) === 'rules' ? 'not a rule id' : 'not a key the config file takes';

@@ -10,8 +10,24 @@ import { decodeUtf8, parseJsonText } from '../page/json-text.js';
 import { HTTP_DEFAULTS } from './defaults.js';
 import { createDispatcher, fetchJson, type HttpOptions, type JsonResponse } from './http.js';
 
-/** The endpoint URL of page `id`, with `?format=api` when asked. */
-export function pageUrl(baseUrl: string, id: number, formatApi = false): string {
+/**
+ * Page `id` as it goes in the endpoint's path. The spec's `page_id` is an integer with no
+ * bound (4.1), so digits go as given, never through a JS number, which past 2^53 would ask
+ * for another page (`1.2345678901234568e+29`); a number must be an integer it holds exactly.
+ */
+function pageIdSegment(id: number | string): string {
+  if (typeof id === 'string') {
+    if (/^\d+$/.test(id)) return id;
+    throw new InvalidArgumentError(`page id '${escapeText(id)}': expected the digits of an integer`);
+  }
+  if (Number.isSafeInteger(id)) return String(id);
+  throw new InvalidArgumentError(
+    `page id ${id}: not an integer within 2^53 (past it, a JS number is not exact); give the id as a string of digits`,
+  );
+}
+
+/** The endpoint URL of page `id` (a number, or its digits), with `?format=api` when asked. */
+export function pageUrl(baseUrl: string, id: number | string, formatApi = false): string {
   let base: URL;
   try {
     base = new URL(baseUrl);
@@ -22,15 +38,19 @@ export function pageUrl(baseUrl: string, id: number, formatApi = false): string 
     throw new InvalidArgumentError(`Expected an http(s) base URL but got '${baseUrl}'`);
   }
   const root = base.href.replace(/\/+$/, '');
-  return `${root}/api/v2/pages/${id}/${formatApi ? '?format=api' : ''}`;
+  return `${root}/api/v2/pages/${pageIdSegment(id)}/${formatApi ? '?format=api' : ''}`;
 }
 
 export interface FetchPageOptions extends HttpOptions {
   formatApi?: boolean;
 }
 
-/** Fetches page `id` from the API at `baseUrl`. */
-export async function fetchPage(baseUrl: string, id: number, options: FetchPageOptions = {}): Promise<JsonResponse> {
+/** Fetches page `id` (a number, or its digits) from the API at `baseUrl`. */
+export async function fetchPage(
+  baseUrl: string,
+  id: number | string,
+  options: FetchPageOptions = {},
+): Promise<JsonResponse> {
   const url = pageUrl(baseUrl, id, options.formatApi);
   const dispatcher = createDispatcher(options);
   try {
@@ -43,7 +63,7 @@ export async function fetchPage(baseUrl: string, id: number, options: FetchPageO
 export interface LoadedPage {
   /** The file, URL or `stdin` the page came from. */
   source: string;
-  /** The body as read, byte for byte (UTF-8). */
+  /** The body as read, byte for byte (UTF-8), but for a leading byte-order mark, which is dropped. */
   text: string;
   /** The parsed JSON, or undefined with `parseError` set. */
   json: unknown;
@@ -83,7 +103,7 @@ export async function loadPage(target: string, options: LoadPageOptions = {}): P
   if (/^\d+$/.test(target)) {
     if (!options.baseUrl)
       throw new InvalidArgumentError(`Expected --base-url or CONTENT_API_BASE_URL to fetch page ${target}`);
-    const url = pageUrl(options.baseUrl, Number(target));
+    const url = pageUrl(options.baseUrl, target);
     const dispatcher = options.dispatcher ?? createDispatcher(options);
     try {
       const response = await fetchJson(url, dispatcher, options);

@@ -2,17 +2,51 @@
 
 import { fillBaseUrl } from '../check/targets.js';
 import { type FetchPageOptions, fetchPage, type LoadPageOptions, loadPage } from '../client/pages.js';
-import { InvalidArgumentError } from '../errors.js';
+import { ContentApiError, escapeText, InvalidArgumentError } from '../errors.js';
+import { jsonKind } from '../json.js';
 import { validatePage } from '../page/validate.js';
 import { buildInspectReport, type InspectReport } from './report.js';
+
+/** The keys every page has (spec 2.1), which the report's first line shows. */
+const PAGE_KEYS = ['id', 'meta', 'title'];
+
+/** `a`, `a or b`, `a, b or c` (or `and`). */
+const listed = (words: string[], conjunction = 'or') =>
+  words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} ${conjunction} ${words.at(-1)}`;
+
+/**
+ * JSON that is not a page at all (a package.json, an article, a list): no report to make, one
+ * line instead. The page was read, so it is exit 1 in the CLI, as for any invalid page.
+ */
+export class NotAPageError extends ContentApiError {
+  override name = 'NotAPageError';
+  constructor(source: string, reason: string) {
+    super(
+      'CONTENT_API_NOT_A_PAGE',
+      `${escapeText(source)}: not a page: ${reason} (a page has ${listed(PAGE_KEYS, 'and')})`,
+    );
+  }
+}
+
+/** Throws a `NotAPageError` unless `json` is an object with every key of `PAGE_KEYS`. */
+function assertPage(source: string, json: unknown): void {
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new NotAPageError(source, `${jsonKind(json)} at $, not an object`);
+  const missing = PAGE_KEYS.filter((key) => !Object.hasOwn(json, key));
+  if (missing.length > 0) throw new NotAPageError(source, `no ${listed(missing)} at $`);
+}
 
 export interface InspectOptions extends FetchPageOptions {
   baseUrl: string;
 }
 
-/** Fetches page `id` and validates it; throws an `HttpError` when it cannot be fetched as JSON. */
-export async function inspectPage(id: number, options: InspectOptions): Promise<InspectReport> {
+/**
+ * Fetches page `id` (a number, or its digits) and validates it; throws an `HttpError` when it
+ * cannot be fetched as JSON, a `NotAPageError` when the JSON is not a page.
+ */
+export async function inspectPage(id: number | string, options: InspectOptions): Promise<InspectReport> {
   const response = await fetchPage(options.baseUrl, id, options);
+  assertPage(response.url, response.json);
   const { problems } = validatePage(response.json, { formatApi: options.formatApi, baseUrl: options.baseUrl });
   return buildInspectReport(response.url, response.json, problems);
 }
@@ -24,16 +58,18 @@ export interface InspectTargetOptions extends FetchPageOptions, Pick<LoadPageOpt
 /**
  * The targets `check` takes, one at a time: a page id (fetched from `baseUrl`), a page endpoint
  * URL, a JSON file, or `-` for standard input. A file from a `serve` content folder has its
- * `{base_url}` placeholders filled with `baseUrl`. Throws when the page cannot be read or is not JSON.
+ * `{base_url}` placeholders filled with `baseUrl`. Throws when the page cannot be read, is not
+ * JSON, or is not a page (`NotAPageError`).
  */
 export async function inspectTarget(target: string, options: InspectTargetOptions): Promise<InspectReport> {
   if (/^\d+$/.test(target)) {
     if (!options.baseUrl)
       throw new InvalidArgumentError(`Expected --base-url or CONTENT_API_BASE_URL to fetch page ${target}`);
-    return inspectPage(Number(target), { ...options, baseUrl: options.baseUrl });
+    return inspectPage(target, { ...options, baseUrl: options.baseUrl });
   }
   const page = fillBaseUrl(await loadPage(target, options), options.baseUrl);
   if (page.parseError !== undefined) throw new InvalidArgumentError(`${page.source}: not JSON (${page.parseError})`);
+  assertPage(page.source, page.json);
   const { problems } = validatePage(page.json, {
     formatApi: options.formatApi,
     ...(page.baseUrl && { baseUrl: page.baseUrl }),

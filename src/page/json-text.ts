@@ -1,9 +1,11 @@
 /**
  * A page's JSON text, however it arrives (file, standard input, HTTP, serve's content
  * folder), is accepted on the same terms: UTF-8 (RFC 8259 8.1; a byte that is not is never
- * silently replaced), nested at most `MAX_JSON_DEPTH` levels (deeper input would overflow
- * the stack of every recursive walk after the parse), and parsed by `JSON.parse`. Each
- * check is one linear pass; none of them throws.
+ * silently replaced, and a leading byte-order mark is dropped, as 8.1 lets a parser do),
+ * nested at most `MAX_JSON_DEPTH` levels (deeper input would overflow the stack of every
+ * recursive walk after the parse), and parsed by `JSON.parse`. Each check is one linear
+ * pass; none of them throws. The config file and baselines are read on the same terms
+ * (`parseJsonAs`, json.ts).
  */
 import { visit } from 'jsonc-parser';
 import { escapedMessage } from '../errors.js';
@@ -14,9 +16,14 @@ export const MAX_JSON_DEPTH = MAX_WALK_DEPTH;
 
 export type Decoded = { ok: true; text: string } | { ok: false; reason: string };
 
-const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** `ignoreBOM: false`: a byte-order mark that starts the bytes is dropped, one anywhere else kept. */
+const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-/** `bytes` as UTF-8 text, or the offset of the first byte that is not UTF-8. */
+/**
+ * `bytes` as UTF-8 text without a leading byte-order mark (the one home of that rule: every
+ * JSON document read from a file, standard input or a response is decoded here), or the
+ * offset of the first byte that is not UTF-8.
+ */
 export function decodeUtf8(bytes: Uint8Array): Decoded {
   try {
     return { ok: true, text: fatalDecoder.decode(bytes) };

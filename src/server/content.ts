@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { ContentApiError, escapedMessage, escapeText } from '../errors.js';
 import { isInside } from '../fs/paths.js';
+import { jsonKind } from '../json.js';
 import { BASE_URL_PLACEHOLDER } from '../page/common.js';
 import { readFileWithin } from '../page/json-file.js';
 import { decodeUtf8, parseJsonText } from '../page/json-text.js';
@@ -181,8 +182,7 @@ async function readRecord(file: string, root: string): Promise<{ json: Json; pla
   const parsed = parseJsonText(decoded.text);
   if (!parsed.ok) return { problem: `not JSON (${parsed.reason})` };
   if (typeof parsed.json !== 'object' || parsed.json === null || Array.isArray(parsed.json)) {
-    const kind = parsed.json === null ? 'null' : Array.isArray(parsed.json) ? 'an array' : typeof parsed.json;
-    return { problem: `$: is ${kind}, not a record (a JSON object) [layout]` };
+    return { problem: `$: is ${jsonKind(parsed.json)}, not a record (a JSON object) [layout]` };
   }
   const placed = JSON.parse(decoded.text.replaceAll(BASE_URL_PLACEHOLDER, VALIDATION_BASE)) as unknown;
   return { json: parsed.json as Json, placed };

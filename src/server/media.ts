@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { isInside } from '../fs/paths.js';
 import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
+import { ifNoneMatch } from './conditional.js';
 
 export interface MediaFile {
   /** Open on the file itself (never through a symlink swapped in after the check); the caller closes it. */
@@ -107,9 +108,8 @@ async function respond(req: IncomingMessage, res: ServerResponse, found: MediaFi
 }
 
 function notModified(req: IncomingMessage, etag: string, mtime: Date): boolean {
-  const ifNoneMatch = req.headers['if-none-match'];
-  if (ifNoneMatch)
-    return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+  // With If-None-Match, If-Modified-Since is not looked at (RFC 9110 13.1.3).
+  if (req.headers['if-none-match']) return ifNoneMatch(req.headers['if-none-match'], etag);
   const since = Date.parse(req.headers['if-modified-since'] ?? '');
   return !Number.isNaN(since) && Math.floor(mtime.getTime() / 1000) <= Math.floor(since / 1000);
 }

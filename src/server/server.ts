@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { escapeText } from '../errors.js';
 import { BASE_URL_PLACEHOLDER } from '../page/common.js';
 import { resourceUrls } from '../page/links.js';
+import { ifNoneMatch } from './conditional.js';
 import type { Content, ContentRecord } from './content.js';
 import { serveMedia } from './media.js';
 import { PreparedCache, type PreparedResponse } from './prepared-cache.js';
@@ -100,7 +101,7 @@ export function createContentServer(content: Content, options: ServerOptions = {
     if (req.method === 'OPTIONS') return sendOptions(res);
     const ready = prepare(record, base, format === 'api', Boolean(pageMatch));
     const headers = { allow: ALLOW, 'content-type': 'application/json', vary: 'Accept', etag: ready.etag };
-    if (req.headers['if-none-match'] === ready.etag) {
+    if (ifNoneMatch(req.headers['if-none-match'], ready.etag)) {
       res.writeHead(304, headers);
       return void res.end();
     }

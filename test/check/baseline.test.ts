@@ -87,6 +87,22 @@ describe('a baseline', () => {
     expect(bad.stderr).toMatch(/^error: --baseline ci\/bad\.json: \$\.version: .+; \$\.findings: .+\n$/);
   });
 
+  it('a UTF-8 byte-order mark before the JSON is accepted (#22)', async () => {
+    const dir = await tempDir();
+    await mkdir(path.join(dir, 'pages'));
+    await writeFile(path.join(dir, 'pages', 'aspect.json'), JSON.stringify(variant('image-aspect')));
+    const finding = {
+      page: 'pages/aspect.json',
+      rule: 'image-aspect',
+      path: '$.presentation_stage.thumbnail.sizes.md',
+    };
+    await writeFile(path.join(dir, 'baseline.json'), `\ufeff${JSON.stringify({ version: 1, findings: [finding] })}`);
+    const known = await runCli(['check', 'pages', '--baseline', 'baseline.json'], { cwd: dir });
+    expect(known.stderr).toBe('');
+    expect(known.stdout).toBe('1 page(s), 18 image(s): no findings (1 in the baseline)\n');
+    expect(known.code).toBe(0);
+  });
+
   it('pages fetched by id are named by their URL path, so another host or port matches', async () => {
     const { startFixtureServer } = await import('../inspect/fixture-server.js');
     const server = await startFixtureServer();

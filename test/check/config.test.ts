@@ -126,6 +126,16 @@ describe('the config file', () => {
     );
   });
 
+  it('a UTF-8 byte-order mark before the JSON is accepted (#22)', async () => {
+    const dir = await project(undefined);
+    const config = JSON.stringify({ rules: { 'unknown-key': 'off', 'image-srcset-present': 'off' } });
+    await writeFile(path.join(dir, 'content-api.config.json'), `\ufeff${config}`);
+    const result = await runCli(['check', 'pages'], { cwd: dir });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('2 page(s), 36 image(s): no findings (2 ignored by the config)\n');
+    expect(result.code).toBe(0);
+  });
+
   it('schema --config prints a JSON Schema that accepts good files and rejects bad ones', async () => {
     const result = await runCli(['schema', '--config']);
     expect(result.code).toBe(0);

@@ -198,6 +198,32 @@ describe('the HTML report', () => {
     },
   );
 
+  it('links only http(s) and relative URLs: a javascript: or data: rendition URL is escaped text (#22)', async () => {
+    const sample = JSON.parse(await readFile(path.join(PAGES, 'presentation-every-block.json'), 'utf8'));
+    const sizes = sample.presentation_stage.thumbnail.sizes;
+    sizes.xs.url = 'javascript:alert(document.domain)';
+    sizes.sm.url = ' JavaScript:alert(1)';
+    sizes.md.url = 'data:text/html,<script>alert(2)</script>';
+    const dir = await tempDir();
+    const pageFile = path.join(dir, 'page.json');
+    await writeFile(pageFile, JSON.stringify(sample));
+    const report = path.join(dir, 'report.html');
+    const base = ['--base-url', 'https://gallery.example.org'];
+    expect((await runCli(['check', pageFile, '--reporter', 'html', '--output', report, ...base])).code).toBe(1);
+    const { page, requests, close } = await openOffline(report);
+    const hrefs = await page.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+    expect(hrefs).toHaveLength(87);
+    for (const href of hrefs) expect(href).toMatch(/^https:\/\/gallery\.example\.org\/media\//);
+    const card = page.locator('.image[data-path="$.presentation_stage.thumbnail"]');
+    const caption = (key: string) => card.locator(`figure[data-key="${key}"] figcaption`).innerText();
+    expect(await caption('xs')).toMatch(/^xs 300x188\s+javascript:alert\(document\.domain\)$/);
+    expect(await caption('sm')).toMatch(/^sm 600x375\s+JavaScript:alert\(1\)$/);
+    expect(await caption('md')).toMatch(/^md 1200x750\s+data:text\/html,<script>alert\(2\)<\/script>$/);
+    expect(await page.locator('script').count()).toBe(0);
+    expect(requests).toEqual([]);
+    await close();
+  });
+
   it(
     'bounds itself: cards with findings first, a budget for thumbnails, the other pages listed in a line ' + 'each',
     async () => {

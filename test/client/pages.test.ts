@@ -8,9 +8,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadPage } from '../../src/client/pages.js';
+import { loadPage, pageUrl } from '../../src/client/pages.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { readStreamWithin } from '../../src/page/json-file.js';
+import { runCli } from '../cli/run-cli.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { httpServer, type TestServer } from './misbehaving-server.js';
 
@@ -104,5 +105,67 @@ describe("text that is not a page's JSON is returned with a one-line parseError"
   it('a control character in a JSON error is escaped', async () => {
     const page = await loadPage('-', { stdin: async () => Buffer.from('{"a": "\u001b[2J\n') });
     expect(page.parseError).toMatch(/^[^\u0000-\u001f]+$/);
+  });
+});
+
+describe('a UTF-8 byte-order mark before the JSON is accepted, as many JSON readers do (#22)', () => {
+  const page = { id: 101, title: 'Café' };
+  const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(page))]);
+
+  it('a page file, standard input and an HTTP response', async () => {
+    const file = path.join(await tempDir(), 'bom.json');
+    await writeFile(file, withBom);
+    expect(await loadPage(file)).toMatchObject({ json: page, text: JSON.stringify(page) });
+    expect((await loadPage('-', { stdin: async () => withBom })).json).toEqual(page);
+    server = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(withBom);
+    });
+    expect((await loadPage('101', { baseUrl: server.url(), retries: 0 })).json).toEqual(page);
+  });
+
+  it('one anywhere else is not JSON, and is named escaped, never printed raw', async () => {
+    const parsed = await loadPage('-', { stdin: async () => Buffer.from('{"id": \ufeff101}') });
+    expect(parsed.parseError).toMatch(/\\ufeff/);
+    expect(parsed.parseError).not.toContain('\ufeff');
+  });
+});
+
+describe('a page id past 2^53 is requested by its digits, never through a JS number (#22)', () => {
+  const id = '123456789012345678901234567890';
+
+  it('check, inspect and render --page ask for /api/v2/pages/<the digits>/', async () => {
+    const requested: string[] = [];
+    server = await httpServer((req, res) => {
+      requested.push(req.url ?? '');
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: 'Not found.' }));
+    });
+    const base = ['--base-url', server.url(), '--retries', '0'];
+    const out = path.join(await tempDir(), 'media');
+    for (const args of [
+      ['check', id, ...base],
+      ['inspect', id, ...base],
+      ['render', '--page', id, '--no-download', '--out', out, ...base],
+    ]) {
+      const result = await runCli(args);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`/api/v2/pages/${id}/: HTTP 404 Not Found`);
+    }
+    expect(requested).toEqual(Array(3).fill(`/api/v2/pages/${id}/`));
+  });
+
+  it('pageUrl takes the id as digits; a number past 2^53 is refused in one line naming it', () => {
+    expect(pageUrl('http://127.0.0.1:8000', id)).toBe(`http://127.0.0.1:8000/api/v2/pages/${id}/`);
+    expect(pageUrl('http://127.0.0.1:8000', 101)).toBe('http://127.0.0.1:8000/api/v2/pages/101/');
+    expect(() => pageUrl('http://127.0.0.1:8000', 2 ** 60)).toThrow(
+      new InvalidArgumentError(
+        'page id 1152921504606847000: not an integer within 2^53 (past it, a JS number is not exact); ' +
+          'give the id as a string of digits',
+      ),
+    );
+    expect(() => pageUrl('http://127.0.0.1:8000', '12a')).toThrow(
+      new InvalidArgumentError("page id '12a': expected the digits of an integer"),
+    );
   });
 });

@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.js';
+import { httpServer } from '../client/misbehaving-server.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { PAGES } from '../page/variants.js';
 import { type FixtureServer, startFixtureServer } from './fixture-server.js';
@@ -206,5 +207,41 @@ describe('inspect takes the targets check takes', () => {
       code: 2,
       stderr: `error: ${path.join(dir, 'none.json')}: no such file or page id\n`,
     });
+  });
+});
+
+describe('JSON that is not a page (#22)', () => {
+  it('one line naming the file and the keys it lacks, exit 1 as for an invalid page; never "Page undefined"', async () => {
+    const dir = await tempDir();
+    const cases: Array<[string, string, string]> = [
+      ['package.json', JSON.stringify({ name: 'x', version: '1.0.0' }), 'no id, meta or title at $'],
+      ['article.json', JSON.stringify({ id: 7, title: 'Painting Light', slug: 'painting-light' }), 'no meta at $'],
+      ['list.json', '[{"id": 101}]', 'an array at $, not an object'],
+    ];
+    for (const [name, text, reason] of cases) {
+      const file = path.join(dir, name);
+      await writeFile(file, text);
+      for (const flags of [[], ['--json']]) {
+        const result = await runCli(['inspect', file, ...flags]);
+        expect(result).toMatchObject({ code: 1, stdout: '' });
+        expect(result.stderr).toBe(`error: ${file}: not a page: ${reason} (a page has id, meta and title)\n`);
+      }
+    }
+  });
+
+  it('the same for a page id whose API answers JSON that is not a page', async () => {
+    const api = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ detail: 'ok' }));
+    });
+    try {
+      const result = await runCli(['inspect', '101', '--base-url', api.url()]);
+      expect(result).toMatchObject({ code: 1, stdout: '' });
+      expect(result.stderr).toBe(
+        `error: ${api.url('/api/v2/pages/101/')}: not a page: no id, meta or title at $ (a page has id, meta and title)\n`,
+      );
+    } finally {
+      await api.close();
+    }
   });
 });

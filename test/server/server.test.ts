@@ -59,6 +59,22 @@ describe('the page endpoint', () => {
     expect((await fetch(`${base}/api/v2/pages/101/`, { headers: { 'if-none-match': etag } })).status).toBe(304);
   });
 
+  it('If-None-Match as RFC 9110 13.1.2 has it, on /api/ and /media/ alike: a list, a weak tag, * (#22)', async () => {
+    for (const url of [
+      `${base}/api/v2/pages/101/`,
+      `${base}/api/gallery/newscategories/fairs/`,
+      `${base}/media/ladybird.max-300x300.jpg`,
+    ]) {
+      const tag = (await fetch(url, { method: 'HEAD' })).headers.get('etag')!;
+      expect(tag).toMatch(/^"[^"]+"$/);
+      const status = async (header: string) => (await fetch(url, { headers: { 'if-none-match': header } })).status;
+      for (const header of [tag, `"other", ${tag}`, `W/"x",W/${tag}`, `W/${tag}`, '*'])
+        expect([url, header, await status(header)]).toEqual([url, header, 304]);
+      for (const header of ['"other"', '"other", W/"x"', `${tag.slice(0, -2)}"`])
+        expect([url, header, await status(header)]).toEqual([url, header, 200]);
+    }
+  });
+
   it('errors as Wagtail API v2 gives them', async () => {
     const missing = await fetch(`${base}/api/v2/pages/999/`);
     expect([missing.status, await missing.json()]).toEqual([404, { message: 'No Page matches the given query.' }]);

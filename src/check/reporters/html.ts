@@ -78,6 +78,7 @@ figure img, figure .placeholder { display: block; border: 1px solid #ccc; box-si
   background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
 ${PLACEHOLDER_RULE}
 figcaption { font-size: 12px; color: #333; margin-top: 4px; }
+figcaption code.url { display: block; max-width: 24em; word-break: break-all; color: #b3261e; }
 ul.findings { margin: .6rem 0 0; padding-left: 1.2rem; }
 li.error { color: #b3261e; } li.warning { color: #8a5a00; }
 code { font-family: ui-monospace, monospace; font-size: 12px; }
@@ -310,9 +311,14 @@ function imageCard({ image, findings }: Card, base: string | null, embed: Embed)
         ? `<img src="${thumbnail}" width="${width}" height="${THUMB_HEIGHT}" alt="${key} rendition">`
         : `<div class="placeholder" style="width:${width}px;height:${THUMB_HEIGHT}px" ` +
           `title="${html(thumbnail?.reason ?? 'not read')}">${html(thumbnail?.reason ?? '')}</div>`;
-    const href = fullSize(size.url, base);
+    const target = fullSize(size.url, base);
     const caption = `${key} ${size.width}x${size.height}`;
-    const link = href ? `<a href="${html(href)}">${caption}</a>` : caption;
+    const link =
+      target === null
+        ? caption
+        : 'href' in target
+          ? `<a href="${html(target.href)}">${caption}</a>`
+          : `${caption} <code class="url">${html(target.text)}</code>`;
     return (
       `<figure data-key="${key}" data-width="${size.width}" data-height="${size.height}">` +
       `${picture}<figcaption>${link}</figcaption></figure>`
@@ -325,15 +331,23 @@ ${findings.length ? `<ul class="findings">${findings.map(findingItem).join('')}<
 </div>`;
 }
 
-/** The rendition's URL as a link: absolute as it is, root-relative against the base; none without one. */
-function fullSize(url: string, base: string | null): string | null {
-  if (/^https?:\/\//i.test(url)) return url;
-  if (!base) return null;
+/** Longest URL shown as text (a `data:` URL may be megabytes long). */
+const MAX_URL_TEXT = 200;
+
+/**
+ * The rendition's URL as a link, only when it is http(s): absolute, or relative against the
+ * base (nothing without one). A page is someone else's text: a URL of any other scheme
+ * (`javascript:`, `data:`, `file:`) never becomes a link, and is shown as text instead.
+ */
+function fullSize(url: string, base: string | null): { href: string } | { text: string } | null {
+  let resolved: URL;
   try {
-    return new URL(url, base.endsWith('/') ? base : `${base}/`).href;
+    resolved = base ? new URL(url, base.endsWith('/') ? base : `${base}/`) : new URL(url);
   } catch {
     return null;
   }
+  if (resolved.protocol === 'http:' || resolved.protocol === 'https:') return { href: resolved.href };
+  return { text: url.length > MAX_URL_TEXT ? `${url.slice(0, MAX_URL_TEXT - 1)}…` : url };
 }
 
 function findingItem(finding: Finding): string {

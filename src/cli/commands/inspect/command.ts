@@ -20,7 +20,7 @@ const EXAMPLES = [
 
 const EXIT_CODES = {
   0: 'the page is valid (warnings may be listed)',
-  1: 'the page was read but problems were found',
+  1: 'the page was read but problems were found, or it is JSON but not a page',
   2: 'could not inspect: not found, unreachable, not JSON, bad flags',
 };
 

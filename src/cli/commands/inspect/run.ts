@@ -3,18 +3,26 @@
  * problems were found.
  */
 import { escapeText } from '../../../errors.js';
-import { type InspectTargetOptions, inspectTarget } from '../../../inspect/inspect.js';
+import { type InspectTargetOptions, inspectTarget, NotAPageError } from '../../../inspect/inspect.js';
 import type { InspectReport } from '../../../inspect/report.js';
 import { shown } from '../../../page/text.js';
 import { RENDITION_KEYS } from '../../../renditions/rules.js';
-import { printData, stylesFor } from '../../output.js';
+import { printData, printMessage, stderrStyles, stylesFor } from '../../output.js';
 
 export interface InspectCommandOptions extends InspectTargetOptions {
   json: boolean;
 }
 
 export async function runInspect(target: string, options: InspectCommandOptions): Promise<number> {
-  const report = await inspectTarget(target, options);
+  let report: InspectReport;
+  try {
+    report = await inspectTarget(target, options);
+  } catch (error) {
+    if (!(error instanceof NotAPageError)) throw error;
+    // Read, but not a page: one line, and exit 1 as for any invalid page (not 2, could not run).
+    printMessage(`${stderrStyles().red('error')}: ${error.message}`);
+    return 1;
+  }
   printData(options.json ? JSON.stringify(report, null, 2) : formatReport(report));
   return report.errors > 0 ? 1 : 0;
 }
