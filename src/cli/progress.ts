@@ -2,6 +2,7 @@
  * Long work seen from a terminal: a progress line while a batch runs, and Ctrl-C that lets the
  * work under way finish (a second one stops at once).
  */
+import { escapeText } from '../errors.js';
 import type { RenderPageOptions } from '../page-render/render-page.js';
 import { printMessage } from './output.js';
 
@@ -63,7 +64,9 @@ export class ProgressLine {
     const filled = total === 0 ? width : Math.round((done / total) * width);
     const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} `;
     const room = Math.max(0, columns - bar.length - 1);
-    const text = label.length > room ? `…${label.slice(label.length - room + 1)}` : label;
+    // A file name or URL from elsewhere: escaped, so it cannot move the cursor or retitle the terminal.
+    const shown = escapeText(label);
+    const text = shown.length > room ? `…${shown.slice(shown.length - room + 1)}` : shown;
     process.stderr.write(`\r\x1b[2K${bar}${text}`);
   }
 

@@ -17,14 +17,11 @@ import {
   batchJobSchema,
   batchRecordSchema,
   type JobData,
-  jobDataSchema,
+  jobBatchSchema,
   RESULT_TTL_SECONDS,
   type ResultRecord,
   resultRecordSchema,
 } from './protocol.js';
-
-/** What the collector reads of a job's data in BullMQ's keys: the batch that added it. */
-const jobBatchSchema = jobDataSchema.pick({ batch: true });
 
 export interface CollectOptions extends Pick<RenderOptions, 'altText' | 'onProgress'> {
   /** Wait until every job has a result (default); else report what is there now, the rest as `pending`. */
@@ -318,6 +315,11 @@ class Tally {
 
   finished(job: JobEntry, record: ResultRecord): void {
     if (job.result) return;
+    // Its data was not a job a worker takes: each of its originals (as this batch listed them) failed for that.
+    if (record.refused !== undefined) {
+      this.lost(job, `its job ${job.id} was refused by a worker: ${record.refused}`);
+      return;
+    }
     job.result = record;
     this.remaining--;
     const result = asGiven(job, record, this.#record);

@@ -10,11 +10,11 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseJsonAs, parseJsonOrUndefined } from '../json.js';
 import { OUTPUT_FORMATS } from '../renditions/formats.js';
-import { RENDITION_KEYS } from '../renditions/rules.js';
+import { isStem, RENDITION_KEYS } from '../renditions/rules.js';
 import { renderSettingsSchema, type SettingsSchema } from '../renditions/settings.js';
 import { isS3Url, splitS3Object } from '../storage/s3-url.js';
-import { isKey } from '../storage/store.js';
 
 /** The shape of the job data and of the keys beside BullMQ's: bumped by hand when they change. */
 const STRUCTURE = 2;
@@ -57,12 +57,17 @@ export const BACKOFF_MS = 2_000;
 /** How long results and batches are kept for `queue results` (7 days). */
 export const RESULT_TTL_SECONDS = 7 * 24 * 3600;
 
-/** Read back from Redis, checked like any input: a stem stays below the output; a source is a path or an object. */
+/**
+ * Read back from Redis, checked like any input: a source is a path or an object; a stem is one
+ * `render` makes (`isStem`), so it stays below the output and never names the tool's own files.
+ */
 const originalSchema = z.object({
   source: z.string().refine((source) => (isS3Url(source) ? isObjectUrl(source) : path.isAbsolute(source)), {
     message: 'an absolute path or s3://bucket/key',
   }),
-  stem: z.string().refine(isKey, { message: 'a path below the output folder' }),
+  stem: z.string().refine(isStem, {
+    message: "a stem render makes: '/'-separated names of a-z, 0-9 and '-' (never the tool's own files)",
+  }),
 });
 
 const isObjectUrl = (url: string) => {
@@ -73,6 +78,8 @@ const isObjectUrl = (url: string) => {
     return false;
   }
 };
+
+export const BATCH_ID = /^\d{8}-\d{6}-[0-9a-f]{6}$/;
 
 /**
  * A job: the originals of one image, where they go, and every setting that shapes the files.
@@ -89,11 +96,44 @@ export const jobDataSchema = z.object({
   force: z.boolean(),
   originals: z.array(originalSchema).min(1),
   /** The batch that added the job, whose count of finished originals its worker updates (not part of its id). */
-  batch: z.string(),
+  batch: z.string().regex(BATCH_ID),
 });
 export type JobData = z.infer<typeof jobDataSchema>;
 /** A job's data but for its originals and batch: shared by a batch's jobs; what a worker opens a session with. */
 export type JobTemplate = Omit<JobData, 'originals' | 'batch'>;
+
+/**
+ * The most job data, as Redis holds it, a worker reads: a job `render --queue` makes is one
+ * image's paths and the settings, a few KiB. Past it the job is refused as it is, so nothing of a
+ * hostile payload is parsed, echoed in a log or written back to Redis.
+ */
+export const MAX_JOB_DATA_BYTES = 64 * 1024;
+
+/** The batch a job's data names, read alone: said with a job refused for the rest of its data. */
+export const jobBatchSchema = jobDataSchema.pick({ batch: true });
+
+/** A job's data as read by a worker: the job, or why it is refused (and its batch, when that much could be read). */
+export type ReadJob = { data: JobData } | { refused: string; batch: string | undefined };
+
+/**
+ * Reads a job's data from the text Redis holds: at most MAX_JOB_DATA_BYTES, JSON, of this
+ * protocol's shape. The reason for a refusal is one line, escaped, and bounded.
+ */
+export function readJobData(text: string): ReadJob {
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_JOB_DATA_BYTES) {
+    return { refused: `job data of ${bytes} bytes, over the limit of ${MAX_JOB_DATA_BYTES}`, batch: undefined };
+  }
+  const parsed = parseJsonAs(jobDataSchema, text);
+  if (parsed.ok) return { data: parsed.data };
+  const [first, ...more] = parsed.problems;
+  return {
+    refused:
+      `not a render job of content-api protocol ${PROTOCOL}: ${first}` +
+      (more.length > 0 ? ` (and ${more.length} more problem(s))` : ''),
+    batch: parseJsonOrUndefined(jobBatchSchema, text)?.batch,
+  };
+}
 
 /** What a job's data shares with every job of its batch. */
 export function templateOf({ originals: _originals, batch: _batch, ...template }: JobData): JobTemplate {
@@ -111,13 +151,14 @@ export function jobId(data: JobData): string {
   return `r${createHash('sha256').update(identity).digest('hex').slice(0, 40)}`;
 }
 
-export const BATCH_ID = /^\d{8}-\d{6}-[0-9a-f]{6}$/;
-
 /** A batch's id: sortable by time, with a random tail (`20261123-174512-3f9a1c`). */
 export function batchId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `${stamp}-${createHash('sha256').update(`${Math.random()}${process.pid}`).digest('hex').slice(0, 6)}`;
 }
+
+/** Where a job's result goes when its data was refused before its batch could be read (not JSON, too large). */
+export const UNKNOWN_BATCH = '*';
 
 /** The keys content-api keeps beside BullMQ's (`bull:<name>:*`). */
 export function keysFor(name: string) {
@@ -129,6 +170,8 @@ export function keysFor(name: string) {
      * A job's results, one per batch that ran it (HASH: batch id -> `<finished, ms since epoch
      * (Redis clock)> <ResultRecord JSON>`). The first written stands: a run again of the same
      * job for the same batch (its worker's lock lapsed) neither replaces it nor counts again.
+     * A job refused before its batch could be read is under `UNKNOWN_BATCH`, the latest standing,
+     * for the batch that lists it.
      */
     result: (id: string) => `${base}:result:${id}`,
     /** Times a job was put back after a denial (expiring): see the worker's DENIED_PUTBACKS. */
@@ -177,6 +220,11 @@ export const resultRecordSchema = z.object({
   results: z.array(resultSchema),
   failures: z.array(failureSchema),
   warnings: z.array(z.string()),
+  /**
+   * Why the worker refused the job's data (`readJobData`): each of the job's originals, as its
+   * batch lists them, failed for that. Results and failures are then empty.
+   */
+  refused: z.string().optional(),
   /** The worker that wrote it (`host:pid`) and the attempt (1 = first). */
   worker: z.string(),
   attempt: z.number(),

@@ -10,7 +10,7 @@
  * and another worker runs them again (writes are idempotent, the manifest record comes last).
  */
 import { hostname } from 'node:os';
-import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, type JobJson, UnrecoverableError, Worker } from 'bullmq';
 import {
   ContentApiError,
   InvalidArgumentError,
@@ -29,15 +29,16 @@ import type { MediaStore } from '../storage/store.js';
 import { BULL_OPTIONS, connectQueue, type QueueConnection, type QueueOptions } from './connection.js';
 import {
   type JobData,
-  jobDataSchema,
   LOCK_MS,
   MAX_STALLED,
   PROTOCOL,
   RESULT_TTL_SECONDS,
   type ResultRecord,
+  readJobData,
   STALLED_INTERVAL_MS,
   TICK_MS,
   templateOf,
+  UNKNOWN_BATCH,
 } from './protocol.js';
 
 export interface WorkerOptions extends QueueOptions {
@@ -55,14 +56,16 @@ export interface WorkerOptions extends QueueOptions {
 
 export interface WorkerJobEvent {
   id: string;
-  /** The job's originals. */
+  /** The job's originals (none for `refused`). */
   sources: string[];
   /**
    * `paused`: a store could not be used at all (unreachable, throttled, no credentials): the job
    * goes back to the queue without spending an attempt, and this worker takes none for a while.
    * `retrying`: the job failed for the infrastructure, and spends one of its attempts.
+   * `refused`: its data is not a job this worker takes (`readJobData`: too large, not JSON,
+   * another shape or protocol): it fails at once, never retried, recorded for its batch.
    */
-  status: 'started' | 'done' | 'failed' | 'retrying' | 'paused';
+  status: 'started' | 'done' | 'failed' | 'retrying' | 'paused' | 'refused';
   /** For `done`: the results' statuses; else why. */
   detail: string;
   attempt: number;
@@ -92,7 +95,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
   const render = options.render ?? ((data: JobData) => sessions.render(data));
   const name = `${hostname()}:${process.pid}`;
   const results = resultWriter(queue);
-  let worker: Worker | undefined;
+  let worker: TextDataWorker | undefined;
   let pauses = 0;
   let paused: NodeJS.Timeout | undefined;
   let closing = false;
@@ -135,17 +138,19 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
   };
 
   const underWay = new UnderWay();
-  const processor = (job: Job, token?: string) => underWay.run(() => runJob(job, token));
-  const runJob = async (job: Job, token?: string) => {
+  const processor = (job: Job<string>, token?: string) => underWay.run(() => runJob(job, token));
+  const runJob = async (job: Job<string>, token?: string) => {
     const started = performance.now();
-    const parsed = jobDataSchema.safeParse(job.data);
-    if (!parsed.success) {
-      throw new UnrecoverableError(
-        `job ${job.id}: not a render job of content-api protocol ${PROTOCOL} (${parsed.error.issues[0]?.message})`,
-      );
-    }
-    const data = parsed.data;
     const attempt = job.attemptsMade + 1;
+    const read = readJobData(job.data);
+    if ('refused' in read) {
+      const record = { results: [], failures: [], warnings: [], refused: read.refused, worker: name, attempt };
+      await results.write(job.id!, read.batch ?? UNKNOWN_BATCH, record);
+      const ms = performance.now() - started;
+      options.onJob?.({ id: job.id!, sources: [], status: 'refused', detail: read.refused, attempt, ms });
+      throw new UnrecoverableError(`job ${job.id}: ${read.refused}`);
+    }
+    const { data } = read;
     const last = attempt >= (job.opts.attempts ?? 1);
     const event: Event = (status, detail) =>
       options.onJob?.({
@@ -170,7 +175,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
       }
       const code = error instanceof ContentApiError ? error.code : 'CONTENT_API_RENDER_FAILED';
       const failures = data.originals.map(({ source }) => ({ source, code, error: `${source}: ${oneLine(error)}` }));
-      await results.write(job, { results: [], failures, warnings: [], worker: name, attempt });
+      await results.write(job.id!, data.batch, { results: [], failures, warnings: [], worker: name, attempt });
       event('failed', oneLine(error));
       throw new UnrecoverableError(oneLine(error));
     }
@@ -190,7 +195,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
       worker: name,
       attempt,
     };
-    await results.write(job, record);
+    await results.write(job.id!, data.batch, record);
     if (failures.length > 0) {
       event('failed', failures.map((failure) => failure.error).join('; '));
       // Failed for the original itself: said once, never retried.
@@ -201,7 +206,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
   };
 
   try {
-    worker = new Worker(queue.name, processor, {
+    worker = new TextDataWorker(queue.name, processor, {
       connection: queue.redis,
       ...BULL_OPTIONS,
       concurrency: options.concurrency ?? 1,
@@ -247,6 +252,20 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
 
 type Event = (status: WorkerJobEvent['status'], detail: string) => void;
 
+/**
+ * BullMQ's worker, but a job's data reaches the processor as the text Redis holds, for
+ * `readJobData`. BullMQ would parse it while fetching the job, where data that is not JSON
+ * throws in its fetch loop, never failing the job: it stays active, is fetched again and again,
+ * and its batch never ends. (And a payload of any size would be parsed before anyone looked.)
+ */
+class TextDataWorker extends Worker<string> {
+  protected override createJob(json: JobJson, jobId: string): Job<string> {
+    const job = super.createJob({ ...json, data: 'null' }, jobId);
+    job.data = json.data ?? '';
+    return job;
+  }
+}
+
 /** The jobs this worker's processor is running, and a wait until there are none. */
 class UnderWay {
   #count = 0;
@@ -291,10 +310,13 @@ function resultWriter(queue: QueueConnection) {
   queue.redis.defineCommand('contentApiResult', {
     numberOfKeys: 6,
     // KEYS: result, stats, rate window prefix, batch counter, queue mark, denial count;
-    // ARGV: record, ttl, window ms, mark, rendered, skipped, failed, finished, batch.
+    // ARGV: record, ttl, window ms, mark, rendered, skipped, failed, finished, batch, unknown batch.
     lua: `
       local t = redis.call('TIME')
       local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+      local unknown = ARGV[9] == ARGV[10]
+      -- A refusal whose batch is unknown: the latest stands, for whichever batch lists the job now.
+      if unknown then redis.call('HDEL', KEYS[1], ARGV[9]) end
       local first = redis.call('HSETNX', KEYS[1], ARGV[9], ms .. ' ' .. ARGV[1])
       redis.call('EXPIRE', KEYS[1], ARGV[2])
       -- Each write keeps the hash another week: older batches' entries go, or it would grow
@@ -315,20 +337,22 @@ function resultWriter(queue: QueueConnection) {
       local tick = KEYS[3] .. math.floor(ms / tonumber(ARGV[3]))
       redis.call('INCRBY', tick, ARGV[8])
       redis.call('EXPIRE', tick, 900)
-      redis.call('INCRBY', KEYS[4], ARGV[8])
-      redis.call('EXPIRE', KEYS[4], ARGV[2])
+      if not unknown then
+        redis.call('INCRBY', KEYS[4], ARGV[8])
+        redis.call('EXPIRE', KEYS[4], ARGV[2])
+      end
       return ms`,
   });
   const run = (
     queue.redis as unknown as Record<string, (...args: Array<string | number>) => Promise<number>>
   ).contentApiResult!.bind(queue.redis);
   return {
-    write(job: Job, record: ResultRecord): Promise<number> {
+    /** `batch` is UNKNOWN_BATCH for a job refused before its batch could be read (counted as one failure). */
+    write(id: string, batch: string, record: ResultRecord): Promise<number> {
       const count = (status: string) => record.results.filter((result) => result.status === status).length;
-      const finished = record.results.length + record.failures.length;
-      const { batch } = job.data as JobData;
+      const failed = record.refused === undefined ? record.failures.length : 1;
       const { result, stats, tick, batchDone, marker, denied } = queue.keys;
-      const keys = [result(job.id!), stats, tick(''), batchDone(batch), marker, denied(job.id!)];
+      const keys = [result(id), stats, tick(''), batchDone(batch), marker, denied(id)];
       return run(
         ...keys,
         JSON.stringify(record),
@@ -337,9 +361,10 @@ function resultWriter(queue: QueueConnection) {
         JSON.stringify({ protocol: PROTOCOL }),
         count('rendered'),
         count('skipped'),
-        record.failures.length,
-        finished,
+        failed,
+        record.results.length + failed,
         batch,
+        UNKNOWN_BATCH,
       );
     },
     retried: () => queue.redis.hincrby(queue.keys.stats, 'retried', 1).then(() => undefined),

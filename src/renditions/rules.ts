@@ -101,6 +101,17 @@ export function safeName(name: string): string {
   return slug === '' ? 'image' : slug;
 }
 
+/**
+ * True for a stem `render` makes (`old-works/evening-light`): safe names (`safeName`) joined by
+ * `/`. A stem from elsewhere (a job's data) is taken only if it is one, so it stays below the
+ * output, and neither it nor a rendition named from it can be one of the tool's own files
+ * there (the manifest, its lock, the claims folder, a bucket's records, temporary files),
+ * whose names all begin with `.`, which a safe name never does.
+ */
+export function isStem(stem: string): boolean {
+  return stem.split('/').every((segment) => safeName(segment) === segment);
+}
+
 /** `<url> <width>w` entries joined by `, `, in xs..xl order (spec 2.5 rule 2). */
 export function buildSrcset(sizes: Record<RenditionKey, { width: number; url: string }>): string {
   return RENDITION_KEYS.map((key) => `${sizes[key].url} ${sizes[key].width}w`).join(', ');

@@ -72,6 +72,35 @@ describe('render in hostile surroundings', () => {
   );
 
   it(
+    'file names with escape sequences and a line break are printed escaped: they neither drive the terminal ' +
+      'nor forge a line, in the report or in the progress line',
+    async () => {
+      const dir = await tempDir();
+      const evil = 'evil\x1b]0;pwned\x07\nfailed: forged.jpg'; // retitles the terminal, then a second `failed:` line
+      await writeImage(dir, 'in/photo.jpg', photo(400, 300).jpeg());
+      await writeFile(path.join(dir, 'in', evil), 'not a picture');
+      await writeFile(path.join(dir, 'in', 'logo\x1b[2J.svg'), 'x'); // clears the screen
+      const args = ['render', path.join(dir, 'in'), '--out', path.join(dir, 'out')];
+      const result = await runCli(args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).not.toContain('\x1b');
+      const lines = result.stderr.trimEnd().split('\n');
+      expect(lines.filter((line) => line.startsWith('failed: '))).toEqual([
+        `failed: ${path.join(dir, 'in')}/evil\\u001b]0;pwned\\u0007\\nfailed: forged.jpg: ` +
+          'not an image in a supported format',
+      ]);
+      expect(lines.filter((line) => line.startsWith('warning: '))).toEqual([
+        `warning: ${path.join(dir, 'in')}: 1 file(s) not rendered, not an image type render takes (logo\\u001b[2J.svg)`,
+      ]);
+      expect(lines).toHaveLength(3); // the failure, the warning, the summary
+
+      const tty = await runInTerminal([...args, '--force', '--concurrency', '1']);
+      expect(tty.stdout).toContain('evil\\u001b]0;pwned\\u0007\\nfailed: forged.jpg');
+      expect(tty.stdout).not.toMatch(/\x1b\]0;|\x1b\[2J|\x07/);
+    },
+  );
+
+  it(
     'an output folder that cannot be made, even where the system loops (/proc): ' + 'one line, exit 2, at once',
     async () => {
       const started = Date.now();

@@ -1,11 +1,16 @@
 /**
- * The queue's pure rules: job ids (what makes a batch enqueued twice add nothing) and which
- * failures are the infrastructure's (retried) rather than the original's (failed once).
+ * The queue's pure rules: job ids (what makes a batch enqueued twice add nothing), which job
+ * data a worker takes, and which failures are the infrastructure's (retried) rather than the
+ * original's (failed once).
  */
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SourceError, type SourceErrorCode, StorageError } from '../../src/errors.js';
-import { type JobData, jobId, PROTOCOL } from '../../src/queue/protocol.js';
+import { tempPathFor } from '../../src/fs/atomic.js';
+import { type JobData, jobId, MAX_JOB_DATA_BYTES, PROTOCOL, readJobData } from '../../src/queue/protocol.js';
 import { isTransient } from '../../src/queue/worker.js';
+import { CLAIMS_FOLDER } from '../../src/renditions/claims.js';
+import { MANIFEST_FILE, MANIFEST_RECORDS } from '../../src/renditions/manifest.js';
 import { resolveSettings } from '../../src/renditions/settings.js';
 
 const job = (patch: Partial<JobData> = {}): JobData => ({
@@ -42,6 +47,52 @@ describe('job ids', () => {
       { source: 's3://o/a.jpeg', stem: 'a' },
     ];
     expect(jobId(job({ originals: [a, b] }))).toBe(jobId(job({ originals: [b, a] })));
+  });
+});
+
+describe('job data as a worker reads it', () => {
+  const read = (data: unknown) => readJobData(typeof data === 'string' ? data : JSON.stringify(data));
+  const withStem = (stem: string) => read(job({ originals: [{ source: 's3://originals/a.jpg', stem }] }));
+
+  it('takes the jobs render --queue makes', () => {
+    expect(read(job())).toEqual({ data: job() });
+    for (const stem of ['old-works/evening-light', 'image', 'a/b/c-1']) expect(withStem(stem)).toHaveProperty('data');
+  });
+
+  it("refuses stems that are not render's, and so every stem naming the tool's own files beside the renditions", () => {
+    const own = [
+      MANIFEST_FILE,
+      `${MANIFEST_FILE}.lock`,
+      CLAIMS_FOLDER,
+      MANIFEST_RECORDS.replace(/\/$/, ''),
+      path.basename(tempPathFor('photo.max-300x300.jpg')),
+    ];
+    const others = ['', '../up', 'a/../../up', '/abs', 'a//b', 'Photo', 'a b', 'a\nb', 'é'];
+    for (const stem of [...own.flatMap((name) => [name, `${name}/x`, `a/${name}`]), ...others]) {
+      const refused = withStem(stem);
+      expect(refused, stem).toEqual({
+        refused: expect.stringContaining(`$.originals[0].stem: a stem render makes`),
+        batch: job().batch,
+      });
+    }
+  });
+
+  it(`refuses data over ${MAX_JOB_DATA_BYTES} bytes unread, and data that is not JSON, saying so in one short line`, () => {
+    const huge = JSON.stringify(
+      job({ originals: [{ source: `s3://o/${'\x1b'.repeat(MAX_JOB_DATA_BYTES)}`, stem: 'a' }] }),
+    );
+    expect(readJobData(huge)).toEqual({
+      refused: `job data of ${Buffer.byteLength(huge)} bytes, over the limit of ${MAX_JOB_DATA_BYTES}`,
+      batch: undefined,
+    });
+    expect(readJobData('{"protocol":')).toEqual({
+      refused: `not a render job of content-api protocol ${PROTOCOL}: not JSON (Unexpected end of JSON input)`,
+      batch: undefined,
+    });
+    const hostile = read({ protocol: PROTOCOL, batch: '\x1b]0;x\x07', originals: 'x'.repeat(60_000) });
+    expect('refused' in hostile && hostile.refused).toMatch(/^not a render job of content-api protocol \S+: \$\.\w+: /);
+    expect('refused' in hostile && hostile.refused.length).toBeLessThan(300);
+    expect(hostile).toMatchObject({ batch: undefined });
   });
 });
 

@@ -1,8 +1,10 @@
 /**
  * How `render` reports a batch (local, or gathered from the queue): JSON on stdout with
  * `--json`, `would write` lines for a dry run, warnings, failures and a summary on stderr.
+ * Names in the lines come from elsewhere (files, object keys, job data, results read back from
+ * Redis): each line is escaped (`escapeText`), so none drives the terminal or forges a line.
  */
-
+import { escapeText } from '../../../errors.js';
 import type { RenderReport, RenderResult } from '../../../renditions/render.js';
 import { RENDITION_KEYS } from '../../../renditions/rules.js';
 import type { Shard } from '../../../renditions/shard.js';
@@ -73,17 +75,17 @@ export function printDryRun(results: RenderResult[], options: { outDir: string }
     const verb = result.status === 'skipped' ? 'up to date' : 'would write';
     for (const key of RENDITION_KEYS) {
       const file = result.files[key];
-      printData(`${verb}\t${joinLocation(options.outDir, file.path)}\t${file.width}x${file.height}`);
+      printData(`${verb}\t${escapeText(joinLocation(options.outDir, file.path))}\t${file.width}x${file.height}`);
     }
     for (const file of result.removed)
-      printData(`would remove\t${joinLocation(options.outDir, file)}\tno longer written`);
+      printData(`would remove\t${escapeText(joinLocation(options.outDir, file))}\tno longer written`);
   }
 }
 
 export function printMessages(report: { warnings: string[]; failures: Array<{ error: string }> }): void {
   const { red, yellow } = stderrStyles();
-  for (const warning of report.warnings) printMessage(`${yellow('warning')}: ${warning}`);
-  for (const failure of report.failures) printMessage(`${red('failed')}: ${failure.error}`);
+  for (const warning of report.warnings) printMessage(`${yellow('warning')}: ${escapeText(warning)}`);
+  for (const failure of report.failures) printMessage(`${red('failed')}: ${escapeText(failure.error)}`);
 }
 
 export function summary(
@@ -99,5 +101,6 @@ export function summary(
   if (report.failures.length > 0) parts.push(red(`${report.failures.length} failed`));
   if (report.notStarted.length > 0) parts.push(`${report.notStarted.length} not started (interrupted)`);
   if (report.pending && report.pending.length > 0) parts.push(`${report.pending.length} still queued`);
-  return `${parts.join(', ')} in ${seconds.toFixed(1)} s${options.dryRun ? '' : ` (output: ${options.outDir})`}`;
+  const output = options.dryRun ? '' : ` (output: ${escapeText(options.outDir)})`;
+  return `${parts.join(', ')} in ${seconds.toFixed(1)} s${output}`;
 }

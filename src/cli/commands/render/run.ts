@@ -2,7 +2,7 @@
  * `content-api render`: runs the batch (originals, or a page's images with `--page`) and
  * reports it (report.ts), with a progress bar on a terminal.
  */
-import { InvalidArgumentError } from '../../../errors.js';
+import { escapeText, InvalidArgumentError } from '../../../errors.js';
 import type { RenderPageOptions } from '../../../page-render/render-page.js';
 import { type RenderOptions, renderOriginals } from '../../../renditions/render.js';
 import { assertWritableFile, printData, printMessage, writeOutputFile } from '../../output.js';
@@ -59,14 +59,15 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
     printData(JSON.stringify({ page: source, results, failures, notStarted, warnings, updated, written }, null, 2));
   } else if (options.dryRun) {
     printDryRun(report.results, options);
-    if (writePage) printData(`would write\t${writePage}\tthe page with ${report.updated.length} Image(s) updated`);
+    if (writePage)
+      printData(`would write\t${escapeText(writePage)}\tthe page with ${report.updated.length} Image(s) updated`);
   }
   printMessages(report);
   if (!json) {
     const where = written
-      ? `; page written to ${written === '-' ? 'stdout' : written} (${report.updated.length} Image(s) updated)`
+      ? `; page written to ${written === '-' ? 'stdout' : escapeText(written)} (${report.updated.length} Image(s) updated)`
       : '';
-    printMessage(`${page.source}: ${summary(report, seconds, options)}${where}`);
+    printMessage(`${escapeText(page.source)}: ${summary(report, seconds, options)}${where}`);
   }
   return report.failures.length > 0 || report.notStarted.length > 0 ? 1 : 0;
 }

@@ -40,7 +40,7 @@ export function workerCommand(program: Command): Command {
     concurrencyOption('originals rendered at once (default: the number of cores)'),
   );
   addHttpOptions(command, { timeout: 'connecting to Redis at start, and S3 timeouts: connecting, waiting, silence' });
-  command.option('-q, --quiet', 'no line per job');
+  command.option('-q, --quiet', 'no line per job (a refused job is still said)');
   return addS3Options(command)
     .addHelpText('after', epilogue(EXAMPLES, EXIT_CODES))
     .action(async (flags: Flags) => {

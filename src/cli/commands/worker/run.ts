@@ -1,6 +1,7 @@
 /**
  * `content-api worker`: render the queue's jobs on this machine until SIGTERM or SIGINT.
  */
+import { escapeText } from '../../../errors.js';
 import type { QueueOptions } from '../../../queue/connection.js';
 import { startWorker } from '../../../queue/worker.js';
 import type { S3Options } from '../../../storage/s3-url.js';
@@ -20,20 +21,20 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
     ...options.queue,
     concurrency: options.concurrency,
     s3: options.s3,
-    onError: (message) => printMessage(`${yellow('warning')}: Redis: ${message}; retrying`),
-    onJob: options.quiet
-      ? undefined
-      : ({ status, sources, detail, attempt, ms }) => {
-          if (status === 'started') return;
-          const tries = attempt > 1 ? ` (attempt ${attempt})` : '';
-          const took = `${(ms / 1000).toFixed(1)} s`;
-          if (status === 'done') printMessage(`${detail}\t${sources.join(' ')}\t${took}${tries}`);
-          else if (status === 'paused') printMessage(`${yellow('paused')}\t${sources.join(' ')}\t${detail}`);
-          else
-            printMessage(
-              `${status === 'failed' ? red('failed') : status}\t${sources.join(' ')}\t${detail}\t${took}${tries}`,
-            );
-        },
+    onError: (message) => printMessage(`${yellow('warning')}: Redis: ${escapeText(message)}; retrying`),
+    // Job data is anyone's who can write to Redis: every name and reason from it is escaped.
+    onJob: (event) => {
+      const { status, attempt, ms } = event;
+      // A refused job is said even with --quiet: nothing else tells why its batch lists it failed.
+      if (status === 'started' || (options.quiet && status !== 'refused')) return;
+      const [id, sources, detail] = [event.id, event.sources.join(' '), event.detail].map(escapeText);
+      const tries = attempt > 1 ? ` (attempt ${attempt})` : '';
+      const took = `${(ms / 1000).toFixed(1)} s`;
+      if (status === 'done') printMessage(`${detail}\t${sources}\t${took}${tries}`);
+      else if (status === 'paused') printMessage(`${yellow('paused')}\t${sources}\t${detail}`);
+      else if (status === 'refused') printMessage(`${red('refused')}\tjob ${id}\t${detail}`);
+      else printMessage(`${status === 'failed' ? red('failed') : status}\t${sources}\t${detail}\t${took}${tries}`);
+    },
   });
   for (const warning of worker.warnings) printMessage(`${yellow('warning')}: ${warning}`);
   printMessage(

@@ -1,0 +1,223 @@
+/**
+ * Job data is anyone's who can write to Redis (issue #22): a job is enqueued by `render --queue
+ * --detach`, then its data is rewritten in BullMQ's key as a hostile or faulty submitter would,
+ * and a real worker (the built binary) takes it, against a real redis-server started here.
+ * Each case: one line naming the job and the reason, nothing raw on the terminal, the batch
+ * ends with the reason in its report, and nothing of the tool's own files is touched.
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_JOB_DATA_BYTES } from '../../src/queue/protocol.js';
+import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { type CliResult, runCli, startCli } from '../cli/run-cli.js';
+import { photo, writeImage } from '../fixtures/images.js';
+import { type RedisServer, startRedis } from '../fixtures/redis.js';
+import { tempDir } from '../fixtures/tmp.js';
+
+let redis: RedisServer;
+let client: Redis;
+let queueRun = 0;
+let name: string;
+const stops: Array<() => void> = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  client = new Redis(redis.url);
+});
+afterAll(async () => {
+  client?.disconnect();
+  await redis?.stop();
+});
+afterEach(() => {
+  for (const stop of stops.splice(0)) stop();
+});
+
+const queueArgs = () => ['--queue', redis.url, '--queue-name', name];
+
+/** One original enqueued with --detach, on a queue of its own: the batch, the job's id and key, the folders. */
+async function enqueued() {
+  name = `hostile-${++queueRun}`;
+  const dir = await tempDir();
+  const original = await writeImage(dir, 'in/photo.jpg', photo(400, 300).jpeg());
+  const out = path.join(dir, 'out');
+  const run = await runCli(['render', path.join(dir, 'in'), '--out', out, ...queueArgs(), '--detach']);
+  expect(run.code, run.stderr).toBe(0);
+  const [id] = await client.lrange(`bull:${name}:wait`, 0, -1);
+  const key = `bull:${name}:${id}`;
+  const data = JSON.parse((await client.hget(key, 'data'))!);
+  return { batch: run.stdout.trim(), id: id!, key, data, original, out };
+}
+
+/** A worker (the built binary) until the test ends; its log as it comes. */
+function startWorker() {
+  const worker = startCli(['worker', ...queueArgs(), '-j', '1']);
+  stops.push(() => worker.child.kill('SIGKILL'));
+  const log = () => worker.output().stderr;
+  return {
+    log,
+    /** Waits until the log has a line matching `pattern`. */
+    async said(pattern: RegExp): Promise<void> {
+      const deadline = Date.now() + 30_000;
+      while (!pattern.test(log())) {
+        if (Date.now() > deadline) throw new Error(`the worker never said ${pattern}:\n${log().slice(-2_000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+}
+
+/** `queue results` of a batch, which must end within 30 s. */
+async function results(batch: string, json = false): Promise<CliResult> {
+  const run = startCli(['queue', 'results', batch, ...queueArgs(), ...(json ? ['--json'] : [])]);
+  const timer = setTimeout(() => run.child.kill('SIGKILL'), 30_000);
+  const result = await run.done;
+  clearTimeout(timer);
+  expect(result.signal, `queue results never ended:\n${result.stderr}`).toBeNull();
+  return result;
+}
+
+describe('job data from a hostile or faulty submitter', () => {
+  it(
+    "control characters in job data are escaped in the worker's log and in queue results: " +
+      'no forged lines, no escape sequences',
+    async () => {
+      const job = await enqueued();
+      // A path with a line break forges a `rendered` line; an OSC sequence retitles the terminal.
+      const evil = `${path.dirname(job.original)}/evil\nrendered\tforged.jpg\t0.1 s\x1b]0;pwned\x07.jpg`;
+      job.data.originals[0].source = evil;
+      await client.hset(job.key, 'data', JSON.stringify(job.data));
+      const worker = startWorker();
+      await worker.said(/^failed\t/m);
+      const report = await results(job.batch);
+      expect(report.code).toBe(1);
+      for (const output of [worker.log(), report.stderr]) {
+        expect(output).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/); // tabs and line breaks only, no raw controls
+        expect(output).not.toMatch(/^rendered/m);
+      }
+      const shown = `${path.dirname(job.original)}/evil\\nrendered\\tforged.jpg\\t0.1 s\\u001b]0;pwned\\u0007.jpg`;
+      expect(
+        worker
+          .log()
+          .split('\n')
+          .filter((line) => line.startsWith('failed\t')),
+      ).toEqual([
+        expect.stringMatching(
+          `^failed\t${escapeRegExp(`${shown}\t${shown}`)}: cannot read \\(ENOENT\\)\t\\d+\\.\\d s$`,
+        ),
+      ]);
+      expect(report.stderr.split('\n').filter((line) => line.startsWith('failed: '))).toEqual([
+        `failed: ${shown}: cannot read (ENOENT)`,
+      ]);
+    },
+  );
+
+  it(
+    'job data the worker refuses (a stem with .., a relative source) is said in one line naming the job and ' +
+      'the reason, and its batch reports its original failed for it',
+    async () => {
+      for (const [patch, reason] of [
+        [{ stem: '../up' }, "$.originals[0].stem: a stem render makes: '/'-separated names"],
+        [{ source: 'relative/photo.jpg' }, '$.originals[0].source: an absolute path or s3://bucket/key'],
+      ] as const) {
+        const job = await enqueued();
+        Object.assign(job.data.originals[0], patch);
+        await client.hset(job.key, 'data', JSON.stringify(job.data));
+        const worker = startWorker();
+        await worker.said(/^refused\t/m);
+        const said = `job ${job.id}\tnot a render job of content-api protocol ${job.data.protocol}: ${reason}`;
+        expect(
+          worker
+            .log()
+            .split('\n')
+            .filter((line) => line.startsWith('refused\t')),
+        ).toEqual([expect.stringContaining(`refused\t${said}`)]);
+        const report = await results(job.batch, true);
+        expect(report.code).toBe(1);
+        const { results: rendered, failures } = JSON.parse(report.stdout);
+        expect(rendered).toEqual([]);
+        expect(failures).toEqual([
+          {
+            source: job.original,
+            code: 'CONTENT_API_RENDER_FAILED',
+            error: expect.stringContaining(`${job.original}: its job ${job.id} was refused by a worker: not a render`),
+          },
+        ]);
+        expect(failures[0].error).toContain(reason);
+      }
+    },
+  );
+
+  it(
+    'job data that is not JSON fails its job, said in one line naming it; the batch ends, ' +
+      'its original failed with the reason',
+    async () => {
+      const job = await enqueued();
+      await client.hset(job.key, 'data', '{"protocol":');
+      const worker = startWorker();
+      await worker.said(/^refused\t/m);
+      expect(worker.log()).toContain(`refused\tjob ${job.id}\tnot a render job of content-api protocol `);
+      expect(worker.log()).toMatch(/: not JSON \(Unexpected end of JSON input\)\n/);
+      expect(worker.log()).not.toContain('warning');
+      const report = await results(job.batch);
+      expect(report.code).toBe(1);
+      expect(report.stderr).toContain(
+        `failed: ${job.original}: its job ${job.id} was refused by a worker: not a render job of content-api ` +
+          'protocol ',
+      );
+      expect(report.stderr).toMatch(/0 rendered, 0 up to date, 1 failed in/);
+      // Failed, not left active, waiting or retrying.
+      for (const list of ['active', 'wait']) expect(await client.llen(`bull:${name}:${list}`)).toBe(0);
+      expect(await client.exists(job.key)).toBe(0);
+    },
+  );
+
+  it(
+    "a stem naming the tool's own files (the manifest's lock) is refused: " +
+      'nothing is written there, and renders into that output go on',
+    async () => {
+      const job = await enqueued();
+      job.data.originals[0].stem = `${MANIFEST_FILE}.lock/x`;
+      await client.hset(job.key, 'data', JSON.stringify(job.data));
+      const worker = startWorker();
+      await worker.said(/^refused\t/m);
+      expect(worker.log()).toContain(`$.originals[0].stem: a stem render makes`);
+      await expect(stat(path.join(job.out, `${MANIFEST_FILE}.lock`))).rejects.toThrow(/ENOENT/);
+      const local = await runCli(['render', path.dirname(job.original), '--out', job.out]);
+      expect(local.code, local.stderr).toBe(0);
+      expect(local.stderr).toMatch(/^1 rendered/);
+    },
+  );
+
+  it(
+    `job data over ${MAX_JOB_DATA_BYTES} bytes is refused without being parsed: one short line; ` +
+      'nothing of it is echoed or written back to Redis',
+    async () => {
+      const job = await enqueued();
+      job.data.originals[0].source = `/${'a'.repeat(2 * 1024 * 1024)}.jpg`;
+      const text = JSON.stringify(job.data);
+      await client.hset(job.key, 'data', text);
+      const worker = startWorker();
+      await worker.said(/^refused\t/m);
+      const bytes = Buffer.byteLength(text);
+      expect(worker.log()).toContain(
+        `refused\tjob ${job.id}\tjob data of ${bytes} bytes, over the limit of ${MAX_JOB_DATA_BYTES}\n`,
+      );
+      expect(worker.log().length).toBeLessThan(1_000);
+      const report = await results(job.batch);
+      expect(report.code).toBe(1);
+      expect(report.stderr).toContain(`over the limit of ${MAX_JOB_DATA_BYTES}`);
+      expect(report.stderr.length).toBeLessThan(1_000);
+      // What Redis holds of content-api's and BullMQ's (its event stream too) is small again.
+      const big: string[] = [];
+      for (const key of await client.keys('*')) {
+        const usage = (await client.memory('USAGE', key)) ?? 0;
+        if (usage > 64 * 1024) big.push(`${key}: ${usage} bytes`);
+      }
+      expect(big).toEqual([]);
+    },
+  );
+});
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
