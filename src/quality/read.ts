@@ -4,6 +4,7 @@
  */
 import sharp from 'sharp';
 import { sourceErrorFromSharp } from '../errors.js';
+import { PROBE_QUALITY } from './auto.js';
 import type { RawPixels } from './linear.js';
 
 /**
@@ -23,4 +24,19 @@ export async function rawPixels(input: string | Uint8Array, name?: string): Prom
   } catch (error) {
     throw sourceErrorFromSharp(name ?? (typeof input === 'string' ? input : 'image buffer'), error);
   }
+}
+
+/**
+ * The probe `samplePixels` ranks a rendition's tiles by: its green channel (grey for grey pixels)
+ * after a JPEG round trip at PROBE_QUALITY, one channel of the same size.
+ */
+export async function jpegProbe(pixels: RawPixels): Promise<RawPixels> {
+  const { width, height, channels } = pixels.info;
+  const raw = { width, height, channels: channels as 1 | 2 | 3 | 4 };
+  const jpeg = await sharp(pixels.data, { raw })
+    .extractChannel(channels >= 3 ? 1 : 0)
+    .jpeg({ quality: PROBE_QUALITY })
+    .toBuffer();
+  const { data, info } = await sharp(jpeg).toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
+  return { data, info: { width: info.width, height: info.height, channels: info.channels } };
 }

@@ -4,9 +4,10 @@
  */
 import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp';
 import { SourceError, sourceErrorFromSharp } from '../errors.js';
-import { type Measured, samplePixels, searchQuality } from '../quality/auto.js';
+import { isSampled, type Measured, samplePixels, searchQuality, TILE_MARGIN } from '../quality/auto.js';
 import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
+import { jpegProbe } from '../quality/read.js';
 import { scorePool } from '../quality/score-pool.js';
 import { keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
@@ -128,23 +129,21 @@ async function* cascade(
     .toBuffer({ resolveWithObject: true });
   const encodes: Array<Promise<EncodedRendition>> = [];
   const prints: Array<string | undefined> = [];
+  // With --quality auto, each size's pixels, searched once all exist (`searchSmallestFirst`).
+  const searched: RawPixels[] = [];
   try {
     for (const [index, group] of groups.entries()) {
-      const palette = settings.format === 'png' && paletteFor(settings.png.palette, pixels.data, pixels.info);
       const own = pixels;
       prints.push(isSmall(group.size) ? fingerprint(own) : undefined);
-      const before = encodes.at(-1);
-      const encoded = searches(settings)
-        ? // Each size's search starts at the quality the size before it chose, so they run one after another.
-          (async () => {
-            const auto = await chooseQuality(own, settings, (await before)?.measured?.quality);
-            return { ...group, data: auto!.data, measured: auto!.measured };
-          })()
-        : encode(fromRaw(own.data, own.info), settings, palette)
-            .toBuffer()
-            .then((data) => ({ ...group, data }));
-      encodes.push(encoded);
-      encoded.catch(() => undefined); // awaited below, in order; this only marks it handled meanwhile
+      if (searches(settings)) searched.push(own);
+      else {
+        const palette = settings.format === 'png' && paletteFor(settings.png.palette, own.data, own.info);
+        const encoded = encode(fromRaw(own.data, own.info), settings, palette)
+          .toBuffer()
+          .then((data) => ({ ...group, data }));
+        encodes.push(encoded);
+        encoded.catch(() => undefined); // awaited below, in order; this only marks it handled meanwhile
+      }
       const next = groups[index + 1];
       if (next) {
         pixels = await fromRaw(pixels.data, pixels.info)
@@ -153,12 +152,38 @@ async function* cascade(
           .toBuffer({ resolveWithObject: true });
       }
     }
+    if (searches(settings)) encodes.push(...searchSmallestFirst(groups, searched, settings));
   } finally {
     // Whatever happened, let every encode under way finish before the caller moves on.
     await Promise.allSettled(encodes);
   }
   const filled = fillFingerprints(prints);
   for (const [index, encoded] of encodes.entries()) yield { ...(await encoded), fingerprint: filled[index]! };
+}
+
+/**
+ * `--quality auto` over each size's pixels, in the order of `groups`: one search after another from
+ * the smallest, each starting at the quality the size below it chose. The small sizes are scored
+ * whole and cheaply, and a larger size needs about the same quality or a little less, so the costly
+ * searches start next to their answer.
+ */
+function searchSmallestFirst(
+  groups: Array<Omit<EncodedRendition, 'data'>>,
+  pixels: RawPixels[],
+  settings: EncodeSettings,
+): Array<Promise<EncodedRendition>> {
+  const found: Array<Promise<EncodedRendition>> = [];
+  let below: Promise<EncodedRendition> | undefined;
+  for (let index = groups.length - 1; index >= 0; index--) {
+    const before = below;
+    below = (async () => {
+      const auto = await chooseQuality(pixels[index]!, settings, (await before)?.measured?.quality);
+      return { ...groups[index]!, data: auto!.data, measured: auto!.measured };
+    })();
+    below.catch(() => undefined); // awaited by the caller, in order; this only marks it handled meanwhile
+    found[index] = below;
+  }
+  return found;
 }
 
 /**
@@ -191,7 +216,7 @@ const QUALITY_RANGE = { min: 10, max: 100 };
 
 /**
  * With `--quality auto` and a lossy format: the lowest quality whose SSIMULACRA2 score against
- * `pixels` reaches the target, searched from `start` (the size before's choice; else the format's
+ * `pixels` reaches the target, searched from `start` (the next smaller size's choice; else the format's
  * fixed quality), with the rendition encoded at it. Undefined for fixed quality or a lossless format.
  */
 async function chooseQuality(
@@ -202,24 +227,25 @@ async function chooseQuality(
   const target = qualityTarget(settings.quality.mode);
   const format = settings.format;
   if (target === null || !isLossy(format)) return undefined;
-  const sample = samplePixels(pixels);
+  const sampled = isSampled(pixels.info);
+  const sample = sampled ? samplePixels(pixels, await jpegProbe(pixels)) : pixels;
   const encodeAt = (quality: number, what: RawPixels) =>
     encode(fromRaw(what.data, what.info), withQuality(settings, quality)).toBuffer();
   // The reference's half of the metric done once for every quality tried, in a thread of its own.
-  const reference = await scorePool().prepare(sample.pixels);
+  const reference = await scorePool().prepare(sample);
   const { best } = await searchQuality(
     async (quality) => {
-      const data = await encodeAt(quality, sample.pixels);
+      const data = await encodeAt(quality, sample);
       return { score: await reference.score(await rawOf(sharp(data))), result: data };
     },
-    { target, start: start ?? settings.quality[format], ...QUALITY_RANGE },
+    { target: target + (sampled ? TILE_MARGIN : 0), start: start ?? settings.quality[format], ...QUALITY_RANGE },
   ).finally(reference.release);
   // A sample's encode is not the rendition's: encode the whole of it at the quality found.
-  const data = sample.sampled ? await encodeAt(best.quality, pixels) : best.result;
+  const data = sampled ? await encodeAt(best.quality, pixels) : best.result;
   const measured: Measured = {
     quality: best.quality,
     score: round(best.score),
-    scored: sample.sampled ? 'tiles' : 'rendition',
+    scored: sampled ? 'tiles' : 'rendition',
   };
   return { data, measured };
 }

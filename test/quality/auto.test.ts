@@ -4,7 +4,8 @@
  */
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { MAX_ENCODES, samplePixels, searchQuality } from '../../src/quality/auto.js';
+import { isSampled, MAX_ENCODES, samplePixels, searchQuality } from '../../src/quality/auto.js';
+import { jpegProbe } from '../../src/quality/read.js';
 import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
 
 /** A search over a score curve: what it chose and the qualities it tried. */
@@ -67,19 +68,37 @@ function grey(width: number, height: number, pick: (x: number, y: number) => num
 
 describe('samplePixels', () => {
   it('scores a rendition within the budget whole', () => {
-    const pixels = grey(600, 400, () => 128);
-    expect(samplePixels(pixels)).toEqual({ pixels, sampled: false });
+    expect(isSampled({ width: 600, height: 400, channels: 3 })).toBe(false);
+    expect(isSampled({ width: 2048, height: 1024, channels: 3 })).toBe(true);
+    expect(isSampled({ width: 2048, height: 1024, channels: 3 }, 4 << 20)).toBe(false);
   });
 
-  it('takes the most detailed 256 px tiles, in a full rectangle within the budget, pixel for pixel', () => {
-    // 2048x1024: 8 x 4 tiles, flat but for noise in tiles (1, 0), (6, 2), (3, 3) and (7, 3).
-    const noisy = new Set(['1,0', '6,2', '3,3', '7,3']);
+  it('takes the tiles the probe lost most in for what they show, in a full rectangle, pixel for pixel', () => {
+    // 2048x1024: 8 x 4 tiles. Gradients in (1, 0), (6, 2), (3, 3) and (7, 3), where the probe is 3
+    // levels off; noise in (0, 0) and (5, 1), where it is 12 off (more, but in more contrast); flat 90
+    // elsewhere, where it is 1 off.
+    const smooth = new Set(['1,0', '6,2', '3,3', '7,3']);
+    const noisy = new Set(['0,0', '5,1']);
+    const tileOf = (x: number, y: number) => `${x >> 8},${y >> 8}`;
     const noise = (x: number, y: number) => ((x * 7919 + y * 104729) % 251) * ((x ^ y) & 1);
-    const pixels = grey(2048, 1024, (x, y) => (noisy.has(`${x >> 8},${y >> 8}`) ? noise(x, y) : 90));
-    const { pixels: sample, sampled } = samplePixels(pixels, 4 * 256 * 256);
-    expect(sampled).toBe(true);
+    const level = (x: number, y: number) => {
+      if (smooth.has(tileOf(x, y))) return 60 + ((x + y) & 255) / 4;
+      return noisy.has(tileOf(x, y)) ? noise(x, y) : 90;
+    };
+    const pixels = grey(2048, 1024, level);
+    const off = (x: number, y: number) => {
+      if (smooth.has(tileOf(x, y))) return 3;
+      return noisy.has(tileOf(x, y)) ? 12 : 1;
+    };
+    const probe = {
+      data: Buffer.from(
+        Array.from({ length: 2048 * 1024 }, (_, i) => level(i % 2048, i >> 11) + off(i % 2048, i >> 11)),
+      ),
+      info: { width: 2048, height: 1024, channels: 1 },
+    };
+    const sample = samplePixels(pixels, probe, 4 * 256 * 256);
     expect(sample.info).toEqual({ width: 512, height: 512, channels: 3 });
-    // The noisy tiles, in their order in the image, each copied whole.
+    // The smooth tiles, in their order in the image, each copied whole.
     const tile = (image: typeof sample, tx: number, ty: number) => {
       const rows = [];
       for (let y = 0; y < 256; y++) {
@@ -107,7 +126,8 @@ describe('samplePixels', () => {
       .raw()
       .toBuffer({ resolveWithObject: true });
     const budget = 6 * 256 * 256;
-    const { pixels: sample } = samplePixels(canvas, budget);
+    const probe = await jpegProbe(canvas);
+    const sample = samplePixels(canvas, probe, budget);
     const jpeg = async (pixels: { data: Uint8Array; info: { width: number; height: number; channels: number } }) =>
       sharp(
         await sharp(pixels.data, { raw: pixels.info as never })
@@ -117,7 +137,7 @@ describe('samplePixels', () => {
         .raw()
         .toBuffer({ resolveWithObject: true });
     // The whole image encoded, then cut: its photograph tiles are the sample encoded on its own.
-    const cut = samplePixels(await jpeg(canvas), budget).pixels;
+    const cut = samplePixels(await jpeg(canvas), probe, budget);
     const part = await jpeg(sample);
     let differing = 0;
     for (let i = 0; i < part.data.length; i++) if (Math.abs(part.data[i]! - cut.data[i]!) > 2) differing++;
