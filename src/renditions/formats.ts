@@ -59,7 +59,10 @@ export function outputFormatFor(info: SourceFormatInfo, force?: ForceableFormat)
   }
 }
 
+/** The formats whose frames are an animation, decoded together; other pages (a TIFF's) are not. */
+export const isAnimationFormat = (format: string | undefined): boolean => format === 'gif' || format === 'webp';
+
 /** GIF and WebP keep their animation; other outputs take the first frame. */
 export function keepsAnimation(info: SourceFormatInfo, output: OutputFormat): boolean {
-  return info.pages > 1 && (output === 'gif' || output === 'webp') && (info.format === 'gif' || info.format === 'webp');
+  return info.pages > 1 && isAnimationFormat(output) && isAnimationFormat(info.format);
 }

@@ -9,7 +9,7 @@ import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
 import { jpegProbe } from '../quality/read.js';
 import { scorePool } from '../quality/score-pool.js';
-import { keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
+import { isAnimationFormat, keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
 import { qualityTarget, type RenderSettings } from './settings.js';
 
@@ -45,11 +45,14 @@ export async function readSourceInfo(source: string, input: Buffer | string, pix
   }
   const pages = meta.pages ?? 1;
   const frameHeight = pages > 1 ? (meta.pageHeight ?? meta.height) : meta.height;
-  if (pixelLimit > 0 && meta.width * frameHeight * pages > pixelLimit) {
+  // What may be decoded: an animation's frames, all of them; a TIFF's other pages (a pyramid's
+  // smaller copies, a scan's next page) never, only the first.
+  const frames = isAnimationFormat(meta.format) ? pages : 1;
+  if (pixelLimit > 0 && meta.width * frameHeight * frames > pixelLimit) {
     throw new SourceError(
       'CONTENT_API_PIXEL_LIMIT',
       source,
-      `${meta.width}x${frameHeight}${pages > 1 ? ` x ${pages} frames` : ''} ` +
+      `${meta.width}x${frameHeight}${frames > 1 ? ` x ${frames} frames` : ''} ` +
         `exceeds the pixel limit of ${pixelLimit} (see --pixel-limit)`,
     );
   }
