@@ -423,7 +423,8 @@ function printScores(results) {
   console.log(
     `\nAuto against the goals: its bytes at most 0.75x uniform's, every rendition at least ${TARGET} by the ` +
       'full-image score. Auto records the score it searched with: of the whole rendition up to 512 K pixels, of ' +
-      'its most detailed 256 px tiles above; full - recorded compares the two on the renditions scored on tiles.\n',
+      'a sample of its 256 px tiles above (chosen by a JPEG probe, aimed 2 points over); full - recorded ' +
+      'compares the two on the renditions scored on tiles.\n',
   );
   console.log(
     `| corpus | auto / uniform bytes | goal <= 0.75x | auto under ${TARGET} | lowest | ` +

@@ -23,7 +23,7 @@ export interface Measured {
   quality: number;
   /** Its SSIMULACRA2 score against the pixels before encoding. */
   score: number;
-  /** What was scored: the whole rendition, or a sample of its most detailed tiles (`tiles`). */
+  /** What was scored: the whole rendition, or a sample of its tiles (`tiles`, see `samplePixels`). */
   scored: 'rendition' | 'tiles';
 }
 
