@@ -10,6 +10,7 @@ import type { RawPixels } from '../quality/linear.js';
 import { jpegProbe } from '../quality/read.js';
 import { scorePool } from '../quality/score-pool.js';
 import { isAnimationFormat, keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
+import { PNG_HEADER_LIMIT, pngHeaderExcess } from './png-chunks.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
 import { qualityTarget, type RenderSettings } from './settings.js';
 
@@ -36,6 +37,15 @@ export interface EncodedRendition {
 export async function readSourceInfo(source: string, input: Buffer | string, pixelLimit: number): Promise<SourceInfo> {
   if (typeof input !== 'string' && input.length === 0)
     throw new SourceError('CONTENT_API_EMPTY_FILE', source, 'file is empty');
+  const excess = await pngHeaderExcess(input);
+  if (excess) {
+    throw new SourceError(
+      'CONTENT_API_METADATA_LIMIT',
+      source,
+      `PNG holds over ${PNG_HEADER_LIMIT / 2 ** 20} MiB of chunks before its pixels (mostly ` +
+        `${excess.types.slice(0, 3).join(', ')}), more than is read: their memory would follow bytes, not pixels`,
+    );
+  }
   let meta: Metadata;
   try {
     // No limit on the header read: the check below says by how much an original is over.
