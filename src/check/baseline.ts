@@ -4,11 +4,11 @@
  * temporary folder or a port), so the file is stable across runs and machines: page files
  * are named relative to the baseline file, fetched pages by their URL path.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ContentApiError } from '../errors.js';
 import { parseJsonAs } from '../json.js';
+import { readFileWithin } from '../page/json-file.js';
 
 export interface BaselineEntry {
   page: string;
@@ -24,6 +24,9 @@ const baselineSchema = z.object({
     z.object({ page: z.string(), rule: z.string(), path: z.string(), count: z.int().min(1).optional() }),
   ),
 });
+
+/** The largest baseline read. */
+const MAX_BASELINE_BYTES = 256 * 1024 * 1024;
 
 export class BaselineError extends ContentApiError {
   override name = 'BaselineError';
@@ -63,15 +66,11 @@ export class Baseline {
   }
 
   static async load(file: string): Promise<Baseline> {
-    const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
-      throw new BaselineError(
-        file,
-        error.code === 'ENOENT'
-          ? 'no such file (write one with --update-baseline)'
-          : `cannot read (${error.code ?? error.message})`,
-      );
-    });
-    const parsed = parseJsonAs(baselineSchema, bytes);
+    // Only a regular file is read: a FIFO or /dev/zero is refused before a byte is read.
+    const read = await readFileWithin(file, MAX_BASELINE_BYTES, 'the cap on a baseline');
+    if (!read.ok)
+      throw new BaselineError(file, read.missing ? 'no such file (write one with --update-baseline)' : read.reason);
+    const parsed = parseJsonAs(baselineSchema, read.bytes);
     if (!parsed.ok) throw new BaselineError(file, parsed.problems.join('; '));
     return new Baseline(file, parsed.data.findings);
   }

@@ -74,6 +74,13 @@ export interface CheckOptions {
 
 /** Probed files remembered, so a file many pages share is read once; bounded, so memory is. */
 const PROBE_CACHE = 20_000;
+
+/** The rule a file that cannot be probed breaks, by why. */
+const FILE_REASON_RULES: Record<Extract<ProbeResult, { ok: false }>['reason'], FileRule> = {
+  missing: 'file-missing',
+  unreadable: 'file-unreadable',
+  outside: 'file-outside',
+};
 /** Pages checked at once: enough to keep the file reads busy while the next page is parsed. */
 const PAGES_IN_FLIGHT = 4;
 
@@ -203,7 +210,7 @@ export class CheckRun {
         problems.push({
           severity: 'error',
           path: at,
-          rule: result.reason === 'missing' ? 'file-missing' : 'file-unreadable',
+          rule: FILE_REASON_RULES[result.reason],
           message: result.message,
         });
         return;

@@ -3,11 +3,12 @@
  * `check`'s flags. Found upward from the working folder (as ESLint and knip find theirs) or
  * named with `--config FILE`; validated with zod, every problem reported with its path.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ContentApiError } from '../errors.js';
 import { issuePath, parseJsonAs } from '../json.js';
+import { readFileWithin } from '../page/json-file.js';
 import { policySchema } from './policy.js';
 import { REPORTER_NAMES } from './reporters/index.js';
 
@@ -63,11 +64,15 @@ export function configJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(configSchema, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
 }
 
+/** The largest config file read. */
+const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+
 /** The nearest `content-api.config.json` from `cwd` upward, or null. */
 export async function findConfig(cwd: string = process.cwd()): Promise<string | null> {
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
     const file = path.join(dir, CONFIG_FILE);
-    if ((await stat(file).catch(() => null))?.isFile()) return file;
+    // Anything there but a regular file (a FIFO, a link to /dev/zero) is found, and refused when loaded.
+    if (await stat(file).catch(() => null)) return file;
     if (path.dirname(dir) === dir) return null;
   }
 }
@@ -76,12 +81,10 @@ export async function findConfig(cwd: string = process.cwd()): Promise<string | 
 export async function loadConfig(file?: string, cwd?: string): Promise<LoadedConfig> {
   const found = file ?? (await findConfig(cwd));
   if (found === null) return { file: null, config: {} };
-  const bytes = await readFile(found).catch((error: NodeJS.ErrnoException) => {
-    throw new ConfigError(found, [
-      error.code === 'ENOENT' ? 'no such file' : `cannot read (${error.code ?? error.message})`,
-    ]);
-  });
-  return { file: found, config: parseConfig(bytes, found) };
+  // Only a regular file is read: a FIFO or /dev/zero is refused before a byte is read.
+  const read = await readFileWithin(found, MAX_CONFIG_BYTES, 'the cap on a config file');
+  if (!read.ok) throw new ConfigError(found, [read.reason]);
+  return { file: found, config: parseConfig(read.bytes, found) };
 }
 
 /**

@@ -7,11 +7,14 @@
  * (`READERS`); everything else here works for every kind, so a third one (a bucket) slots in
  * beside them.
  */
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { imageSize } from 'image-size';
 import { type Dispatcher, request } from 'undici';
 import { createDispatcher, fetchPrefix, type HttpOptions, type HttpResponse } from '../client/http.js';
 import { ContentApiError, InvalidArgumentError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
+import { isInside } from '../fs/paths.js';
+import { openRegularFile } from '../page/json-file.js';
 import { mediaPath } from '../renditions/rules.js';
 import { LocalStore } from '../storage/local.js';
 import { openStore } from '../storage/location.js';
@@ -186,7 +189,9 @@ async function readFromStore(
       reason: 'outside',
       message: `${url} points outside ${store.location}`,
     };
-  const location = store.localPath(key) ?? store.describe(key);
+  const local = store.localPath(key);
+  if (local !== null) return readLocalHead(store, local, bytes);
+  const location = store.describe(key);
   let head: Buffer | null;
   try {
     head = await store.readHead(key, bytes);
@@ -200,6 +205,53 @@ async function readFromStore(
   }
   if (head === null) return { ok: false, location, reason: 'missing', message: `${location} does not exist` };
   return { ok: true, location, bytes: head, complete: head.length < bytes };
+}
+
+/** The real path of each local folder, resolved once. */
+const realRoots = new WeakMap<MediaStore, Promise<string | null>>();
+
+/**
+ * A file of a local folder, as `serve` reads one: resolved, refused when it resolves outside
+ * the folder (a symlink out: never read), opened on the resolved path without following a
+ * link swapped in since, and only when it is a regular file (a FIFO never blocks).
+ */
+async function readLocalHead(store: MediaStore, location: string, bytes: number): Promise<ReadResult> {
+  let real: string;
+  try {
+    real = await realpath(location);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return { ok: false, location, reason: 'missing', message: `${location} does not exist` };
+    return { ok: false, location, reason: 'unreadable', message: `${location} cannot be read (${code})` };
+  }
+  let root = realRoots.get(store);
+  if (!root) {
+    root = realpath(store.location).catch(() => null);
+    realRoots.set(store, root);
+  }
+  if (!isInside(real, (await root) ?? path.resolve(store.location)))
+    return {
+      ok: false,
+      location,
+      reason: 'outside',
+      message: `${location} is a symlink to ${real}, outside ${store.location}`,
+    };
+  const opened = await openRegularFile(real, { noFollow: true });
+  if (!opened.ok) {
+    if (opened.missing) return { ok: false, location, reason: 'missing', message: `${location} does not exist` };
+    return { ok: false, location, reason: 'unreadable', message: `${location} cannot be read (${opened.reason})` };
+  }
+  try {
+    const buffer = Buffer.alloc(Math.min(bytes, opened.info.size + 1));
+    const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, 0);
+    return { ok: true, location, bytes: buffer.subarray(0, bytesRead), complete: bytesRead < bytes };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? oneLine(error);
+    return { ok: false, location, reason: 'unreadable', message: `${location} cannot be read (${code})` };
+  } finally {
+    await opened.handle.close();
+  }
 }
 
 /** Connection-level failures: the server as a whole is gone, not this file. */

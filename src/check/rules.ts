@@ -12,6 +12,8 @@ export const FILE_RULES = {
   'base-url-placeholder': 'no {base_url} placeholder is left (a serve content folder needs --base-url)',
   'file-missing': 'every media file the page names exists',
   'file-unreadable': 'every media file the page names can be read and is an image',
+  'file-outside':
+    'every media file the page names is inside the --verify-files folder (a symlink out of it is never read)',
   'file-size': "the file's real pixel size is the size the JSON gives",
   'file-format': "the file's real format is the one its extension names",
   'file-picture':

@@ -15,6 +15,10 @@ export interface WalkOptions {
   include?: (name: string, isFolder: boolean) => boolean;
   /** A folder that cannot be listed (the root included): throw to stop, or return to go on without it. */
   onUnreadable?: (folder: string, error: NodeJS.ErrnoException) => void;
+  /** False: symlinks are not followed at all (a sweep that removes files never leaves the tree). */
+  followLinks?: boolean;
+  /** Stops the walk (it yields nothing more) once aborted. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Yields the path of each regular file below `root`, relative to it (with the platform's separator). */
@@ -23,6 +27,7 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
 }
 
 async function* walk(root: string, relative: string, seen: Set<string>, options: WalkOptions): AsyncGenerator<string> {
+  if (options.signal?.aborted) return;
   const folder = path.join(root, relative);
   const real = await realpath(folder).catch(() => null);
   if (real === null || seen.has(real)) return;
@@ -40,6 +45,7 @@ async function* walk(root: string, relative: string, seen: Set<string>, options:
     let isFolder = entry.isDirectory();
     let isFile = entry.isFile();
     if (entry.isSymbolicLink()) {
+      if (options.followLinks === false) continue;
       const target = await stat(path.join(root, child)).catch(() => null); // a dangling link is skipped
       isFolder = Boolean(target?.isDirectory());
       isFile = Boolean(target?.isFile());
@@ -50,6 +56,7 @@ async function* walk(root: string, relative: string, seen: Set<string>, options:
   }
   items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (const item of items) {
+    if (options.signal?.aborted) return;
     if (item.isFolder) yield* walk(root, item.child, seen, options);
     else yield item.child;
   }

@@ -1,15 +1,18 @@
 /**
- * Reading a JSON document from a file or a stream within a size cap: only a regular file
- * is read (a FIFO, a device such as /dev/zero, a socket or a folder is refused before a byte
- * is read; a FIFO is opened without waiting for a writer), and never more than the cap.
+ * Reading a file within a size cap: only a regular file is read (a FIFO, a device such as
+ * /dev/zero, a socket or a folder is refused before a byte is read; a FIFO is opened without
+ * waiting for a writer), and never more than the cap. The one home of that rule: pages, serve's
+ * records, render's manifest and --alt-text, check's config, baseline and local media files.
  */
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 
-export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; reason: string; tooLarge?: boolean };
+export type ReadResult =
+  | { ok: true; bytes: Buffer }
+  | { ok: false; reason: string; tooLarge?: boolean; missing?: boolean };
 
 /** What a non-regular file is, for the message. */
-function kindOf(info: import('node:fs').Stats): string {
+function kindOf(info: Stats): string {
   if (info.isDirectory()) return 'a folder';
   if (info.isFIFO()) return 'a FIFO (named pipe)';
   if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
@@ -17,22 +20,50 @@ function kindOf(info: import('node:fs').Stats): string {
   return 'not a regular file';
 }
 
-/** The bytes of `file`, a regular file of at most `maxBytes` bytes; a reason otherwise. Never throws. */
-export async function readFileWithin(file: string, maxBytes: number): Promise<ReadResult> {
+export type OpenResult =
+  | { ok: true; handle: FileHandle; info: Stats }
+  | { ok: false; reason: string; missing?: boolean };
+
+/**
+ * `file` opened for reading when it is a regular file (the caller closes the handle); a reason
+ * otherwise (`no such file`, `a FIFO (named pipe), not a file`, ...). Never blocks on a FIFO,
+ * never throws. `noFollow`: a symlink in the last place is refused too (for a path already
+ * resolved and checked, so that no link swapped in since is followed).
+ */
+export async function openRegularFile(file: string, { noFollow = false } = {}): Promise<OpenResult> {
   let handle: FileHandle;
   try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | (noFollow ? constants.O_NOFOLLOW : 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? (error as Error).message})`;
+    return { ok: false, reason, missing: code === 'ENOENT' || code === 'ENOTDIR' };
+  }
+  const info = await handle.stat().catch((error: NodeJS.ErrnoException) => error);
+  if (info instanceof Error || !info.isFile()) {
+    await handle.close();
     return {
       ok: false,
-      reason: code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? (error as Error).message})`,
+      reason: info instanceof Error ? `cannot read (${info.code ?? info.message})` : `${kindOf(info)}, not a file`,
     };
   }
+  return { ok: true, handle, info };
+}
+
+/**
+ * The bytes of `file`, a regular file of at most `maxBytes` bytes; a reason otherwise. Never
+ * throws. `cap` names the limit in the reason when the file is larger.
+ */
+export async function readFileWithin(
+  file: string,
+  maxBytes: number,
+  cap = 'the cap on a page (--max-bytes)',
+): Promise<ReadResult> {
+  const opened = await openRegularFile(file);
+  if (!opened.ok) return opened;
+  const { handle, info } = opened;
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) return { ok: false, reason: `${kindOf(info)}, not a file` };
-    if (info.size > maxBytes) return tooLarge(maxBytes);
+    if (info.size > maxBytes) return tooLarge(maxBytes, cap);
     // The file may grow between the stat and the read: read one byte past the cap to know.
     const buffer = Buffer.alloc(Math.min(info.size, maxBytes) + 1);
     let length = 0;
@@ -40,7 +71,7 @@ export async function readFileWithin(file: string, maxBytes: number): Promise<Re
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
       if (bytesRead === 0) break;
       length += bytesRead;
-      if (length > maxBytes) return tooLarge(maxBytes);
+      if (length > maxBytes) return tooLarge(maxBytes, cap);
       if (length === buffer.length) return { ok: false, reason: 'it grew while it was read' };
     }
     return { ok: true, bytes: buffer.subarray(0, length) };
@@ -70,8 +101,8 @@ export async function readStreamWithin(
   return { ok: true, bytes: Buffer.concat(chunks) };
 }
 
-const tooLarge = (maxBytes: number): ReadResult => ({
+const tooLarge = (maxBytes: number, cap = 'the cap on a page (--max-bytes)'): ReadResult => ({
   ok: false,
   tooLarge: true,
-  reason: `larger than ${maxBytes} bytes, the cap on a page (--max-bytes)`,
+  reason: `larger than ${maxBytes} bytes, ${cap}`,
 });

@@ -7,10 +7,11 @@
  * manifest records the entry; a claim whose process is gone (killed) is taken over, under the
  * manifest's lock so that two runs never both take over one claim.
  */
-import { mkdir, rm, rmdir } from 'node:fs/promises';
+import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withLock } from '../fs/lock.js';
+import { makeFolder } from '../fs/make-folder.js';
 import { createOwned, isDead, type Owner, readOwned, self } from '../fs/owned-file.js';
 import { walkFiles } from '../fs/walk.js';
 import { MANIFEST_FILE, recordedEntry } from './manifest.js';
@@ -48,12 +49,13 @@ export class Claims {
     const mine: Claim = { ...self(), source, sha256 };
     let races = 0;
     for (let attempt = 0; attempt < 500; attempt++) {
-      const made = await mkdir(path.dirname(file), { recursive: true })
+      // One level at a time: Node's recursive mkdir spins where a folder cannot be made (/proc).
+      const made = await makeFolder(path.dirname(file))
         .then(() => createOwned(file, mine))
         .catch((error: NodeJS.ErrnoException) => {
           // Its folder was removed by another claim's release meanwhile: after the mkdir, or
-          // during it (Node's recursive mkdir, finding a folder and then looking at it as it
-          // goes, says ENOENT, or ENOTDIR when there are folders left to make below it). A
+          // during it (a folder found, then gone as the next level is made, says ENOENT, or
+          // ENOTDIR when there are folders left to make below it). A
           // file in the folder's place says the same every time: after some tries, it is named.
           if ((error.code === 'ENOENT' || error.code === 'ENOTDIR') && ++races < 50) return null;
           throw error;

@@ -57,7 +57,7 @@ export interface Discovery {
  * folder itself are left out); the path below the folder is kept, made URL-safe segment by
  * segment. A file given directly goes to the top of the output folder. A file named twice
  * (directly and in a folder, or in two inputs) is listed once, where it is first found.
- * Throws `InvalidArgumentError` for a folder inside the output folder.
+ * Throws `InvalidArgumentError` for an input that is not there and a folder inside the output folder.
  */
 export async function discoverOriginals(inputs: string[], outDir: string, s3: S3Options = {}): Promise<Discovery> {
   const discovery: Discovery = { originals: [], failures: [], warnings: [], stores: [] };
@@ -125,7 +125,11 @@ async function discover(discovery: Discovery, inputs: string[], outDir: string, 
     }
     const info = await stat(input).catch((error: NodeJS.ErrnoException) => error);
     if (info instanceof Error) {
-      const reason = info.code === 'ENOENT' ? 'no such file or folder' : `cannot read (${info.code ?? info.message})`;
+      // An input that is not there is a mistyped argument: the run cannot start (as for check
+      // and inspect), before anything, the output folder included, is made.
+      if (info.code === 'ENOENT' || info.code === 'ENOTDIR')
+        throw new InvalidArgumentError(`${input}: no such file or folder`);
+      const reason = `cannot read (${info.code ?? info.message})`;
       discovery.failures.push(new SourceError('CONTENT_API_UNREADABLE', input, reason));
       continue;
     }

@@ -8,14 +8,15 @@
  * is no lock, it is one small object per original (`.content-api-manifest/<key>.json`), so
  * machines rendering into one prefix at once never overwrite each other's records.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { ManifestError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { withLock } from '../fs/lock.js';
-import { parseJsonOrUndefined } from '../json.js';
+import { parseJsonAs, parseJsonOrUndefined } from '../json.js';
+import { readFileWithin } from '../page/json-file.js';
 import { LocalStore } from '../storage/local.js';
 import type { MediaStore } from '../storage/store.js';
 import { RENDITION_KEYS } from './rules.js';
@@ -87,6 +88,9 @@ const manifestSchema = z.object({
 export type ManifestEntry = z.infer<typeof entrySchema>;
 type Entries = Record<string, ManifestEntry>;
 
+/** The largest manifest file read (about a million entries): V8's longest string is about 512 MiB. */
+const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
+
 /**
  * The manifest file's entries as last read or written by this process, by file, with the
  * stamp of the file they came from: while the file keeps that stamp (size, mtime, inode; an
@@ -117,14 +121,14 @@ async function current(file: string): Promise<{ entries: Entries; warning?: stri
   const stamp = await stampOfFile(file);
   const cached = known.get(file);
   if (stamp !== null && cached?.stamp === stamp) return cached;
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: {} };
-    throw new ManifestError(file, `cannot read (${(error as Error).message})`, { cause: error });
+  // Only a regular file is read (a FIFO or /dev/zero in its place would hang or fill memory).
+  const read = await readFileWithin(file, MAX_MANIFEST_BYTES, 'the cap on a manifest');
+  if (!read.ok) {
+    if (read.missing) return { entries: {} };
+    throw new ManifestError(file, read.reason);
   }
-  const manifest = parseJsonOrUndefined(manifestSchema, text);
+  const parsed = parseJsonAs(manifestSchema, read.bytes);
+  const manifest = parsed.ok ? parsed.data : undefined;
   if (!manifest) {
     return { entries: {}, warning: `${file}: not a valid manifest; every original will be rendered again` };
   }

@@ -5,13 +5,15 @@
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { ContentApiError, SourceError } from '../errors.js';
+import { sweepStaleTempsIn } from '../fs/atomic.js';
+import { isInside } from '../fs/paths.js';
 import { LocalStore } from '../storage/local.js';
 import { openStore } from '../storage/location.js';
 import { sweepSpools } from '../storage/spool.js';
 import { type MediaStore, sameStamp } from '../storage/store.js';
 import { Claims } from './claims.js';
 import type { Original } from './discover.js';
-import { type Manifest, type ManifestEntry, openManifest } from './manifest.js';
+import { type Manifest, type ManifestEntry, openManifest, readManifest } from './manifest.js';
 import { type RenderOptions, type RenderProgress, resolveConcurrency } from './options.js';
 import type { SourceInfo } from './pipeline.js';
 import { type Plan, planOriginal, splitCollisions } from './plan.js';
@@ -52,15 +54,15 @@ export async function openRenderSession(
     // Said once, in the first batch's report.
     const opened = manifest.warning;
     let pending: string[] = opened ? [opened] : [];
-    let swept = options.dryRun;
+    let opening = true;
     return {
       async render(originals, failures = []) {
         const warnings = pending;
         pending = [];
-        if (!swept) {
-          swept = true;
-          warnings.push(...(await sweep(store, claims, originals)));
-        }
+        // Every batch, not only the first: a worker killed mid-job (its temporaries left in the
+        // folders this job writes) is swept by the next worker that runs it, or a job like it.
+        if (!options.dryRun) warnings.push(...(await sweep(store, claims, originals, opening, options.signal)));
+        opening = false;
         const open = { options, settings, store, manifest, claims };
         return renderInto(open, concurrency, originals, failures, warnings, opened);
       },
@@ -72,14 +74,47 @@ export async function openRenderSession(
   }
 }
 
-/** Removes what interrupted runs left: temporary files, copies of bucket objects (if any is read), dead claims. */
-async function sweep(store: MediaStore, claims: Claims | null, originals: Original[]): Promise<string[]> {
+/**
+ * Removes what interrupted runs left: temporary files, copies of bucket objects (if any is
+ * read), dead claims (the last two when the session opens). In a local folder, only where a run
+ * writes temporaries is looked at: the folder itself (the manifest), the folders of these
+ * originals' renditions and, when the session opens, every folder the manifest records
+ * renditions in; never the whole tree, which may be `/` or `/proc`. A temporary file is
+ * removed only when its writer is gone (atomic.ts): a live run's, here or elsewhere, stays.
+ */
+async function sweep(
+  store: MediaStore,
+  claims: Claims | null,
+  originals: Original[],
+  opening: boolean,
+  signal: AbortSignal | undefined,
+): Promise<string[]> {
   const warnings: string[] = [];
-  const swept = (await store.sweep()) + (originals.some((original) => original.object) ? await sweepSpools() : 0);
+  let swept = 0;
+  if (store instanceof LocalStore) {
+    const folders = await tempFolders(path.resolve(store.location), originals, opening);
+    swept += (await sweepStaleTempsIn(folders, { signal })).length;
+  } else if (opening) swept += await store.sweep();
+  if (opening && originals.some((original) => original.object)) swept += await sweepSpools();
   if (swept > 0) warnings.push(`removed ${swept} temporary file(s) left by an interrupted run`);
-  const released = (await claims?.sweep()) ?? 0;
+  const released = opening ? ((await claims?.sweep()) ?? 0) : 0;
   if (released > 0) warnings.push(`released ${released} claim(s) left by an interrupted run`);
   return warnings;
+}
+
+/** The folders of a local output a batch of `originals` writes temporaries into (see `sweep`). */
+async function tempFolders(root: string, originals: Original[], opening: boolean): Promise<string[]> {
+  const keys = originals.map((original) => original.stem);
+  if (opening) {
+    const { entries } = await readManifest(root).catch(() => ({ entries: {} }));
+    for (const entry of Object.values(entries)) keys.push(...Object.values(entry.renditions).map((r) => r.path));
+  }
+  const folders = new Set([root]);
+  for (const key of keys) {
+    const folder = path.join(root, path.dirname(key));
+    if (isInside(folder, root)) folders.add(folder);
+  }
+  return [...folders];
 }
 
 async function renderInto(

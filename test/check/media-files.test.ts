@@ -4,7 +4,7 @@
  * is "could not run", while a single missing file stays a finding.
  */
 
-import { rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -149,5 +149,29 @@ describe('a --verify-files place that cannot be reached', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('a symlink in a --verify-files folder that points outside it', () => {
+  it('is a file-outside finding naming the file and its target, and is never read (nor embedded in the report)', async () => {
+    const { dir, media, file } = await mediaAndPage(() => {});
+    const rendition = path.join(media, 'landscapes/storm.max-300x300.jpg');
+    const elsewhere = path.join(dir, 'elsewhere');
+    await mkdir(elsewhere);
+    const secret = path.join(elsewhere, 'secret.jpg');
+    await copyFile(rendition, secret);
+    await rm(rendition);
+    await symlink(secret, rendition);
+    const json = await runCli(['check', file, '--verify-files', media, '--reporter', 'json']);
+    expect(json.code).toBe(1);
+    const problems = JSON.parse(json.stdout).pages[0].problems as Array<{ rule: string; message: string }>;
+    const outside = problems.filter((problem) => problem.rule === 'file-outside');
+    expect(outside.length).toBeGreaterThan(0);
+    expect(outside.every((p) => p.message === `${rendition} is a symlink to ${secret}, outside ${media}`)).toBe(true);
+    expect(problems.filter((problem) => problem.rule !== 'file-outside')).toEqual([]);
+    const report = path.join(dir, 'report.html');
+    const html = await runCli(['check', file, '--verify-files', media, '--reporter', 'html', '-o', report]);
+    expect(html.code).toBe(1);
+    expect(await readFile(report, 'utf8')).toContain('cannot read the file');
   });
 });

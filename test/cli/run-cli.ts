@@ -44,6 +44,17 @@ export function startCli(
   return { child, done, output: () => ({ stdout, stderr }) };
 }
 
+/** Runs the CLI, SIGKILLed after `ms` if it has not ended (its `signal` then says so): a hang fails, not stalls. */
+export async function runWithin(args: string[], ms = 20_000, options: CliOptions = {}): Promise<CliResult> {
+  const { child, done } = startCli(args, options);
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  try {
+    return await done;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).done;
 }

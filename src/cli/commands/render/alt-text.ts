@@ -2,9 +2,11 @@
  * `--alt-text FILE`: the alt text of each original's Image object, and the keys no original
  * asked for (a typo, or a file that is not there), said as warnings.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { escapedMessage, InvalidArgumentError } from '../../../errors.js';
+import { z } from 'zod';
+import { escapeText, InvalidArgumentError } from '../../../errors.js';
+import { parseJsonAs } from '../../../json.js';
+import { readFileWithin } from '../../../page/json-file.js';
 import type { Original } from '../../../renditions/discover.js';
 
 export interface AltText {
@@ -17,22 +19,18 @@ export interface AltText {
  * or by file name (`a.jpg`), and whose values are their alt text. `unused` lists the keys
  * no original asked for (a typo, or a file that is not there).
  */
+const altTextSchema = z.record(z.string(), z.string());
+
+/** The largest --alt-text file read. */
+const MAX_ALT_TEXT_BYTES = 64 * 1024 * 1024;
+
 export async function loadAltText(file: string): Promise<AltText> {
-  let map: unknown;
-  try {
-    map = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    throw new InvalidArgumentError(`--alt-text ${file}: ${escapedMessage(error)}`);
-  }
-  if (
-    typeof map !== 'object' ||
-    map === null ||
-    Array.isArray(map) ||
-    Object.values(map).some((v) => typeof v !== 'string')
-  ) {
-    throw new InvalidArgumentError(`--alt-text ${file}: expected a JSON object of strings`);
-  }
-  const texts = new Map(Object.entries(map as Record<string, string>));
+  // Only a regular file is read: a FIFO or /dev/zero is refused before a byte is read.
+  const read = await readFileWithin(file, MAX_ALT_TEXT_BYTES, 'the cap on an --alt-text file');
+  if (!read.ok) throw new InvalidArgumentError(`--alt-text ${escapeText(file)}: ${read.reason}`);
+  const parsed = parseJsonAs(altTextSchema, read.bytes, () => ['expected a JSON object of strings']);
+  if (!parsed.ok) throw new InvalidArgumentError(`--alt-text ${escapeText(file)}: ${parsed.problems[0]}`);
+  const texts = new Map(Object.entries(parsed.data));
   const used = new Set<string>();
   const lookup = (original: Pick<Original, 'source'>) => {
     const key = [original.source, path.normalize(original.source), path.basename(original.source)].find((candidate) =>
