@@ -84,6 +84,17 @@ export function oneLine(error: unknown): string {
 }
 
 /**
+ * Why an operation failed, for a line that names the thing itself: a content-api error's message
+ * (which names the object and says the reason; never its code, which says neither), a system
+ * error's code (`ENOSPC`), else the first line of the message; escaped.
+ */
+export function failureReason(error: unknown): string {
+  if (error instanceof ContentApiError) return escapeText(oneLine(error));
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return escapeText(typeof code === 'string' && code !== '' ? code : oneLine(error));
+}
+
+/**
  * Characters that must never reach a terminal raw from text someone else controls: C0 and C1
  * controls (line breaks, ESC sequences), DEL, the Unicode line and paragraph separators, the
  * bidirectional overrides and isolates (which reorder what a reader sees), and the byte-order

@@ -5,6 +5,7 @@
  * UTF-8 only, a leading byte-order mark dropped, the depth bounded, the reason escaped.
  */
 import type { z } from 'zod';
+import { escapeText } from './errors.js';
 import { decodeUtf8, parseJsonText } from './page/json-text.js';
 
 /** What kind of JSON value `value` is, for messages: `null`, `an array`, `an object`, `a string`, ... */
@@ -25,6 +26,8 @@ export type JsonResult<T> = { ok: true; data: T } | { ok: false; problems: strin
  * `input` (text, or the bytes of a file as read) parsed as JSON and checked with `schema`: its
  * data, or the problems: `not UTF-8: ...` or `not JSON (<reason>)` alone, or one
  * `$.path: message` per issue (`word` may say an issue its own way, as one problem or several).
+ * Each problem is escaped (`escapeText`): a key or a value quoted from the input is someone
+ * else's text, and a message that prints it must not carry its line breaks or escape sequences.
  */
 export function parseJsonAs<T>(
   schema: z.ZodType<T>,
@@ -40,7 +43,7 @@ export function parseJsonAs<T>(
   const problems = result.error.issues.flatMap(
     (issue) => word?.(issue) ?? [`${issuePath(issue.path)}: ${issue.message}`],
   );
-  return { ok: false, problems };
+  return { ok: false, problems: problems.map(escapeText) };
 }
 
 /** `text` as JSON of `schema`'s shape, or undefined: for records whose problems are not told one by one. */

@@ -4,6 +4,8 @@
  * answers, that it keeps jobs (`maxmemory-policy noeviction`, as BullMQ requires) and that the
  * queue name is content-api's; then the long-lived connection rides out Redis restarts.
  */
+import net from 'node:net';
+import tls from 'node:tls';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { escapeText, InvalidArgumentError, oneLine, QueueError } from '../errors.js';
@@ -100,6 +102,7 @@ export async function connectQueue(options: QueueOptions, claim: boolean): Promi
     await Promise.race([
       silent,
       (async () => {
+        await speaksRedis(url, timeoutMs);
         await probe.connect();
         await probe.ping();
         // ioredis selects the URL's database as it connects, and goes on in database 0 if that
@@ -236,6 +239,45 @@ async function foreignJobs(redis: Redis, keys: QueueKeys): Promise<boolean> {
     return true; // keys of another shape: not a BullMQ queue content-api knows
   }
   return ids.some((id) => !JOB_ID.test(id));
+}
+
+/** What a Redis server's first answer to `PING` may take, at most: `+PONG`, `-NOAUTH ...`, `-DENIED ...`. */
+const GREETING_LIMIT = 4096;
+
+/**
+ * Whether the server at `url` answers as Redis does, read within a bound: the first line of its
+ * answer to an inline `PING` must be a RESP status or error (`+...` or `-...`) within
+ * `GREETING_LIMIT` bytes. ioredis would read any reply whole (a server that streams a gigabyte
+ * costs gigabytes before it is found out). A server that closes without a word is left to ioredis.
+ */
+async function speaksRedis(url: string, timeoutMs: number): Promise<void> {
+  const { hostname, port, protocol } = new URL(url);
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
+  const options = { host, port: Number(port || 6379), timeout: timeoutMs };
+  const socket =
+    protocol === 'rediss:'
+      ? tls.connect({ ...options, servername: net.isIP(host) ? undefined : host })
+      : net.connect(options);
+  await new Promise<void>((resolve, reject) => {
+    let answer = Buffer.alloc(0);
+    const done = (error?: Error) => {
+      socket.destroy();
+      if (error) reject(error);
+      else resolve();
+    };
+    socket.once(protocol === 'rediss:' ? 'secureConnect' : 'connect', () => socket.write('PING\r\n'));
+    socket.on('data', (data: Buffer) => {
+      answer = Buffer.concat([answer, data]).subarray(0, GREETING_LIMIT);
+      const end = answer.indexOf('\r\n');
+      const first = answer[0];
+      if (first !== 0x2b && first !== 0x2d) done(new Error('Protocol error: not a RESP status or error'));
+      else if (end >= 0) done();
+      else if (answer.length >= GREETING_LIMIT) done(new Error('Protocol error: no line break within the limit'));
+    });
+    socket.on('timeout', () => done(new Error(`no answer within ${timeoutMs} ms`)));
+    socket.on('error', (error) => done(error));
+    socket.on('close', () => done());
+  });
 }
 
 /** The URL with its password (and any parameters) hidden, however malformed the URL. */

@@ -4,7 +4,7 @@
  * (its jobs, and what discovery found) is recorded for `queue results`.
  */
 import path from 'node:path';
-import { InvalidArgumentError } from '../errors.js';
+import { escapeText, InvalidArgumentError, oneLine, QueueError } from '../errors.js';
 import { discoverOriginals, type Original } from '../renditions/discover.js';
 import type { RenderOptions } from '../renditions/render.js';
 import { resolveSettings } from '../renditions/settings.js';
@@ -95,25 +95,41 @@ export async function enqueueRender(
     ...(shard && { shard }),
   };
   const { keys } = queue;
-  // The batch first: a result is this batch's only if it was written after `created`.
-  await queue.redis
-    .multi()
-    .set(keys.batch(record.id), JSON.stringify(record), 'EX', RESULT_TTL_SECONDS)
-    .zadd(keys.batches, record.created, record.id)
-    .exec();
-  for (let start = 0; start < jobs.length; start += CHUNK) {
-    const chunk = jobs
-      .slice(start, start + CHUNK)
-      .map((data, i) =>
-        JSON.stringify([jobId(data), data.originals, groups[start + i]!.map((original) => original.source)]),
+  // Jobs this batch put in the queue (not those it shares with a batch before it), to take out again.
+  const put: string[] = [];
+  let added: number;
+  try {
+    // The batch first: a result is this batch's only if it was written after `created`.
+    await exec(
+      queue.redis
+        .multi()
+        .set(keys.batch(record.id), JSON.stringify(record), 'EX', RESULT_TTL_SECONDS)
+        .zadd(keys.batches, record.created, record.id),
+    );
+    for (let start = 0; start < jobs.length; start += CHUNK) {
+      const chunk = jobs
+        .slice(start, start + CHUNK)
+        .map((data, i) =>
+          JSON.stringify([jobId(data), data.originals, groups[start + i]!.map((original) => original.source)]),
+        );
+      await exec(
+        queue.redis
+          .multi()
+          .rpush(keys.batchJobs(record.id), ...chunk)
+          .expire(keys.batchJobs(record.id), RESULT_TTL_SECONDS),
       );
-    await queue.redis
-      .multi()
-      .rpush(keys.batchJobs(record.id), ...chunk)
-      .expire(keys.batchJobs(record.id), RESULT_TTL_SECONDS)
-      .exec();
+    }
+    added = await addJobs(queue, jobs, signal, put);
+  } catch (error) {
+    // Redis refused a write (full: maxmemory with noeviction, read-only, ...): nothing half-enqueued stays.
+    if (!isReplyError(error)) throw error;
+    await withdraw(queue, record.id, put);
+    throw new QueueError(
+      `${queue.where}: Redis refused to enqueue the batch (${escapeText(oneLine(firstError(error)))}); ` +
+        'what was enqueued was taken out again',
+      { cause: error },
+    );
   }
-  const added = await addJobs(queue, jobs, signal);
   if (added < jobs.length) {
     // Interrupted: the jobs never added are cancelled, as Ctrl-C cancels those still waiting.
     await queue.redis
@@ -129,17 +145,65 @@ export async function enqueueRender(
  * Adds jobs (a job whose id is queued already is left as it is: BullMQ adds nothing), until
  * `signal`; returns how many of `jobs`, from the first, were added.
  */
-export async function addJobs(queue: QueueConnection, jobs: JobData[], signal?: AbortSignal): Promise<number> {
+export async function addJobs(
+  queue: QueueConnection,
+  jobs: JobData[],
+  signal?: AbortSignal,
+  put?: string[],
+): Promise<number> {
   // Marked again, in case Redis lost the mark (restarted empty) since connectQueue looked.
   await queue.redis.set(queue.keys.marker, JSON.stringify({ protocol: PROTOCOL }), 'NX');
   return withBull(queue, async (bull) => {
     let added = 0;
     for (; added < jobs.length && !signal?.aborted; added += CHUNK) {
       const chunk = jobs.slice(added, added + CHUNK);
+      if (put) {
+        // Which of them are not queued yet (BullMQ leaves a queued one as it is): `put` gets those.
+        const exists = queue.redis.pipeline();
+        for (const data of chunk) exists.exists(`${queue.keys.bullPrefix}${jobId(data)}`);
+        const found = (await exists.exec()) ?? [];
+        put.push(...chunk.filter((_, i) => found[i]?.[1] === 0).map(jobId));
+      }
       await bull.addBulk(chunk.map((data) => ({ name: 'render', data, opts: { ...JOB_OPTIONS, jobId: jobId(data) } })));
     }
     return Math.min(added, jobs.length);
   });
+}
+
+type Multi = ReturnType<QueueConnection['redis']['multi']>;
+
+/** Runs a MULTI; an error of any command in it is thrown (ioredis resolves with them). */
+async function exec(multi: Multi): Promise<void> {
+  const replies = (await multi.exec()) ?? [];
+  const failed = replies.find(([error]) => error);
+  if (failed) throw failed[0];
+}
+
+/** An error Redis answered with (`OOM command not allowed ...`, `READONLY ...`), not a connection's. */
+function isReplyError(error: unknown): error is Error {
+  return error instanceof Error && error.name === 'ReplyError';
+}
+
+/** The reason itself: a MULTI aborted (`EXECABORT`) for the errors of the commands in it. */
+function firstError(error: Error): Error {
+  return (error as Error & { previousErrors?: Error[] }).previousErrors?.[0] ?? error;
+}
+
+/**
+ * Takes a batch out of Redis again: its record, its list of jobs, and the jobs it put in the
+ * queue. Deleting is allowed in a Redis that is full; what cannot be removed expires with the batch.
+ */
+async function withdraw(queue: QueueConnection, batch: string, put: string[]): Promise<void> {
+  const { keys } = queue;
+  await withBull(queue, async (bull) => {
+    for (const id of put) await bull.remove(id).catch(() => undefined);
+  }).catch(() => undefined);
+  await exec(
+    queue.redis
+      .multi()
+      .del(keys.batch(batch), keys.batchJobs(batch), keys.batchCancelled(batch))
+      .zrem(keys.batches, batch),
+  ).catch(() => undefined);
 }
 
 /** Originals grouped by stem, in the order found: one job each (names that fold together are rendered together). */

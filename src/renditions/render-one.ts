@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { oneLine, SourceError } from '../errors.js';
+import { failureReason, oneLine, SourceError } from '../errors.js';
 import type { Measured } from '../quality/auto.js';
 import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
 import { isS3Url } from '../storage/s3-url.js';
@@ -141,7 +141,7 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
           throw new SourceError(
             'CONTENT_API_RENDER_FAILED',
             original.source,
-            `cannot write renditions (${error.code ?? oneLine(error)})`,
+            `cannot write renditions (${failureReason(error)})`,
             { cause: error },
           );
         });
@@ -314,7 +314,7 @@ async function writeRenditions(
   } catch (error) {
     await Promise.all(staged.map((object) => object.discard()));
     if (error instanceof SourceError) throw error;
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const reason = failureReason(error);
     throw new SourceError('CONTENT_API_RENDER_FAILED', original.source, `cannot write renditions (${reason})`, {
       cause: error,
     });

@@ -95,7 +95,7 @@ export class S3Store implements MediaStore {
       body = (await this.#client.send(command)).Body as Readable;
     } catch (error) {
       if (isMissingObject(error)) return null;
-      throw storageError(this.describe(key), error);
+      throw storageError(this.describe(key), error, this.#bucket);
     }
     // A server that ignores Range sends it all: read no further than asked.
     const chunks: Buffer[] = [];
@@ -107,7 +107,7 @@ export class S3Store implements MediaStore {
         if (read >= length) break;
       }
     } catch (error) {
-      throw storageError(this.describe(key), error);
+      throw storageError(this.describe(key), error, this.#bucket);
     } finally {
       body.destroy();
     }
@@ -190,7 +190,7 @@ export class S3Store implements MediaStore {
       return this.#object(this.#key(key), found.ContentLength, found.ETag, found.LastModified);
     } catch (error) {
       if (isMissingObject(error)) return null;
-      throw storageError(this.describe(key), error);
+      throw storageError(this.describe(key), error, this.#bucket);
     }
   }
 
@@ -207,7 +207,7 @@ export class S3Store implements MediaStore {
     try {
       return await send();
     } catch (error) {
-      throw storageError(what, error);
+      throw storageError(what, error, this.#bucket);
     }
   }
 }
@@ -269,9 +269,9 @@ function isMissingObject(error: unknown): boolean {
   return name === 'NoSuchKey' || name === 'NotFound' || ($metadata?.httpStatusCode === 404 && name !== 'NoSuchBucket');
 }
 
-/** `what: reason`, of the kind the reason says. */
-function storageError(what: string, error: unknown): StorageError {
-  const { kind, reason } = s3Failure(error);
+/** `what: reason`, of the kind the reason says (`bucket`: the one `what` is in). */
+function storageError(what: string, error: unknown, bucket: string): StorageError {
+  const { kind, reason } = s3Failure(error, bucket);
   return new StorageError(`${what}: ${reason}`, kind, { cause: error });
 }
 
@@ -279,7 +279,7 @@ const UNREACHABLE =
   /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|TimeoutError|socket hang up/;
 
 /** Why an S3 request failed, in a few words a person can act on, and of what kind. */
-function s3Failure(error: unknown): { kind: StorageErrorKind; reason: string } {
+function s3Failure(error: unknown, bucket: string): { kind: StorageErrorKind; reason: string } {
   const { name = '', code = '', message = String(error), $metadata } = (error ?? {}) as AwsError;
   const status = $metadata?.httpStatusCode;
   const attempts = $metadata?.attempts && $metadata.attempts > 1 ? ` after ${$metadata.attempts} attempts` : '';
@@ -296,7 +296,8 @@ function s3Failure(error: unknown): { kind: StorageErrorKind; reason: string } {
     return { kind: 'denied', reason: 'access denied: wrong secret key (SignatureDoesNotMatch)' };
   if (name === 'AccessDenied' || status === 403)
     return { kind: 'denied', reason: `access denied (${name || 'HTTP 403'})` };
-  if (name === 'NoSuchBucket') return { kind: 'no-bucket', reason: 'no such bucket' };
+  if (name === 'NoSuchBucket')
+    return { kind: 'no-bucket', reason: `no such bucket (NoSuchBucket: the bucket '${bucket}' does not exist)` };
   if (name === 'NoSuchKey' || status === 404) return { kind: 'missing', reason: 'no such object' };
   if (UNREACHABLE.test(`${name} ${code} ${message}`))
     return { kind: 'unreachable', reason: `endpoint unreachable (${escapeText(code || name || message)})${attempts}` };

@@ -163,3 +163,72 @@ describe('the config file', () => {
       expect(validate(bad), JSON.stringify(bad)).toBe(false);
   });
 });
+
+describe('text from the config file is printed escaped (#22)', () => {
+  // An ESC sequence, and a line break followed by a GitHub workflow command.
+  const hostile = 'x\u001b[31m\n::error::forged';
+  const oneEscapedLine = (stderr: string) => {
+    expect(stderr.endsWith('\n')).toBe(true);
+    expect(stderr.slice(0, -1)).not.toMatch(/[\u0000-\u001f\u007f]/);
+    expect(stderr).not.toMatch(/^::/m);
+  };
+
+  it('a rule key with control characters: one line, its characters escaped', async () => {
+    const dir = await project({ rules: { [hostile]: 'off' } });
+    const result = await runCli(['check', 'pages', '--reporter', 'github'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    oneEscapedLine(result.stderr);
+    expect(result.stderr).toContain('$.rules.x\\u001b[31m\\n::error::forged: not a rule id');
+  });
+
+  it('a file that is not JSON: its text quoted escaped', async () => {
+    const dir = await project(undefined);
+    await writeFile(path.join(dir, 'content-api.config.json'), `{ "rules": ${hostile}`);
+    const result = await runCli(['check', 'pages', '--reporter', 'github'], { cwd: dir });
+    expect(result.code).toBe(2);
+    oneEscapedLine(result.stderr);
+    expect(result.stderr).toMatch(/: not JSON \(.*\\u001b\[31m/);
+  });
+
+  it('a baseline and an output named in the config: escaped by the text and github reporters', async () => {
+    const dir = await project(undefined);
+    const baseline = `base${hostile}.json`;
+    const recorded = await runCli(['check', 'pages', '--update-baseline', baseline], { cwd: dir });
+    expect(recorded.code).toBe(0);
+    // The rule turned off: the baseline's findings of it are fixed, and the reporters name the baseline.
+    const config = { baseline, rules: { 'image-srcset-present': 'off' } };
+    await writeFile(path.join(dir, 'content-api.config.json'), JSON.stringify(config));
+    const text = await runCli(['check', 'pages'], { cwd: dir });
+    expect(text.stdout).toContain('removable from ');
+    expect(text.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(text.stdout).not.toMatch(/^::/m);
+    expect(text.stdout).toContain('basex\\u001b[31m\\n::error::forged.json');
+    const github = await runCli(['check', 'pages', '--reporter', 'github'], { cwd: dir });
+    const lines = github.stdout.trimEnd().split('\n');
+    expect(lines.filter((line) => line.startsWith('::notice '))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith('::error'))).toEqual([]);
+    expect(github.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    await writeFile(path.join(dir, 'content-api.config.json'), JSON.stringify({ ...config, output: `out${hostile}` }));
+    const written = await runCli(['check', 'pages'], { cwd: dir });
+    oneEscapedLine(written.stderr);
+    expect(written.stderr).toMatch(/^text report written to .*outx\\u001b\[31m\\n::error::forged: /);
+  });
+});
+
+describe('the GitHub reporter escapes workflow-command data as GitHub documents (#22)', () => {
+  it('%, \\r and \\n in data as %XX; also : and , in properties; other controls as \\u escapes', async () => {
+    const { githubReporter } = await import('../../src/check/reporters/machine.js');
+    const reporter = githubReporter();
+    const text = reporter.page({
+      source: 'pages/a,b:c%\r\n::error::x.json',
+      problems: [{ severity: 'error', rule: 'schema', path: '$.a', message: '100% \u001b[2J\r\n::error::forged' }],
+      baselined: [],
+      images: 0,
+    } as never);
+    expect(text).toBe(
+      '::error file=pages/a%2Cb%3Ac%25%0D%0A%3A%3Aerror%3A%3Ax.json,title=content-api schema::' +
+        '$.a: 100%25 \\u001b[2J%0D%0A::error::forged\n',
+    );
+  });
+});

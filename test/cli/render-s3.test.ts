@@ -17,7 +17,7 @@ import { runCli, startCli } from './run-cli.js';
 
 let s3: TestS3;
 beforeAll(async () => {
-  s3 = await startS3(['media', 'originals']);
+  s3 = await startS3(['media', 'originals', 'doomed']);
 });
 afterAll(() => s3.close());
 
@@ -369,7 +369,8 @@ describe('content-api render to and from a bucket', () => {
 
   it('s3:/ with one slash is refused, never taken for a local folder', async () => {
     const dir = await tempDir();
-    const result = await runCli(['render', 'samples/originals/dandelion.jpg', '--out', 's3:/media/x/'], {
+    const original = path.resolve('samples/originals/dandelion.jpg');
+    const result = await runCli(['render', original, '--out', 's3:/media/x/'], {
       cwd: dir,
       env: s3.env,
     });
@@ -378,6 +379,33 @@ describe('content-api render to and from a bucket', () => {
       /Expected s3:\/\/bucket\/prefix\/ with a valid bucket name but got 's3:\/media\/x\/'/,
     );
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('a bucket deleted mid-run: each original that fails says why, naming the bucket and the key (#22)', async () => {
+    const dir = await originals(6);
+    await s3.sync();
+    const before = s3.puts.length;
+    const run = startCli(['render', dir, '--out', 's3://doomed/media/', '--concurrency', '1'], { env: s3.env });
+    // The first rendition written, the bucket goes.
+    for (;;) {
+      await s3.sync();
+      if (s3.puts.slice(before).some((put) => put.startsWith('doomed/'))) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await s3.deleteBucket('doomed');
+    const result = await run.done;
+    expect(result.code).toBe(1);
+    const failed = result.stderr.split('\n').filter((line) => line.startsWith('failed'));
+    expect(failed.length).toBeGreaterThan(0);
+    for (const line of failed) {
+      expect(line).not.toContain('CONTENT_API_STORAGE');
+      expect(line).toMatch(
+        /s3:\/\/doomed\/media\/\S+: no such bucket \(NoSuchBucket: the bucket 'doomed' does not exist\)/,
+      );
+    }
+    expect(
+      failed.filter((line) => line.includes(': cannot write renditions (s3://doomed/media/')).length,
+    ).toBeGreaterThan(0);
   });
 
   describe('a bucket that cannot be used is exit 2 with one line naming it', () => {

@@ -15,6 +15,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectQueue } from '../../src/queue/connection.js';
 import { enqueueRender } from '../../src/queue/enqueue.js';
+import { PROTOCOL } from '../../src/queue/protocol.js';
 import { BIN, runCli, runInTerminal, startCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { type RedisServer, startRedis } from '../fixtures/redis.js';
@@ -124,6 +125,37 @@ describe('the queue commands without Redis', () => {
   });
 });
 
+describe('a server that is not Redis (#22)', () => {
+  it('one streaming a 1 GiB reply is told apart after a bounded read: one line, exit 2', async () => {
+    let written = 0;
+    const chunk = Buffer.alloc(1 << 20, 0x61);
+    const server = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.write(`$${2 ** 30}\r\n`);
+      const more = () => {
+        while (written < 2 ** 30 && !socket.destroyed && socket.write(chunk)) written += chunk.length;
+        if (written >= 2 ** 30) socket.end();
+      };
+      socket.on('drain', more);
+      more();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    try {
+      const result = await runCli(['queue', 'status', '--queue', url]);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `error: ${url}: cannot use Redis (not a Redis server: it answered something else)`,
+      ]);
+      // What the server could write before the client hung up: kernel buffers, not the gigabyte.
+      expect(written).toBeLessThan(64 << 20);
+    } finally {
+      server.close();
+    }
+  }, 60_000);
+});
+
 describe('content-api render --queue, worker, queue', () => {
   let redis: RedisServer;
   let s3: TestS3;
@@ -136,7 +168,7 @@ describe('content-api render --queue, worker, queue', () => {
     await Promise.all([redis?.stop(), s3?.close()]);
   });
   const nextQueue = () => (name = `test-${++queueRun}`);
-  const queueArgs = () => ['--queue', redis.url, '--queue-name', name];
+  const queueArgs = (server = redis) => ['--queue', server.url, '--queue-name', name];
 
   it('three workers, one killed with SIGKILL mid-job: ' +
     'every original rendered once, whole, the report a local run gives', async () => {
@@ -749,6 +781,41 @@ describe('content-api render --queue, worker, queue', () => {
     ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("no content-api queue named 'never-used'");
+  }, 60_000);
+
+  it('a Redis full (maxmemory, noeviction) while a batch is enqueued: one line, what was enqueued taken out (#22)', async () => {
+    nextQueue();
+    const full = await startRedis({ persist: false });
+    const redis = new Redis(full.url);
+    try {
+      const dir = await originals(40, 300);
+      await redis.set(`content-api:${name}:queue`, JSON.stringify({ protocol: PROTOCOL }));
+      // A job of an earlier batch, still queued: the one the new batch shares is not taken out with it.
+      const earlier = await runCli(
+        ['render', path.join(dir, 'photo-0.jpg'), '--out', `${dir}-out`, ...queueArgs(full)].concat('--detach'),
+      );
+      expect(earlier.code, earlier.stderr).toBe(0);
+      const before = (await redis.keys('*')).sort();
+      // Room for the batch's record and its list of jobs, not for the jobs themselves.
+      const used = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
+      await redis.config('SET', 'maxmemory', String(used + 60_000));
+      const result = await runCli(['render', dir, '--out', `${dir}-out`, ...queueArgs(full), '--detach']);
+      await redis.config('SET', 'maxmemory', '0');
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^error: ${full.url}: Redis refused to enqueue the batch \\(OOM command not allowed .*\\); ` +
+              'what was enqueued was taken out again$',
+          ),
+        ),
+      ]);
+      expect((await redis.keys('*')).sort()).toEqual(before);
+    } finally {
+      redis.disconnect();
+      await full.stop();
+    }
   }, 60_000);
 
   it('a Redis that may evict keys is named in one clear warning', async () => {

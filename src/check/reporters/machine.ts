@@ -1,4 +1,5 @@
 /** Reporters for machines: JSON, JSON lines, JUnit XML and GitHub workflow annotations. */
+import { escapeText } from '../../errors.js';
 import type { CheckedPage } from '../check.js';
 import { locator } from '../locate.js';
 import type { Reporter, RunEnd } from './reporter.js';
@@ -102,7 +103,13 @@ export function junitReporter(): Reporter {
   };
 }
 
-const escapeData = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+/**
+ * A workflow command's message as GitHub documents it (`%`, CR and LF as `%25`, `%0D`, `%0A`, so
+ * no text starts a line of its own), then every other unprintable character escaped
+ * (`escapeText`: no ESC sequence reaches the log).
+ */
+const escapeData = (text: string) => escapeText(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
+/** A workflow command's property (`file=`, `title=`): its data, and `:` and `,` as `%3A` and `%2C`. */
 const escapeProperty = (text: string) => escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
 /** Page files (not URLs or standard input) can be pointed at. */

@@ -1,4 +1,8 @@
-/** The default reporter: findings grouped by page, then by JSON path, and a summary line. */
+/**
+ * The default reporter: findings grouped by page, then by JSON path, and a summary line. Names
+ * and messages (from pages, their files, the config file) are printed escaped (`escapeText`).
+ */
+import { escapeText } from '../../errors.js';
 import { PLAIN_STYLES, type Styles } from '../../styles.js';
 import type { Finding } from '../check.js';
 import type { Reporter, RunEnd } from './reporter.js';
@@ -11,19 +15,20 @@ export function textReporter(styles: Styles = PLAIN_STYLES): Reporter {
     start: () => '',
     page(page) {
       if (page.problems.length === 0) return '';
-      const lines = [bold(page.source)];
+      const lines = [bold(escapeText(page.source))];
       for (const problem of [...page.problems].sort(byPath)) {
         const label = problem.severity === 'error' ? red('error  ') : yellow('warning');
-        lines.push(`  ${label} ${problem.path}  ${dim(`[${problem.rule}]`)} ${problem.message}`);
+        const { path, rule, message } = problem;
+        lines.push(`  ${label} ${escapeText(path)}  ${dim(`[${escapeText(rule)}]`)} ${escapeText(message)}`);
       }
       return `${lines.join('\n')}\n\n`;
     },
     end({ summary, fixed, baseline }: RunEnd) {
       const lines: string[] = [];
       if (fixed.length > 0) {
-        lines.push(bold(`Fixed since the baseline (${fixed.length}), removable from ${baseline}:`));
-        for (const entry of fixed)
-          lines.push(`  ${green('fixed  ')} ${entry.page} ${entry.path}  ${dim(`[${entry.rule}]`)}`);
+        lines.push(bold(`Fixed since the baseline (${fixed.length}), removable from ${escapeText(baseline ?? '')}:`));
+        for (const { page, path, rule } of fixed)
+          lines.push(`  ${green('fixed  ')} ${escapeText(`${page} ${path}`)}  ${dim(`[${escapeText(rule)}]`)}`);
         lines.push('');
       }
       const { files } = summary;

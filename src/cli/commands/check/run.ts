@@ -10,6 +10,7 @@ import { createPolicy } from '../../../check/policy.js';
 import { closeFileSource, openFileSource } from '../../../check/probe.js';
 import { createReporter, type ReporterName } from '../../../check/reporters/index.js';
 import { loadTargets } from '../../../check/targets.js';
+import { escapeText } from '../../../errors.js';
 import type { S3Options } from '../../../storage/s3-url.js';
 import { assertWritableFile, printMessage, stylesFor, writeOutputFile } from '../../output.js';
 import { fileSink, type ReportSink, stdoutSink } from './sink.js';
@@ -83,10 +84,10 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
     sink = undefined;
     const inBaseline = summary.baselined ? `, ${summary.baselined} in the baseline` : '';
     const counts = `${summary.errors} error(s), ${summary.warnings} warning(s)${inBaseline}`;
-    if (options.output) printMessage(`${options.reporter} report written to ${options.output}: ${counts}`);
+    if (options.output) printMessage(`${options.reporter} report written to ${escapeText(options.output)}: ${counts}`);
     if (record) {
       await writeOutputFile('--update-baseline', record.file, record.text());
-      printMessage(`baseline written to ${record.file}: ${record.size} finding(s) recorded`);
+      printMessage(`baseline written to ${escapeText(record.file)}: ${record.size} finding(s) recorded`);
       return 0;
     }
     return summary.errors > 0 || summary.warnings > options.maxWarnings ? 1 : 0;
