@@ -4,11 +4,12 @@
  * (a symlink out is refused).
  */
 import { createReadStream } from 'node:fs';
-import { access, constants, mkdir, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, constants, open, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { OutputNotWritableError } from '../errors.js';
 import { sweepStaleTemps, tempPathFor } from '../fs/atomic.js';
+import { makeFolder } from '../fs/make-folder.js';
 import { isInside } from '../fs/paths.js';
 import { walkFiles } from '../fs/walk.js';
 import { assertKey, type MediaStore, type Staged, type Stamp, type StoredObject } from './store.js';
@@ -134,34 +135,12 @@ export class LocalStore implements MediaStore {
     let ready = this.#dirs.get(dir);
     if (!ready) {
       ready = (async () => {
-        await mkdir(dir, { recursive: true });
+        await makeFolder(dir);
         if (!isInside(await realpath(dir), this.#root)) throw new Error(`${dir} resolves outside the output folder`);
       })();
       this.#dirs.set(dir, ready);
     }
     return ready;
-  }
-}
-
-/**
- * `mkdir -p`, one level at a time from the nearest folder that exists. (Node's own recursive
- * mkdir retries forever where a folder cannot be made in an existing one, as in /proc.)
- */
-async function makeFolder(dir: string): Promise<void> {
-  const missing: string[] = [];
-  for (let current = dir; ; current = path.dirname(current)) {
-    const info = await stat(current).catch((error: NodeJS.ErrnoException) => error);
-    if (!(info instanceof Error)) {
-      if (!info.isDirectory()) throw Object.assign(new Error(`${current} is not a folder`), { code: 'ENOTDIR' });
-      break;
-    }
-    if (info.code !== 'ENOENT' || path.dirname(current) === current) throw info;
-    missing.push(current);
-  }
-  for (const folder of missing.reverse()) {
-    await mkdir(folder).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    });
   }
 }
 
