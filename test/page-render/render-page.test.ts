@@ -67,7 +67,7 @@ async function renderPage(args: string[], input?: string) {
  * The page passes check --verify-files, but for `thumbs`: the meta.thumb URLs that render leaves as
  * they were (it rewrites only Images).
  */
-async function checkFiles(page: string, media: string, thumbs?: 'file-missing' | 'file-unreadable') {
+async function checkFiles(page: string, media: string, thumbs?: 'file-missing' | 'file-outside') {
   const result = await runCli(['check', page, '--verify-files', media, '--reporter', 'json']);
   const report = JSON.parse(result.stdout);
   expect(report.images).toBe(18);
@@ -861,7 +861,7 @@ describe('content-api render --page', () => {
         (name) => !name.startsWith(path.join('a', 'b', 'media')),
       );
       expect(outside.sort()).toEqual(['a', path.join('a', 'b'), path.join('a', 'page.json')]);
-      await checkFiles(written, out, 'file-unreadable'); // meta.thumb still climbs out of the media folder
+      await checkFiles(written, out, 'file-outside'); // meta.thumb still climbs out of the media folder
     },
   );
 
