@@ -6,6 +6,7 @@
 import { type Command, Option } from 'commander';
 import { z } from 'zod';
 import { HTTP_DEFAULTS } from '../client/defaults.js';
+import { InvalidArgumentError } from '../errors.js';
 import type { QueueOptions } from '../queue/connection.js';
 import {
   type RenderSettingsInput,
@@ -93,18 +94,31 @@ export const s3From = (flags: Flags): S3Options => ({
 export function addQueueOptions(command: Command, what: string, fromEnvironment = true): Command {
   const queue = new Option('--queue <redis-url>', `${what}: redis://[user:password@]host[:port][/db] or rediss://`);
   return command
-    .addOption(fromEnvironment ? queue.env('CONTENT_API_QUEUE').makeOptionMandatory() : queue)
+    .addOption(fromEnvironment ? queue.env('CONTENT_API_QUEUE') : queue)
     .addOption(
       new Option('--queue-name <name>', 'the queue in that Redis').env('CONTENT_API_QUEUE_NAME').default('content-api'),
     );
 }
 
-/** The queue to reach, from `addQueueOptions`' flags and `--timeout`. */
-export const queueFrom = (flags: Flags): QueueOptions => ({
-  url: flags.queue as string,
-  name: flags.queueName as string,
-  timeoutMs: flags.timeout as number | undefined,
-});
+/**
+ * The queue to reach, from `addQueueOptions`' flags and `--timeout`; `command` tells whether the
+ * URL and name came from the environment, which messages then name. `--queue` is required
+ * (commander's own message would not say that `CONTENT_API_QUEUE` gives it too).
+ */
+export function queueFrom(flags: Flags, command?: Command): QueueOptions {
+  if (typeof flags.queue !== 'string') {
+    throw new InvalidArgumentError("required option '--queue <redis-url>' not specified (or set CONTENT_API_QUEUE)");
+  }
+  const fromEnv = (key: string, variable: string) =>
+    command?.getOptionValueSource(key) === 'env' ? variable : undefined;
+  return {
+    url: flags.queue,
+    name: flags.queueName as string,
+    timeoutMs: flags.timeout as number | undefined,
+    urlFrom: fromEnv('queue', 'CONTENT_API_QUEUE'),
+    nameFrom: fromEnv('queueName', 'CONTENT_API_QUEUE_NAME'),
+  };
+}
 
 /**
  * A flag for every render setting, derived from the settings schema: its name and help from

@@ -8,6 +8,12 @@ import { printMessage } from './output.js';
 
 export type Hooks = Pick<RenderPageOptions, 'onProgress' | 'onDownload' | 'signal'>;
 
+/**
+ * Seconds since the process started: the time a command took as its user waited for it, loading
+ * and connecting included (`queue results` once said 0.1 s after a wait of 3 s for a busy Redis).
+ */
+export const commandSeconds = (): number => performance.now() / 1000;
+
 /** Runs a batch with a progress line on a terminal; the first Ctrl-C lets the originals under way finish. */
 export async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promise<{ report: T; seconds: number }> {
   const progress = new ProgressLine();

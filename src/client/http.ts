@@ -231,7 +231,14 @@ async function attempt1(
     const type = String([response.headers['content-type']].flat()[0] ?? '');
     return { url, status: response.statusCode, headers: response.headers, type, body: Buffer.concat(chunks) };
   } catch (error) {
-    throw httpErrorFrom(url, error, { status, received, declared, deadlineMs: o.deadlineMs, signal });
+    throw httpErrorFrom(url, error, {
+      status,
+      received,
+      declared,
+      deadlineMs: o.deadlineMs,
+      timeoutMs: o.timeoutMs,
+      signal,
+    });
   }
 }
 
@@ -267,6 +274,8 @@ interface Progress {
   received: number;
   declared: number | undefined;
   deadlineMs: number;
+  /** `--timeout`: each wait (connecting, the headers, any silence in the body). */
+  timeoutMs: number;
   signal: AbortSignal;
 }
 
@@ -277,6 +286,18 @@ const CONNECTION_REASONS = new Map([
   ['UND_ERR_SOCKET', 'connection reset'],
 ]);
 
+/**
+ * undici's timeouts, said in words (its codes say nothing to a reader): each is one wait of
+ * `--timeout`. The one place undici's error codes become reasons, with `CONNECTION_REASONS`.
+ */
+function timeoutReason(code: string, { timeoutMs, received }: Progress): string | undefined {
+  const within = `${timeoutMs / 1000} s (--timeout)`;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return `no connection within ${within}`;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return `no response headers within ${within}`;
+  if (code === 'UND_ERR_BODY_TIMEOUT') return `the body stopped for ${within} after ${received} bytes`;
+  return undefined;
+}
+
 function httpErrorFrom(url: string, error: unknown, progress: Progress): HttpError {
   if (error instanceof HttpError) return error;
   const code = (error as { code?: string }).code ?? '';
@@ -286,11 +307,14 @@ function httpErrorFrom(url: string, error: unknown, progress: Progress): HttpErr
     const reason = `timed out: no complete response within the ${progress.deadlineMs} ms deadline${got}`;
     return new HttpError('CONTENT_API_HTTP_TIMEOUT', url, reason, { status: progress.status, cause: error });
   }
+  const waited = timeoutReason(code, progress);
+  if (waited) return new HttpError('CONTENT_API_HTTP_TIMEOUT', url, `timed out: ${waited}`, { cause: error });
   if (/TIMEOUT/.test(code))
     return new HttpError('CONTENT_API_HTTP_TIMEOUT', url, `timed out (${code})`, { cause: error });
   const message = (error as Error).message ?? String(error);
   const reason = CONNECTION_REASONS.get(code) ?? message;
-  const detail = `${reason}${code && !reason.includes(code) ? ` (${code})` : ''}`;
+  // undici's own codes (UND_ERR_*) are not a reader's: the reason says it in words.
+  const detail = `${reason}${code && !code.startsWith('UND_ERR') && !reason.includes(code) ? ` (${code})` : ''}`;
   const midBody = progress.status !== undefined;
   const promised = declared === undefined ? '' : ` of the ${declared} bytes its Content-Length promised`;
   const where = midBody ? `HTTP ${progress.status} body broken after ${received}${promised}: ` : '';

@@ -63,10 +63,10 @@ export async function readBatch(queue: QueueConnection, id: string): Promise<Bat
     throw new QueueError(`${escapeText(id)}: not a batch id (they look like 20261123-174512-3f9a1c)`);
   const text = await queue.redis.get(queue.keys.batch(id));
   if (text === null) {
-    throw new QueueError(`${queue.where}: no batch ${id} in queue '${queue.name}' (batches are kept 7 days)`);
+    throw new QueueError(`${queue.label}: no batch ${id} in queue '${queue.name}' (batches are kept 7 days)`);
   }
   const record = parseJsonOrUndefined(batchRecordSchema, text);
-  if (!record) throw new QueueError(`${queue.where}: batch ${id} was written by another version of content-api`);
+  if (!record) throw new QueueError(`${queue.label}: batch ${id} was written by another version of content-api`);
   return record;
 }
 
@@ -78,7 +78,7 @@ async function readJobs(queue: QueueConnection, record: BatchRecord): Promise<Ma
     const lines = await queue.redis.lrange(queue.keys.batchJobs(record.id), start, start + page - 1);
     for (const line of lines) {
       const job = parseJsonOrUndefined(batchJobSchema, line);
-      if (!job) throw new QueueError(`${queue.where}: batch ${record.id} has a job this version cannot read`);
+      if (!job) throw new QueueError(`${queue.label}: batch ${record.id} has a job this version cannot read`);
       const [jobId, originals, given] = job;
       jobs.set(jobId, { id: jobId, originals, given });
     }
@@ -86,7 +86,7 @@ async function readJobs(queue: QueueConnection, record: BatchRecord): Promise<Ma
   }
   if (jobs.size !== record.jobs) {
     throw new QueueError(
-      `${queue.where}: batch ${record.id} lists ${jobs.size} of its ${record.jobs} jobs (Redis lost part of it)`,
+      `${queue.label}: batch ${record.id} lists ${jobs.size} of its ${record.jobs} jobs (Redis lost part of it)`,
     );
   }
   return jobs;

@@ -18,6 +18,10 @@ export interface QueueOptions {
   name?: string | undefined;
   /** Connecting to Redis at start, in ms (default 10,000). */
   timeoutMs?: number | undefined;
+  /** The environment variable `url` came from (`CONTENT_API_QUEUE`), named in messages beside the URL. */
+  urlFrom?: string | undefined;
+  /** The environment variable `name` came from (`CONTENT_API_QUEUE_NAME`), named in messages about it. */
+  nameFrom?: string | undefined;
 }
 
 /** A queue reached: its connection (shared by BullMQ's queue and workers), keys, and what the check found. */
@@ -25,8 +29,10 @@ export interface QueueConnection {
   redis: Redis;
   name: string;
   keys: QueueKeys;
-  /** The URL without its password, for messages. */
+  /** The URL without its password. */
   where: string;
+  /** How messages name the Redis: `where`, and the environment variable it came from, if it did. */
+  label: string;
   /** Said once: an eviction policy that can drop jobs, or one that could not be checked. */
   warnings: string[];
   close(): Promise<void>;
@@ -60,25 +66,27 @@ export function parseQueueUrl(value: string): string {
   return value;
 }
 
-/** A queue name is part of Redis keys: letters, digits, `-`, `_`, `.`. */
-export function parseQueueName(value: string): string {
+/** A queue name is part of Redis keys: letters, digits, `-`, `_`, `.`. `from`: the environment variable it came from. */
+export function parseQueueName(value: string, from?: string): string {
   if (!/^[A-Za-z0-9._-]{1,100}$/.test(value)) {
     throw new InvalidArgumentError(
-      `--queue-name ${escapeText(value)}: use letters, digits, '.', '_' and '-' (at most 100)`,
+      `${from ?? '--queue-name'} ${escapeText(value)}: use letters, digits, '.', '_' and '-' (at most 100)`,
     );
   }
   return value;
 }
 
 /**
- * Connects to the queue. `claim`: a submitter or a worker marks the name as content-api's if
- * it is new; a reader (`queue status`) only looks. Throws `QueueError` (one line) when Redis
+ * Connects to the queue. `claim`: `true`, a submitter or a worker marks the name as content-api's
+ * if it is new; `false`, a reader (`queue results`) needs a queue content-api made there; `'look'`
+ * (`queue status`): a name never used is an empty queue. Throws `QueueError` (one line) when Redis
  * cannot be reached or the name is another application's.
  */
-export async function connectQueue(options: QueueOptions, claim: boolean): Promise<QueueConnection> {
+export async function connectQueue(options: QueueOptions, claim: boolean | 'look'): Promise<QueueConnection> {
   const url = parseQueueUrl(options.url);
-  const name = parseQueueName(options.name ?? DEFAULT_QUEUE_NAME);
+  const name = parseQueueName(options.name ?? DEFAULT_QUEUE_NAME, options.nameFrom);
   const where = redact(url);
+  const label = options.urlFrom ? `${where} (${options.urlFrom})` : where;
   const keys = keysFor(name);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const probe = new Redis(url, {
@@ -109,13 +117,14 @@ export async function connectQueue(options: QueueOptions, claim: boolean): Promi
         // fails. (Database 0 is where a connection begins: no SELECT, which an ACL may forbid.)
         const db = Number(new URL(url).pathname.slice(1));
         if (db > 0) await probe.select(db);
-        warnings.push(...(await versionWarning(probe, where)), ...(await evictionWarning(probe, where)));
-        await checkName(probe, keys, name, where, claim);
+        warnings.push(...(await versionWarning(probe, label)), ...(await evictionWarning(probe, label)));
+        const named = options.nameFrom ? `'${name}' (${options.nameFrom})` : `'${name}'`;
+        await checkName(probe, keys, named, label, claim);
       })(),
     ]);
   } catch (error) {
     if (error instanceof QueueError) throw error;
-    throw new QueueError(`${where}: cannot use Redis (${reason(failure ?? error)})`, { cause: error });
+    throw new QueueError(`${label}: cannot use Redis (${reason(failure ?? error)})`, { cause: error });
   } finally {
     clearTimeout(deadline);
     probe.disconnect();
@@ -134,6 +143,7 @@ export async function connectQueue(options: QueueOptions, claim: boolean): Promi
     name,
     keys,
     where,
+    label,
     warnings,
     // QUIT waits for a Redis that is away (commands queue until it is back): then just hang up.
     close: async () =>
@@ -144,9 +154,10 @@ export async function connectQueue(options: QueueOptions, claim: boolean): Promi
 /**
  * A BullMQ queue object on `queue`'s connection, for `use`, then closed (the connection stays
  * open: BullMQ leaves a connection it was given to its owner). Redis was checked by `connectQueue`.
+ * `look`: only read (`queue status`), so that looking at a name never used leaves no key behind.
  */
-export async function withBull<T>(queue: QueueConnection, use: (bull: Queue) => Promise<T>): Promise<T> {
-  const bull = new Queue(queue.name, { connection: queue.redis, ...BULL_OPTIONS });
+export async function withBull<T>(queue: QueueConnection, use: (bull: Queue) => Promise<T>, look = false): Promise<T> {
+  const bull = new Queue(queue.name, { connection: queue.redis, ...BULL_OPTIONS, skipMetasUpdate: look });
   bull.on('error', () => undefined); // the connection retries on its own
   try {
     return await use(bull);
@@ -192,18 +203,24 @@ async function evictionWarning(redis: Redis, where: string): Promise<string[]> {
   ];
 }
 
-/** The queue name must be content-api's, of this protocol, or unused. */
-async function checkName(redis: Redis, keys: QueueKeys, name: string, where: string, claim: boolean): Promise<void> {
+/** The queue name must be content-api's, of this protocol, or unused. `name` as messages say it, quoted. */
+async function checkName(
+  redis: Redis,
+  keys: QueueKeys,
+  name: string,
+  where: string,
+  claim: boolean | 'look',
+): Promise<void> {
   const marker = await redis.get(keys.marker);
   if (marker === null) {
     if (await foreignJobs(redis, keys)) {
       throw new QueueError(
-        `${where}: queue '${name}' belongs to another application (it holds jobs content-api did not make); ` +
+        `${where}: queue ${name} belongs to another application (it holds jobs content-api did not make); ` +
           'choose another --queue-name',
       );
     }
-    if (!claim)
-      throw new QueueError(`${where}: no content-api queue named '${name}' (nothing was ever enqueued there)`);
+    if (claim === 'look') return; // nothing enqueued yet: an empty queue
+    if (!claim) throw new QueueError(`${where}: no content-api queue named ${name} (nothing was ever enqueued there)`);
     await redis.set(keys.marker, JSON.stringify({ protocol: PROTOCOL }), 'NX');
     return;
   }
@@ -215,7 +232,7 @@ async function checkName(redis: Redis, keys: QueueKeys, name: string, where: str
   }
   if (protocol !== PROTOCOL) {
     throw new QueueError(
-      `${where}: queue '${name}' was made by a content-api of another protocol ` +
+      `${where}: queue ${name} was made by a content-api of another protocol ` +
         `(${escapeText(String(protocol))}, this one speaks ${PROTOCOL}); ` +
         'use another --queue-name, or the same version everywhere',
     );
@@ -296,6 +313,8 @@ function reason(error: unknown): string {
   if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(text))
     return `authentication failed: ${escapeText(text)}`;
   if (/Protocol error/i.test(text)) return 'not a Redis server: it answered something else';
+  // Nothing listens there: most often a Redis not started yet.
+  if (code === 'ECONNREFUSED') return 'ECONNREFUSED: is redis-server running? start it with `redis-server`';
   if (code) return code;
   if (/Connection is closed|connect ETIMEDOUT|timed out/i.test(text)) return 'no answer';
   return escapeText(text);

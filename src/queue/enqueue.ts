@@ -125,7 +125,7 @@ export async function enqueueRender(
     if (!isReplyError(error)) throw error;
     await withdraw(queue, record.id, put);
     throw new QueueError(
-      `${queue.where}: Redis refused to enqueue the batch (${escapeText(oneLine(firstError(error)))}); ` +
+      `${queue.label}: Redis refused to enqueue the batch (${escapeText(oneLine(firstError(error)))}); ` +
         'what was enqueued was taken out again',
       { cause: error },
     );

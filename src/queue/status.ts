@@ -29,36 +29,40 @@ export interface QueueStatus {
 }
 
 export async function queueStatus(queue: QueueConnection): Promise<QueueStatus> {
-  return withBull(queue, async (bull) => {
-    const counts = await bull.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
-    const workers = await workerCount(bull);
-    const stats = await queue.redis.hgetall(queue.keys.stats);
-    const now = await redisNow(queue);
-    const window = Math.floor(now / TICK_MS);
-    const ticks = await queue.redis.mget(...Array.from({ length: 6 }, (_, i) => queue.keys.tick(window - i)));
-    const rate = ticks.reduce((sum, tick) => sum + Number(tick ?? 0), 0) / 60;
-    const jobs = {
-      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts['waiting-children'] ?? 0),
-      active: counts.active ?? 0,
-      delayed: counts.delayed ?? 0,
-    };
-    const left = jobs.waiting + jobs.active + jobs.delayed;
-    return {
-      queue: queue.name,
-      redis: queue.where,
-      jobs,
-      workers,
-      finished: {
-        rendered: Number(stats.rendered ?? 0),
-        skipped: Number(stats.skipped ?? 0),
-        failed: Number(stats.failed ?? 0),
-        retried: Number(stats.retried ?? 0),
-      },
-      rate,
-      eta: left === 0 ? 0 : rate > 0 ? Math.round(left / rate) : null,
-      batches: await recentBatches(queue, now),
-    };
-  });
+  return withBull(
+    queue,
+    async (bull) => {
+      const counts = await bull.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+      const workers = await workerCount(bull);
+      const stats = await queue.redis.hgetall(queue.keys.stats);
+      const now = await redisNow(queue);
+      const window = Math.floor(now / TICK_MS);
+      const ticks = await queue.redis.mget(...Array.from({ length: 6 }, (_, i) => queue.keys.tick(window - i)));
+      const rate = ticks.reduce((sum, tick) => sum + Number(tick ?? 0), 0) / 60;
+      const jobs = {
+        waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts['waiting-children'] ?? 0),
+        active: counts.active ?? 0,
+        delayed: counts.delayed ?? 0,
+      };
+      const left = jobs.waiting + jobs.active + jobs.delayed;
+      return {
+        queue: queue.name,
+        redis: queue.where,
+        jobs,
+        workers,
+        finished: {
+          rendered: Number(stats.rendered ?? 0),
+          skipped: Number(stats.skipped ?? 0),
+          failed: Number(stats.failed ?? 0),
+          retried: Number(stats.retried ?? 0),
+        },
+        rate,
+        eta: left === 0 ? 0 : rate > 0 ? Math.round(left / rate) : null,
+        batches: await recentBatches(queue, now),
+      };
+    },
+    true,
+  );
 }
 
 /** Worker processes connected to the queue now; null when Redis does not allow CLIENT LIST. */

@@ -229,7 +229,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
   } catch (error) {
     await worker?.close(true).catch(() => undefined);
     await queue.close();
-    throw new QueueError(`${queue.where}: cannot start a worker (${oneLine(error)})`, { cause: error });
+    throw new QueueError(`${queue.label}: cannot start a worker (${oneLine(error)})`, { cause: error });
   }
   const running = worker;
   return {

@@ -31,12 +31,15 @@ export class S3Store implements MediaStore {
   /** Folder listings (key of the folder -> its objects), each read once: a listing, not a request per file. */
   readonly #folders = new Map<string, Promise<Map<string, StoredObject>>>();
   readonly #lookups: 'listing' | 'head';
+  /** The endpoint requests go to, as messages name it. */
+  readonly #endpoint: string;
 
   constructor(where: S3Location, options: S3Options = {}) {
     this.#bucket = where.bucket;
     this.#prefix = where.prefix;
     this.location = s3Url(where.bucket, where.prefix);
     this.#client = new S3Client(clientConfig(options));
+    this.#endpoint = endpointName(options);
     this.#lookups = options.lookups ?? 'listing';
   }
 
@@ -95,7 +98,7 @@ export class S3Store implements MediaStore {
       body = (await this.#client.send(command)).Body as Readable;
     } catch (error) {
       if (isMissingObject(error)) return null;
-      throw storageError(this.describe(key), error, this.#bucket);
+      throw storageError(this.describe(key), error, this.#bucket, this.#endpoint);
     }
     // A server that ignores Range sends it all: read no further than asked.
     const chunks: Buffer[] = [];
@@ -107,7 +110,7 @@ export class S3Store implements MediaStore {
         if (read >= length) break;
       }
     } catch (error) {
-      throw storageError(this.describe(key), error, this.#bucket);
+      throw storageError(this.describe(key), error, this.#bucket, this.#endpoint);
     } finally {
       body.destroy();
     }
@@ -190,7 +193,7 @@ export class S3Store implements MediaStore {
       return this.#object(this.#key(key), found.ContentLength, found.ETag, found.LastModified);
     } catch (error) {
       if (isMissingObject(error)) return null;
-      throw storageError(this.describe(key), error, this.#bucket);
+      throw storageError(this.describe(key), error, this.#bucket, this.#endpoint);
     }
   }
 
@@ -207,7 +210,7 @@ export class S3Store implements MediaStore {
     try {
       return await send();
     } catch (error) {
-      throw storageError(what, error, this.#bucket);
+      throw storageError(what, error, this.#bucket, this.#endpoint);
     }
   }
 }
@@ -269,9 +272,20 @@ function isMissingObject(error: unknown): boolean {
   return name === 'NoSuchKey' || name === 'NotFound' || ($metadata?.httpStatusCode === 404 && name !== 'NoSuchBucket');
 }
 
-/** `what: reason`, of the kind the reason says (`bucket`: the one `what` is in). */
-function storageError(what: string, error: unknown, bucket: string): StorageError {
-  const { kind, reason } = s3Failure(error, bucket);
+/**
+ * The endpoint a client made with `options` sends to: the one given or set in the environment,
+ * else AWS's for the region (the SDK's own default).
+ */
+function endpointName(options: S3Options): string {
+  const given = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
+  if (given) return escapeText(given);
+  const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  return region ? `https://s3.${escapeText(region)}.amazonaws.com` : 'AWS S3';
+}
+
+/** `what: reason`, of the kind the reason says (`bucket`: the one `what` is in, at `endpoint`). */
+function storageError(what: string, error: unknown, bucket: string, endpoint: string): StorageError {
+  const { kind, reason } = s3Failure(error, bucket, endpoint);
   return new StorageError(`${what}: ${reason}`, kind, { cause: error });
 }
 
@@ -279,7 +293,7 @@ const UNREACHABLE =
   /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|TimeoutError|socket hang up/;
 
 /** Why an S3 request failed, in a few words a person can act on, and of what kind. */
-function s3Failure(error: unknown, bucket: string): { kind: StorageErrorKind; reason: string } {
+function s3Failure(error: unknown, bucket: string, endpoint: string): { kind: StorageErrorKind; reason: string } {
   const { name = '', code = '', message = String(error), $metadata } = (error ?? {}) as AwsError;
   const status = $metadata?.httpStatusCode;
   const attempts = $metadata?.attempts && $metadata.attempts > 1 ? ` after ${$metadata.attempts} attempts` : '';
@@ -300,7 +314,10 @@ function s3Failure(error: unknown, bucket: string): { kind: StorageErrorKind; re
     return { kind: 'no-bucket', reason: `no such bucket (NoSuchBucket: the bucket '${bucket}' does not exist)` };
   if (name === 'NoSuchKey' || status === 404) return { kind: 'missing', reason: 'no such object' };
   if (UNREACHABLE.test(`${name} ${code} ${message}`))
-    return { kind: 'unreachable', reason: `endpoint unreachable (${escapeText(code || name || message)})${attempts}` };
+    return {
+      kind: 'unreachable',
+      reason: `endpoint ${endpoint} unreachable (${escapeText(code || name || message)})${attempts}`,
+    };
   if (['SlowDown', 'Throttling', 'ThrottlingException'].includes(name) || status === 503) {
     return { kind: 'throttled', reason: `throttled${attempts || ' (HTTP 503)'}` };
   }

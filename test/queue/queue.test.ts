@@ -115,7 +115,7 @@ describe('the queue commands without Redis', () => {
       [['render', '--page', '101', '--queue', 'redis://127.0.0.1:1'], '--queue does not apply to --page'],
       [['render', 'samples/originals', '--detach'], '--detach applies only with --queue'],
       [['worker', '--queue', 'redis://127.0.0.1:1', '--queue-name', 'a:b'], '--queue-name a:b: use letters'],
-      [['worker'], "required option '--queue <redis-url>' not specified"],
+      [['worker'], "required option '--queue <redis-url>' not specified (or set CONTENT_API_QUEUE)"],
     ];
     for (const [args, message] of cases) {
       const result = await runCli(args);
@@ -411,7 +411,7 @@ describe('content-api render --queue, worker, queue', () => {
         'rendered',
       ]);
       expect(worker.log()).toMatch(
-        /^paused\ts3:\/\/originals\/q7\/photo-\d\.jpg\t.*endpoint unreachable.*taking jobs again in 2 s/m,
+        /^paused\ts3:\/\/originals\/q7\/photo-\d\.jpg\t.*endpoint http:\/\/\S+ unreachable.*taking jobs again in 2 s/m,
       );
       // Put back, not failed: no attempt spent, so the rendered lines say nothing of attempts.
       expect(worker.log()).not.toMatch(/attempt \d/);
@@ -736,7 +736,9 @@ describe('content-api render --queue, worker, queue', () => {
     ]) {
       const result = await runCli(args);
       expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr.trim().split('\n')).toEqual([`error: ${closed}: cannot use Redis (ECONNREFUSED)`]);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `error: ${closed}: cannot use Redis (ECONNREFUSED: is redis-server running? start it with \`redis-server\`)`,
+      ]);
     }
     for (const url of ['redis:/user:secret@127.0.0.1', 'redis://user:secret@127.0.0.1:1', 'http://user:secret@h/']) {
       const said = await runCli(['queue', 'status', '--queue', url, '--timeout', '2000']);

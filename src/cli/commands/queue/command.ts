@@ -45,9 +45,9 @@ export function queueCommand(program: Command): Command {
   addHttpOptions(addQueueOptions(status, 'the queue'), { timeout: 'connecting to Redis' })
     .option('--json', 'print the status as one JSON document')
     .addHelpText('after', epilogue(STATUS_EXAMPLES, STATUS_EXIT_CODES))
-    .action(async (flags: Flags) => {
+    .action(async (flags: Flags, command: Command) => {
       const { runQueueStatus } = await import('./status.js');
-      process.exitCode = await runQueueStatus({ queue: queueFrom(flags), json: Boolean(flags.json) });
+      process.exitCode = await runQueueStatus({ queue: queueFrom(flags, command), json: Boolean(flags.json) });
     });
 
   const results = queue.command('results').description(RESULTS_DESCRIPTION).argument('<batch>', 'the batch id');
@@ -56,10 +56,10 @@ export function queueCommand(program: Command): Command {
     .option('--alt-text <file>', 'JSON object mapping originals (path or file name) to alt text, for the Image objects')
     .option('--json', 'print one JSON document with every result and failure on stdout')
     .addHelpText('after', epilogue(RESULTS_EXAMPLES, RESULTS_EXIT_CODES))
-    .action(async (batch: string, flags: Flags) => {
+    .action(async (batch: string, flags: Flags, command: Command) => {
       const { runQueueResults } = await import('./results.js');
       process.exitCode = await runQueueResults(batch, {
-        queue: queueFrom(flags),
+        queue: queueFrom(flags, command),
         wait: flags.wait as boolean,
         json: Boolean(flags.json),
         altTextFile: flags.altText as string | undefined,

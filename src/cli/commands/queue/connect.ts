@@ -5,7 +5,7 @@ import { connectQueue, type QueueConnection, type QueueOptions } from '../../../
 import { DEFAULT_QUEUE_NAME } from '../../../queue/protocol.js';
 import { printMessage, stderrStyles } from '../../output.js';
 
-export async function connect(target: QueueOptions, claim: boolean): Promise<QueueConnection> {
+export async function connect(target: QueueOptions, claim: boolean | 'look'): Promise<QueueConnection> {
   const queue = await connectQueue(target, claim);
   for (const warning of queue.warnings) printMessage(`${stderrStyles().yellow('warning')}: ${warning}`);
   return queue;

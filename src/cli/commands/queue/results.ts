@@ -4,7 +4,7 @@
  */
 import { collectBatch } from '../../../queue/collect.js';
 import type { QueueOptions } from '../../../queue/connection.js';
-import { withProgress } from '../../progress.js';
+import { commandSeconds, withProgress } from '../../progress.js';
 import { loadAltText } from '../render/alt-text.js';
 import { printReport } from '../render/report.js';
 import { connect } from './connect.js';
@@ -20,17 +20,11 @@ export async function runQueueResults(batchId: string, options: QueueResultsOpti
   const altText = options.altTextFile ? await loadAltText(options.altTextFile) : undefined;
   const queue = await connect(options.queue, false);
   try {
-    const started = performance.now();
     // Ctrl-C stops waiting; the batch's jobs stay queued (reported as still queued).
     const { report } = await withProgress(({ onDownload, ...hooks }) =>
       collectBatch(queue, batchId, { ...hooks, wait: options.wait, altText: altText?.lookup }),
     );
-    return printReport(
-      report,
-      (performance.now() - started) / 1000,
-      { ...options, outDir: report.out, shard: report.shard },
-      altText,
-    );
+    return printReport(report, commandSeconds(), { ...options, outDir: report.out, shard: report.shard }, altText);
   } finally {
     await queue.close();
   }

@@ -7,7 +7,7 @@ import { printData } from '../../output.js';
 import { connect } from './connect.js';
 
 export async function runQueueStatus(options: { queue: QueueOptions; json: boolean }): Promise<number> {
-  const queue = await connect(options.queue, false);
+  const queue = await connect(options.queue, 'look');
   try {
     const status = await queueStatus(queue);
     printData(options.json ? JSON.stringify(status, null, 2) : statusText(status));

@@ -8,7 +8,7 @@ import type { QueueOptions } from '../../../queue/connection.js';
 import { enqueueRender } from '../../../queue/enqueue.js';
 import { workersConnected } from '../../../queue/status.js';
 import { printData, printMessage } from '../../output.js';
-import { withProgress } from '../../progress.js';
+import { commandSeconds, withProgress } from '../../progress.js';
 import { connect, queueFlags } from '../queue/connect.js';
 import { loadAltText } from './alt-text.js';
 import { printReport } from './report.js';
@@ -50,7 +50,7 @@ export async function runQueueRender(inputs: string[], options: QueueRenderOptio
       return null;
     });
     if (!done) return 130;
-    return done.report ? printReport(done.report, done.seconds, options, altText) : 0;
+    return done.report ? printReport(done.report, commandSeconds(), options, altText) : 0;
   } finally {
     await queue.close();
   }

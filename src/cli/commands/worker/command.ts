@@ -43,10 +43,10 @@ export function workerCommand(program: Command): Command {
   command.option('-q, --quiet', 'no line per job (a refused job is still said)');
   return addS3Options(command)
     .addHelpText('after', epilogue(EXAMPLES, EXIT_CODES))
-    .action(async (flags: Flags) => {
+    .action(async (flags: Flags, command: Command) => {
       const { runWorker } = await import('./run.js');
       process.exitCode = await runWorker({
-        queue: queueFrom(flags),
+        queue: queueFrom(flags, command),
         concurrency: (flags.concurrency as number | undefined) ?? availableParallelism(),
         s3: s3From(flags),
         quiet: Boolean(flags.quiet),
