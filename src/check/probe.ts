@@ -14,6 +14,7 @@ import { type Dispatcher, request } from 'undici';
 import { createDispatcher, fetchPrefix, type HttpOptions, type HttpResponse } from '../client/http.js';
 import { ContentApiError, InvalidArgumentError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
 import { isInside } from '../fs/paths.js';
+import { walkFiles } from '../fs/walk.js';
 import { openRegularFile } from '../page/json-file.js';
 import { mediaPath } from '../renditions/rules.js';
 import { LocalStore } from '../storage/local.js';
@@ -74,8 +75,9 @@ export interface FileSourceOptions extends HttpOptions {
 }
 
 /**
- * Opens a `--verify-files` place: a folder that is not there, or a server or bucket that
- * cannot be reached, throws (exit 2) before any page is checked. The caller closes it.
+ * Opens a `--verify-files` place: a folder that is not there, a server or bucket that cannot
+ * be reached, or a folder or bucket prefix that holds no file at all, throws (exit 2) before
+ * any page is checked. The caller closes it.
  */
 export async function openFileSource(target: string, options: FileSourceOptions = {}): Promise<FileSource> {
   const { mediaPrefix = '/media/', s3, ...http } = options;
@@ -91,10 +93,17 @@ export async function openFileSource(target: string, options: FileSourceOptions 
   }
   if (isS3Url(target)) {
     const store = await openStore(target, s3);
-    await store.open({ write: false, create: false }).catch(async (error: unknown) => {
+    try {
+      await store.open({ write: false, create: false }).catch((error: unknown) => {
+        throw new MediaSourceError(`--verify-files ${oneLine(error)}`, { cause: error });
+      });
+      if (!(await holdsAFile(store.list()))) throw emptyPlace(store.location);
+    } catch (error) {
       await store.close();
-      throw new MediaSourceError(`--verify-files ${oneLine(error)}`, { cause: error });
-    });
+      if (error instanceof StorageError)
+        throw new MediaSourceError(`--verify-files ${oneLine(error)}`, { cause: error });
+      throw error;
+    }
     return { kind: 'store', store, mediaPrefix };
   }
   const info = await stat(target).catch(() => null);
@@ -102,7 +111,29 @@ export async function openFileSource(target: string, options: FileSourceOptions 
     throw new InvalidArgumentError(
       `--verify-files ${target}: ${info ? 'is a file, not a folder or an http(s) base URL' : 'no such folder'}`,
     );
+  // A folder that cannot be listed may still hold readable files: only one seen empty is refused.
+  let unlisted = false;
+  const files = walkFiles(target, {
+    onUnreadable: () => {
+      unlisted = true;
+    },
+  });
+  if (!(await holdsAFile(files)) && !unlisted) throw emptyPlace(target);
   return { kind: 'store', store: new LocalStore(target), mediaPrefix };
+}
+
+/** True once the listing yields its first entry (read no further). */
+async function holdsAFile(listing: AsyncIterable<unknown>): Promise<boolean> {
+  for await (const _ of listing) return true;
+  return false;
+}
+
+/**
+ * A folder or bucket prefix with no file at all (a typo in the prefix, the wrong folder): every
+ * file a page names would be a finding of its own, where the one mistake is the place.
+ */
+function emptyPlace(location: string): InvalidArgumentError {
+  return new InvalidArgumentError(`--verify-files ${location}: holds no files, so no file a page names can be there`);
 }
 
 export async function closeFileSource(source: FileSource): Promise<void> {

@@ -11,9 +11,12 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { renderOriginals } from '../../src/renditions/render.js';
 import { runCli } from '../cli/run-cli.js';
+import { startS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { loadPage, PAGES } from '../page/variants.js';
 import { startMediaServer } from './media-server.js';
+
+const SMALL_JPEG = { create: { width: 8, height: 8, channels: 3 as const, background: '#369' } };
 
 const NEWS = '$.presentation_stage.body[11].value.news_entries[0]';
 
@@ -149,6 +152,46 @@ describe('a --verify-files place that cannot be reached', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('a --verify-files place that holds no files at all (#22)', () => {
+  const page = path.join(PAGES, 'presentation-every-block.json');
+
+  it('an empty folder: exit 2, one line naming it, no findings', async () => {
+    const empty = path.join(await tempDir(), 'media');
+    await mkdir(path.join(empty, 'landscapes'), { recursive: true }); // folders, but no file in any
+    const result = await runCli(['check', page, '--verify-files', empty, '--reporter', 'json']);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `error: --verify-files ${empty}: holds no files, so no file a page names can be there\n`,
+    );
+    expect(result.code).toBe(2);
+  });
+
+  it('a bucket prefix with nothing under it (a typo): exit 2, one line naming it', async () => {
+    const s3 = await startS3(['gallery']);
+    try {
+      await s3.put('gallery', 'media/landscapes/storm.max-300x300.jpg', await sharp(SMALL_JPEG).jpeg().toBuffer());
+      const result = await runCli(['check', page, '--verify-files', 's3://gallery/typo/'], { env: s3.env });
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        'error: --verify-files s3://gallery/typo/: holds no files, so no file a page names can be there\n',
+      );
+      expect(result.code).toBe(2);
+    } finally {
+      await s3.close();
+    }
+  });
+
+  it('a folder with some files, but not those the page names: findings, as before (exit 1)', async () => {
+    const media = path.join(await tempDir(), 'media');
+    await mkdir(media);
+    await writeFile(path.join(media, 'unrelated.jpg'), await sharp(SMALL_JPEG).jpeg().toBuffer());
+    const result = await runCli(['check', page, '--verify-files', media, '--reporter', 'json']);
+    expect(result.code).toBe(1);
+    expect(findings(result.stdout).every((f) => f.startsWith('file-missing '))).toBe(true);
+    expect(findings(result.stdout).length).toBeGreaterThan(1);
   });
 });
 

@@ -97,6 +97,33 @@ describe('content-api render', () => {
     expect(rerun.stderr.trim()).toMatch(/^0 rendered, 2 up to date in/);
   });
 
+  it('the summary counts the files of earlier renderings it removed, or would remove (#22)', async () => {
+    const { inDir, out } = await twoOriginals();
+    await runCli(['render', inDir, '--out', out, '--format', 'webp']);
+    const webp = async () => (await readdir(out, { recursive: true })).filter((f) => f.endsWith('.webp'));
+    expect(await webp()).toHaveLength(10);
+
+    // Back to each original's own format: the WebP files go, and the summary says so.
+    const planned = await runCli(['render', inDir, '--out', out, '--dry-run']);
+    expect(planned.stderr.trim()).toMatch(
+      /^2 would be rendered, 0 up to date, 10 files of earlier renderings to be removed in \d+\.\d s$/,
+    );
+    const rerun = await runCli(['render', inDir, '--out', out]);
+    expect(rerun.code).toBe(0);
+    expect(rerun.stderr.trim()).toMatch(
+      /^2 rendered, 0 up to date, 10 files of earlier renderings removed in \d+\.\d s \(output: .*out\)$/,
+    );
+    expect(await webp()).toEqual([]);
+
+    // With --json, the document counts them too; a run that removes nothing says 0 (and the line, nothing).
+    await runCli(['render', inDir, '--out', out, '--format', 'webp']);
+    const json = JSON.parse((await runCli(['render', inDir, '--out', out, '--json'])).stdout);
+    expect(json.removed).toBe(10);
+    expect(json.results.flatMap((r: { removed: string[] }) => r.removed)).toHaveLength(10);
+    expect(JSON.parse((await runCli(['render', inDir, '--out', out, '--json'])).stdout).removed).toBe(0);
+    expect((await runCli(['render', inDir, '--out', out])).stderr.trim()).toMatch(/^0 rendered, 2 up to date in /);
+  });
+
   it('--alt-text fills alt_text from a JSON map; a bad map is exit 2', async () => {
     const { dir, inDir, out } = await twoOriginals();
     const map = path.join(dir, 'alt.json');

@@ -32,7 +32,8 @@ const EXIT_CODES = {
   1: 'findings',
   2:
     'could not run: bad flags, an invalid config file or baseline, a target that cannot be read or fetched,\n' +
-    'a folder with no .json files, a --verify-files folder that is not there or a server that cannot be reached',
+    'a folder with no .json files, a --verify-files folder that is not there, a folder or bucket prefix\n' +
+    'that holds no files, a bucket that cannot be used or a server that cannot be reached',
 };
 
 export function checkCommand(program: Command): Command {

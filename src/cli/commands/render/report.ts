@@ -40,7 +40,14 @@ export function printReport(
     const results = report.results.map((result) => resultJson(result, options));
     printData(
       JSON.stringify(
-        { results, failures: report.failures, notStarted: report.notStarted, warnings: report.warnings, ...pending },
+        {
+          results,
+          failures: report.failures,
+          notStarted: report.notStarted,
+          warnings: report.warnings,
+          removed: removedCount(report.results),
+          ...pending,
+        },
         null,
         2,
       ),
@@ -88,6 +95,14 @@ export function printMessages(report: { warnings: string[]; failures: Array<{ er
   for (const failure of report.failures) printMessage(`${red('failed')}: ${escapeText(failure.error)}`);
 }
 
+/**
+ * How many files of earlier renderings (another format or naming) the run removed, or, in a
+ * dry run, would remove: the sum of the results' `removed` lists.
+ */
+export function removedCount(results: RenderResult[]): number {
+  return results.reduce((sum, result) => sum + result.removed.length, 0);
+}
+
 export function summary(
   report: Pick<RenderReport, 'results' | 'failures' | 'notStarted'> & { pending?: string[] },
   seconds: number,
@@ -98,6 +113,8 @@ export function summary(
   const parts = options.dryRun
     ? [`${count('planned')} would be rendered`, `${count('skipped')} up to date`]
     : [green(`${count('rendered')} rendered`), `${count('skipped')} up to date`];
+  const removed = removedCount(report.results);
+  if (removed > 0) parts.push(`${removed} files of earlier renderings ${options.dryRun ? 'to be removed' : 'removed'}`);
   if (report.failures.length > 0) parts.push(red(`${report.failures.length} failed`));
   if (report.notStarted.length > 0) parts.push(`${report.notStarted.length} not started (interrupted)`);
   if (report.pending && report.pending.length > 0) parts.push(`${report.pending.length} still queued`);

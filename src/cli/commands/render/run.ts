@@ -8,7 +8,7 @@ import { type RenderOptions, renderOriginals } from '../../../renditions/render.
 import { assertWritableFile, printData, printMessage, writeOutputFile } from '../../output.js';
 import { withProgress } from '../../progress.js';
 import { loadAltText } from './alt-text.js';
-import { printDryRun, printMessages, printReport, resultJson, summary } from './report.js';
+import { printDryRun, printMessages, printReport, removedCount, resultJson, summary } from './report.js';
 
 export interface RenderCommandOptions extends Omit<RenderOptions, 'altText' | 'onProgress' | 'signal'> {
   altTextFile?: string | undefined;
@@ -56,7 +56,9 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
       ...resultJson(result, options),
     }));
     const { page: source, failures, notStarted, warnings, updated } = report;
-    printData(JSON.stringify({ page: source, results, failures, notStarted, warnings, updated, written }, null, 2));
+    const removed = removedCount(report.results);
+    const document = { page: source, results, failures, notStarted, warnings, removed, updated, written };
+    printData(JSON.stringify(document, null, 2));
   } else if (options.dryRun) {
     printDryRun(report.results, options);
     if (writePage)
