@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { ContentApiError, SourceError } from '../errors.js';
+import { ContentApiError, oneLine, SourceError } from '../errors.js';
 import { sweepStaleTempsIn } from '../fs/atomic.js';
 import { isInside } from '../fs/paths.js';
 import { LocalStore } from '../storage/local.js';
@@ -158,7 +158,16 @@ async function renderInto(
     await renderAll(context, plans, limit, tally, progress);
     if (!options.dryRun) await flushManifest(manifest, plans, tally.results, errors);
   } finally {
-    await Promise.all(context.releases.map((release) => release()));
+    // A claim that cannot be removed (the folder turned read-only, say) must not cost the batch its
+    // report: the next run into this folder takes it over, its writer being gone.
+    const released = await Promise.allSettled(context.releases.map((release) => release()));
+    const stuck = released.filter((outcome) => outcome.status === 'rejected');
+    if (stuck.length > 0) {
+      warnings.push(
+        `${stuck.length} claim(s) in the output folder could not be removed (${oneLine(stuck[0]!.reason)}); ` +
+          'the next run into it takes them over',
+      );
+    }
   }
   const bySource = (a: { source: string }, b: { source: string }) => a.source.localeCompare(b.source);
   return {

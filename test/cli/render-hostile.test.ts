@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
-import { runCli, runInTerminal } from './run-cli.js';
+import { runCli, runInTerminal, startCli } from './run-cli.js';
 
 describe('render in hostile surroundings', () => {
   it('a symlink that loops back up the input folder: each real folder is walked once', async () => {
@@ -165,6 +165,50 @@ describe.skipIf(tiny === null)('a disk that fills up mid-run', () => {
       expect(recorded.length).toBeLessThanOrEqual(report.results.length);
     },
   );
+});
+
+/** A 64 MB tmpfs to turn read-only mid-run, where the system lets this process mount one; else skipped. */
+const later = (() => {
+  const dir = path.join('/tmp', `content-api-later-${process.pid}`);
+  try {
+    execFileSync('mkdir', ['-p', dir]);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', dir], { stdio: 'ignore' });
+    return dir;
+  } catch {
+    return null;
+  }
+})();
+afterAll(() => {
+  if (later) execFileSync('umount', [later]);
+});
+
+describe.skipIf(later === null)('an output folder that turns read-only mid-run', () => {
+  it('the originals it stops fail with the reason, the report is printed, exit 1: never a stack (#22)', async () => {
+    const dir = await tempDir();
+    for (let i = 0; i < 6; i++) {
+      const pixels = Buffer.alloc(1600 * 1200 * 3);
+      for (let p = 0; p < pixels.length; p++) pixels[p] = (p * 2654435761 + i) >>> 24;
+      await writeImage(
+        dir,
+        `in/noisy-${i}.png`,
+        sharp(pixels, { raw: { width: 1600, height: 1200, channels: 3 } }).png(),
+      );
+    }
+    const out = path.join(later!, 'out');
+    const { done } = startCli(['render', path.join(dir, 'in'), '--out', out, '--json', '--concurrency', '1']);
+    // The first rendition written, the folder turns read-only.
+    while (!(await readdir(out).catch(() => [])).some((name) => name.startsWith('noisy-'))) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    execFileSync('mount', ['-o', 'remount,ro', later!]);
+    const result = await done;
+    expect(result.code, result.stderr).toBe(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.failures.length).toBeGreaterThan(0);
+    for (const failure of report.failures) expect(failure.error).toMatch(/EROFS/);
+    expect(report.results.length + report.failures.length).toBe(6);
+    expect(result.stderr).not.toMatch(/^(error|Error)|\n\s+at /m);
+  });
 });
 
 describe('progress on a terminal', () => {
