@@ -102,6 +102,15 @@ export function failureReason(error: unknown): string {
  */
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
 
+/**
+ * The first `most` of `items`, and how many more (`a, b, c and 397 more`): a message that names
+ * the members of a group must not grow with the group.
+ */
+export function someOf(items: readonly string[], most = 3, separator = ', '): string {
+  if (items.length <= most) return items.join(separator);
+  return `${items.slice(0, most).join(separator)} and ${items.length - most} more`;
+}
+
 /** `text` on one line with every unprintable character escaped as in JSON (`\n`, `\u001b`). */
 export function escapeText(text: string): string {
   return text.replace(UNPRINTABLE, (c) => {

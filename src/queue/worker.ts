@@ -20,6 +20,7 @@ import {
   SourceError,
   STORE_WIDE,
   StorageError,
+  someOf,
 } from '../errors.js';
 import type { Original } from '../renditions/discover.js';
 import { type Batch, openRenderSession, type RenderSession } from '../renditions/session.js';
@@ -197,7 +198,9 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     };
     await results.write(job.id!, data.batch, record);
     if (failures.length > 0) {
-      event('failed', failures.map((failure) => failure.error).join('; '));
+      // The first few, and how many more: a job of many originals must not make a line of megabytes.
+      const errors = failures.map((failure) => failure.error);
+      event('failed', `${someOf(errors, 3, '; ')}${errors.length > 3 ? ' (queue results lists them all)' : ''}`);
       // Failed for the original itself: said once, never retried.
       throw new UnrecoverableError(failures[0]!.error);
     }

@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { SourceError } from '../errors.js';
+import { SourceError, someOf } from '../errors.js';
 import type { Original } from './discover.js';
 import { FILE_EXTENSIONS, type OutputFormat, outputFormatFor, unsupportedReason } from './formats.js';
 import type { RenditionFile } from './image-object.js';
@@ -130,11 +130,15 @@ async function objectInfo(
 
 /**
  * Plans whose keys are equal would write the same files (`Photo.jpg` and `photo.jpeg`, or
- * `scan.tif` and `scan.jpg`): each becomes a failure naming the other(s).
+ * `scan.tif` and `scan.jpg`): each becomes a failure naming the other(s), three at most.
  */
 export function splitCollisions(plans: Plan[]): { plans: Plan[]; errors: SourceError[] } {
   const byKey = new Map<string, Plan[]>();
-  for (const plan of plans) byKey.set(plan.key, [...(byKey.get(plan.key) ?? []), plan]);
+  for (const plan of plans) {
+    const group = byKey.get(plan.key);
+    if (group) group.push(plan);
+    else byKey.set(plan.key, [plan]);
+  }
   const result = { plans: [] as Plan[], errors: [] as SourceError[] };
   for (const [key, group] of byKey) {
     if (group.length === 1) {
@@ -142,15 +146,13 @@ export function splitCollisions(plans: Plan[]): { plans: Plan[]; errors: SourceE
       continue;
     }
     for (const plan of group) {
-      const others = group
-        .filter((p) => p !== plan)
-        .map((p) => p.original.source)
-        .join(', ');
+      const others = someOf(group.filter((p) => p !== plan).map((p) => p.original.source));
+      const which = group.length === 2 ? 'both are' : `all ${group.length} are`;
       // Downloaded renditions cannot be renamed: say why their names meet instead.
       const advice = plan.original.data
         ? 'the naming rule folds case, accents and punctuation together; neither is rendered'
         : 'rename one';
-      const reason = `would write the same renditions as ${others} (both are '${key}' in the output folder); ${advice}`;
+      const reason = `would write the same renditions as ${others} (${which} '${key}' in the output folder); ${advice}`;
       result.errors.push(new SourceError('CONTENT_API_NAME_COLLISION', plan.original.source, reason));
     }
   }

@@ -79,6 +79,28 @@ async function results(batch: string, json = false): Promise<CliResult> {
 }
 
 describe('job data from a hostile or faulty submitter', () => {
+  it('a job of many originals that collide makes short lines and a bounded result, not the square of its size', async () => {
+    const job = await enqueued();
+    // 400 originals, one file, one stem: each fails naming the others (within the 64 KiB of job data).
+    job.data.originals = Array.from({ length: 400 }, () => job.data.originals[0]);
+    await client.hset(job.key, 'data', JSON.stringify(job.data));
+    const worker = startWorker();
+    await worker.said(/^failed\t/m);
+    const failed = worker
+      .log()
+      .split('\n')
+      .filter((line) => line.startsWith('failed\t'));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.length).toBeLessThan(4_000);
+    expect(failed[0]).toMatch(/and 397 more \(queue results lists them all\)/);
+    const report = await results(job.batch, true);
+    const failures = JSON.parse(report.stdout).failures as Array<{ error: string }>;
+    expect(failures).toHaveLength(400);
+    for (const failure of failures) expect(failure.error.length).toBeLessThan(2_000);
+    const stored = await client.memory('USAGE', `content-api:${name}:result:${job.id}`);
+    expect(stored).toBeLessThan(2_000_000);
+  });
+
   it(
     "control characters in job data are escaped in the worker's log and in queue results: " +
       'no forged lines, no escape sequences',
@@ -209,9 +231,9 @@ describe('job data from a hostile or faulty submitter', () => {
       expect(report.code).toBe(1);
       expect(report.stderr).toContain(`over the limit of ${MAX_JOB_DATA_BYTES}`);
       expect(report.stderr.length).toBeLessThan(1_000);
-      // What Redis holds of content-api's and BullMQ's (its event stream too) is small again.
+      // What Redis holds of this queue's, content-api's and BullMQ's (its event stream too), is small again.
       const big: string[] = [];
-      for (const key of await client.keys('*')) {
+      for (const key of await client.keys(`*:${name}:*`)) {
         const usage = (await client.memory('USAGE', key)) ?? 0;
         if (usage > 64 * 1024) big.push(`${key}: ${usage} bytes`);
       }

@@ -102,6 +102,19 @@ describe('naming', () => {
     expect(result.image.srcset.startsWith('https://cdn.example.org/m/a.max-300x300.png 300w, ')).toBe(true);
   });
 
+  it('names three of the others in a collision, however many there are (#22: a reason per original grew as the square)', async () => {
+    const dir = await tempDir();
+    const names = ['photo', 'Photo', 'PHOTO', 'pHoto', 'phOto', 'phoTo', 'photO', 'PhOtO'];
+    for (const name of names) await writeImage(dir, `in/${name}.jpg`, photo(64, 48).jpeg());
+    const report = await renderOriginals([path.join(dir, 'in')], { outDir: path.join(dir, 'out') });
+    expect(report.failures).toHaveLength(8);
+    for (const failure of report.failures) {
+      expect(failure.code).toBe('CONTENT_API_NAME_COLLISION');
+      expect(failure.error).toMatch(/ and 4 more \(all 8 are 'photo.jpg' in the output folder\); rename one$/);
+      expect(failure.error.match(/\/in\//g)).toHaveLength(4); // its own source and three others
+    }
+  });
+
   it('refuses two originals that would write the same files, and renders the rest', async () => {
     const dir = await tempDir();
     await writeImage(dir, 'in/Photo.jpg', photo(100, 100).jpeg());

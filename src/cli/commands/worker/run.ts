@@ -1,7 +1,7 @@
 /**
  * `content-api worker`: render the queue's jobs on this machine until SIGTERM or SIGINT.
  */
-import { escapeText } from '../../../errors.js';
+import { escapeText, someOf } from '../../../errors.js';
 import type { QueueOptions } from '../../../queue/connection.js';
 import { startWorker } from '../../../queue/worker.js';
 import type { S3Options } from '../../../storage/s3-url.js';
@@ -27,7 +27,7 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
       const { status, attempt, ms } = event;
       // A refused job is said even with --quiet: nothing else tells why its batch lists it failed.
       if (status === 'started' || (options.quiet && status !== 'refused')) return;
-      const [id, sources, detail] = [event.id, event.sources.join(' '), event.detail].map(escapeText);
+      const [id, sources, detail] = [event.id, someOf(event.sources, 10, ' '), event.detail].map(escapeText);
       const tries = attempt > 1 ? ` (attempt ${attempt})` : '';
       const took = `${(ms / 1000).toFixed(1)} s`;
       if (status === 'done') printMessage(`${detail}\t${sources}\t${took}${tries}`);
