@@ -8,6 +8,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open, realpath } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
+import { finished } from 'node:stream';
 import { isInside } from '../fs/paths.js';
 import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
 import { ifNoneMatch } from './conditional.js';
@@ -61,6 +62,8 @@ export async function serveMedia(
   const found = await resolveMedia(root, rawPath);
   const type = found && MEDIA_TYPES[path.extname(found.file).toLowerCase()];
   try {
+    // The client may have gone while the file was looked up and opened: nothing to answer, only the file to close.
+    if (res.destroyed) return;
     if (!found || !type) return notFound();
     await respond(req, res, found, type);
   } finally {
@@ -139,6 +142,8 @@ export function parseRange(header: string, size: number): { start: number; end: 
  * The stream never reads past `end`, so a file that grew sends no more; a file that shrank
  * (or fails to read) ends early, and then the connection is destroyed instead of ended, so
  * a keep-alive client never reads the next response out of step with this one.
+ * Settles once the response is finished or closed, even when that was before the call
+ * (`finished` calls back for a response already closed; its 'close' event would never come again).
  */
 function sendExactly(handle: FileHandle, res: ServerResponse, start: number, end: number): Promise<void> {
   return new Promise((resolve) => {
@@ -157,7 +162,7 @@ function sendExactly(handle: FileHandle, res: ServerResponse, start: number, end
       else res.destroy();
     });
     stream.on('error', () => res.destroy());
-    res.on('close', () => {
+    finished(res, () => {
       stream.destroy();
       resolve();
     });

@@ -1,14 +1,14 @@
 /**
  * serve against hostile clients and faulty content: the prepared-response cache stays
  * bounded whatever Host headers arrive, and a media file that changes size while it is sent
- * never desynchronises a keep-alive connection.
+ * never desynchronises a keep-alive connection, and clients that disconnect at once leave no file open.
  */
 import { once } from 'node:events';
-import { cp, truncate, writeFile } from 'node:fs/promises';
+import { cp, readdir, readlink, realpath, truncate, writeFile } from 'node:fs/promises';
 import { Agent, get, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadContent } from '../../src/server/content.js';
 import { PreparedCache } from '../../src/server/prepared-cache.js';
 import { createContentServer } from '../../src/server/server.js';
@@ -165,4 +165,43 @@ describe('what a client sends is bounded', () => {
     // Node's parser refuses control characters (and 8-bit bytes) in the target; the log escapes it all the same.
     expect(lines).toHaveLength(2);
   });
+});
+
+describe('clients that leave early', () => {
+  /** This process's descriptors open on files under `folder` (the server under test runs in it). */
+  async function openUnder(folder: string): Promise<number> {
+    const fds = await readdir('/proc/self/fd').catch(() => []);
+    const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+    return targets.filter((target) => target.startsWith(`${folder}${path.sep}`)).length;
+  }
+
+  it.skipIf(process.platform !== 'linux')(
+    '300 clients that send a media request and disconnect at once leave no file open',
+    async () => {
+      const media = await realpath(path.join(CONTENT, 'media'));
+      const port = await start(CONTENT);
+      let requests = 0;
+      server!.on('request', () => requests++);
+      expect(await openUnder(media)).toBe(0);
+      await Promise.all(
+        Array.from(
+          { length: 300 },
+          () =>
+            new Promise<void>((resolve) => {
+              const socket = connect(port, '127.0.0.1', () => {
+                socket.write('GET /media/dandelion.max-2400x2400.jpg HTTP/1.1\r\nHost: a\r\n\r\n');
+                socket.destroy();
+                resolve();
+              }).on('error', () => resolve());
+            }),
+        ),
+      );
+      // The server has begun to take the requests (some sockets close before theirs is parsed);
+      // then the files its handler opens have a moment to be opened and closed again.
+      await vi.waitFor(() => expect(requests).toBeGreaterThan(0), { timeout: 2000 });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Without the fix about 50 stay open, until garbage collection closes them with a warning.
+      await vi.waitFor(async () => expect(await openUnder(media)).toBe(0), { timeout: 1500, interval: 50 });
+    },
+  );
 });
