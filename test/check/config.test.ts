@@ -7,7 +7,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../cli/run-cli.js';
+import { globMatcher, jsonPathMatcher, MAX_PATTERN_LENGTH } from '../../src/check/policy.js';
+import { runCli, runWithin } from '../cli/run-cli.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { loadVariants } from '../page/variants.js';
 
@@ -161,6 +162,93 @@ describe('the config file', () => {
       { maxWarnings: -1 },
     ])
       expect(validate(bad), JSON.stringify(bad)).toBe(false);
+  });
+});
+
+describe('patterns and rule ids a config can hold', () => {
+  it('ignore.pages: many **/ (or *) in a glob are matched in linear time, not by backtracking', async () => {
+    const dir = await project(undefined);
+    const deep = path.join(dir, ...Array<string>(30).fill('a'));
+    await mkdir(deep, { recursive: true });
+    await writeFile(path.join(deep, 'p.json'), JSON.stringify(variant('image-srcset-present')));
+    const globs = [`${'**/'.repeat(10)}b.json`, `${'*a'.repeat(20)}*b/**/p.json`, `**/${'*a'.repeat(20)}*b`];
+    await writeFile(path.join(dir, 'content-api.config.json'), JSON.stringify({ ignore: { pages: globs } }));
+    const result = await runWithin(['check', 'a', '--reporter', 'json'], 15_000, { cwd: dir });
+    expect(result.signal).toBeNull();
+    expect(findings(result.stdout)).toEqual(['p.json error image-srcset-present']);
+    expect(result.code).toBe(1);
+    // A glob of forty **/ that matches: the page is not read.
+    const matching = { ignore: { pages: [`${'**/'.repeat(40)}p.json`] } };
+    await writeFile(path.join(dir, 'content-api.config.json'), JSON.stringify(matching));
+    const ignored = await runWithin(['check', 'a'], 15_000, { cwd: dir });
+    expect(ignored.stdout).toBe('0 page(s), 0 image(s): no findings\n');
+    expect(ignored.code).toBe(0);
+  });
+
+  it('glob and JSON path matching: what each wildcard takes, and no pattern is slow', () => {
+    const glob = (pattern: string, file: string) => globMatcher(pattern)(file);
+    expect(glob('pages/legacy/**', 'pages/legacy/a/key.json')).toBe(true);
+    expect(glob('**/**/b.json', 'b.json')).toBe(true);
+    expect(glob('**/**/b.json', 'x/y/b.json')).toBe(true);
+    expect(glob('**/b.json', 'x/yb.json')).toBe(false);
+    expect(glob('a/**/b', 'a/b')).toBe(true);
+    expect(glob('a**b', 'a/x/b')).toBe(true);
+    expect(glob('a*b', 'a/b')).toBe(false);
+    expect(glob('?.json', '/.json')).toBe(false);
+    expect(glob('pages/draft-*.json', 'pages/draft-1.json')).toBe(true);
+    const json = (pattern: string, at: string) => jsonPathMatcher(pattern)(at);
+    expect(json('$.a', '$.a.b')).toBe(true);
+    expect(json('$.a', '$.a[0]')).toBe(true);
+    expect(json('$.a', '$.ab')).toBe(false);
+    expect(json('$.*.thumbnail', '$.x.thumbnail.srcset')).toBe(true);
+    expect(json('$.*', '$.')).toBe(false);
+    expect(json('$.b[*].v', '$.b[12].v')).toBe(true);
+    expect(json('$.b[*].v', '$.b[x].v')).toBe(false);
+    const started = performance.now();
+    const long = 'a'.repeat(MAX_PATTERN_LENGTH);
+    expect(glob(`${'**/'.repeat(600) + '*a'.repeat(40)}b`, `${'a/'.repeat(100)}${long}`)).toBe(false);
+    expect(json(`$.${'*a'.repeat(40)}b`, `$.${long}`)).toBe(false);
+    expect(json(`$.${'*'.repeat(40)}b`, `$.${long}`)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('an ignore.paths or ignore.pages entry too long: one line naming the file and the entry, exit 2', async () => {
+    const dir = await project({
+      ignore: { paths: [`$${'.a'.repeat(20_000)}`], pages: ['x'.repeat(MAX_PATTERN_LENGTH + 1)] },
+    });
+    const result = await runCli(['check', 'pages'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')).toEqual([
+      `error: ${path.join(dir, 'content-api.config.json')}: 2 problems`,
+      `  $.ignore.pages[0]: longer than ${MAX_PATTERN_LENGTH} characters`,
+      `  $.ignore.paths[0]: longer than ${MAX_PATTERN_LENGTH} characters`,
+      '',
+    ]);
+    // At the bound, the entry is taken.
+    const atBound = `$.presentation_stage${'.a'.repeat((MAX_PATTERN_LENGTH - 20) / 2)}`;
+    expect(atBound).toHaveLength(MAX_PATTERN_LENGTH);
+    await writeFile(path.join(dir, 'content-api.config.json'), JSON.stringify({ ignore: { paths: [atBound] } }));
+    const taken = await runCli(['check', 'pages', '--reporter', 'json'], { cwd: dir });
+    expect(taken.stderr).toBe('');
+    expect(taken.code).toBe(1);
+  });
+
+  it('__proto__ as a rule id is refused as any other key that is not a rule id, exit 2', async () => {
+    for (const [text, key] of [
+      ['{"rules":{"__proto__":"off"}}', '__proto__'],
+      ['{"rules":{"__proto__":{"schema":"off"}}}', '__proto__'],
+      ['{"rules":{"constructor":"off"}}', 'constructor'],
+      ['{"rules":{"toString":"off"}}', 'toString'],
+    ]) {
+      const dir = await project(undefined);
+      await writeFile(path.join(dir, 'content-api.config.json'), text!);
+      const result = await runCli(['check', 'pages'], { cwd: dir });
+      expect(result.stderr, text).toBe(
+        `error: ${path.join(dir, 'content-api.config.json')}: $.rules.${key}: not a rule id\n`,
+      );
+      expect(result.code, text).toBe(2);
+    }
   });
 });
 
