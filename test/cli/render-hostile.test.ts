@@ -112,20 +112,33 @@ describe('render in hostile surroundings', () => {
   );
 });
 
-/** A 3 MB tmpfs, where the system lets this process mount one (root on Linux); else the test is skipped. */
-const tiny = (() => {
-  const dir = path.join('/tmp', `content-api-tiny-${process.pid}`);
+/** A tmpfs of `size`, where the system lets this process mount one (root on Linux); else null, and its tests skip. */
+function tmpfs(name: string, size: string): string | null {
+  const dir = path.join('/tmp', `content-api-${name}-${process.pid}`);
   try {
     execFileSync('mkdir', ['-p', dir]);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', dir], { stdio: 'ignore' });
-    return dir;
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
   } catch {
     return null;
   }
-})();
-afterAll(() => {
-  if (tiny) execFileSync('umount', [tiny]);
-});
+  afterAll(() => execFileSync('umount', [dir]));
+  return dir;
+}
+
+/** Six 1600x1200 PNGs of noise in `dir`/in: slow to encode, large to write. */
+async function noisyOriginals(dir: string): Promise<void> {
+  for (let i = 0; i < 6; i++) {
+    const pixels = Buffer.alloc(1600 * 1200 * 3);
+    for (let p = 0; p < pixels.length; p++) pixels[p] = (p * 2654435761 + i) >>> 24;
+    await writeImage(
+      dir,
+      `in/noisy-${i}.png`,
+      sharp(pixels, { raw: { width: 1600, height: 1200, channels: 3 } }).png(),
+    );
+  }
+}
+
+const tiny = tmpfs('tiny', '3m');
 
 describe.skipIf(tiny === null)('a disk that fills up mid-run', () => {
   it(
@@ -133,15 +146,7 @@ describe.skipIf(tiny === null)('a disk that fills up mid-run', () => {
       'nothing stale is left',
     async () => {
       const dir = await tempDir();
-      for (let i = 0; i < 6; i++) {
-        const pixels = Buffer.alloc(1600 * 1200 * 3);
-        for (let p = 0; p < pixels.length; p++) pixels[p] = (p * 2654435761 + i) >>> 24;
-        await writeImage(
-          dir,
-          `in/noisy-${i}.png`,
-          sharp(pixels, { raw: { width: 1600, height: 1200, channels: 3 } }).png(),
-        );
-      }
+      await noisyOriginals(dir);
       const out = path.join(tiny!, 'out');
       const result = await runCli(['render', path.join(dir, 'in'), '--out', out, '--json', '--concurrency', '1']);
       expect(result.code).toBe(1);
@@ -167,33 +172,13 @@ describe.skipIf(tiny === null)('a disk that fills up mid-run', () => {
   );
 });
 
-/** A 64 MB tmpfs to turn read-only mid-run, where the system lets this process mount one; else skipped. */
-const later = (() => {
-  const dir = path.join('/tmp', `content-api-later-${process.pid}`);
-  try {
-    execFileSync('mkdir', ['-p', dir]);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', dir], { stdio: 'ignore' });
-    return dir;
-  } catch {
-    return null;
-  }
-})();
-afterAll(() => {
-  if (later) execFileSync('umount', [later]);
-});
+/** A tmpfs to turn read-only mid-run. */
+const later = tmpfs('later', '64m');
 
 describe.skipIf(later === null)('an output folder that turns read-only mid-run', () => {
   it('the originals it stops fail with the reason, the report is printed, exit 1: never a stack (#22)', async () => {
     const dir = await tempDir();
-    for (let i = 0; i < 6; i++) {
-      const pixels = Buffer.alloc(1600 * 1200 * 3);
-      for (let p = 0; p < pixels.length; p++) pixels[p] = (p * 2654435761 + i) >>> 24;
-      await writeImage(
-        dir,
-        `in/noisy-${i}.png`,
-        sharp(pixels, { raw: { width: 1600, height: 1200, channels: 3 } }).png(),
-      );
-    }
+    await noisyOriginals(dir);
     const out = path.join(later!, 'out');
     const { done } = startCli(['render', path.join(dir, 'in'), '--out', out, '--json', '--concurrency', '1']);
     // The first rendition written, the folder turns read-only.
