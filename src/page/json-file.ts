@@ -6,19 +6,11 @@
  */
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
+import { kindOf } from '../fs/kind.js';
 
 export type ReadResult =
   | { ok: true; bytes: Buffer }
   | { ok: false; reason: string; tooLarge?: boolean; missing?: boolean };
-
-/** What a non-regular file is, for the message. */
-function kindOf(info: Stats): string {
-  if (info.isDirectory()) return 'a folder';
-  if (info.isFIFO()) return 'a FIFO (named pipe)';
-  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
-  if (info.isSocket()) return 'a socket';
-  return 'not a regular file';
-}
 
 export type OpenResult =
   | { ok: true; handle: FileHandle; info: Stats }

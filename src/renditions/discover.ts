@@ -5,6 +5,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError, SourceError } from '../errors.js';
+import { kindOf } from '../fs/kind.js';
 import { isInside } from '../fs/paths.js';
 import { walkFiles } from '../fs/walk.js';
 import { openStore } from '../storage/location.js';
@@ -133,8 +134,13 @@ async function discover(discovery: Discovery, inputs: string[], outDir: string, 
       discovery.failures.push(new SourceError('CONTENT_API_UNREADABLE', input, reason));
       continue;
     }
-    if (!info.isDirectory()) {
+    if (info.isFile()) {
       add(input, stemFor(path.basename(input)));
+      continue;
+    }
+    if (!info.isDirectory()) {
+      // A FIFO would hang the read, a device (/dev/zero) never end: neither is read.
+      discovery.failures.push(new SourceError('CONTENT_API_UNREADABLE', input, `${kindOf(info)}, not a file`));
       continue;
     }
     if (outAbsolute && isInside(path.resolve(input), outAbsolute)) {

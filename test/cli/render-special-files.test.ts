@@ -82,6 +82,23 @@ describe('render and the output folder around it', () => {
     expect(result.stderr).toMatch(/\/proc/);
   });
 
+  it('an original that is a FIFO, a device or a link to one: one failed line saying what it is; the rest render', async () => {
+    const { dir, inDir, out } = await oneOriginal();
+    const fifo = path.join(dir, 'pipe.jpg');
+    execFileSync('mkfifo', [fifo]);
+    const zero = path.join(dir, 'zero.jpg');
+    await symlink('/dev/zero', zero);
+    const result = await runWithin(['render', inDir, fifo, zero, '/dev/zero', '--out', out]);
+    expect(result.signal).toBe(null);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr.split('\n').filter((line) => line.startsWith('failed: '))).toEqual([
+      `failed: /dev/zero: a device, not a file`,
+      `failed: ${fifo}: a FIFO (named pipe), not a file`,
+      `failed: ${zero}: a device, not a file`,
+    ]);
+    expect(result.stderr).toMatch(/^1 rendered, 0 up to date, 3 failed/m);
+  });
+
   it('an input that is not there: one line naming it, exit 2, nothing made', async () => {
     const { dir } = await oneOriginal();
     const out = path.join(dir, 'x');
