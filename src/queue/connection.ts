@@ -66,7 +66,10 @@ export function parseQueueUrl(value: string): string {
   return value;
 }
 
-/** A queue name is part of Redis keys: letters, digits, `-`, `_`, `.`. `from`: the environment variable it came from. */
+/**
+ * A queue name is part of Redis keys: letters, digits, `-`, `_`, `.`. `from`: the environment
+ * variable it came from.
+ */
 export function parseQueueName(value: string, from?: string): string {
   if (!/^[A-Za-z0-9._-]{1,100}$/.test(value)) {
     throw new InvalidArgumentError(

@@ -66,9 +66,8 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
   }
   printMessages(report);
   if (!json) {
-    const where = written
-      ? `; page written to ${written === '-' ? 'stdout' : escapeText(written)} (${report.updated.length} Image(s) updated)`
-      : '';
+    const to = written === '-' ? 'stdout' : escapeText(written ?? '');
+    const where = written ? `; page written to ${to} (${report.updated.length} Image(s) updated)` : '';
     printMessage(`${escapeText(page.source)}: ${summary(report, seconds, options)}${where}`);
   }
   return report.failures.length > 0 || report.notStarted.length > 0 ? 1 : 0;
