@@ -1,6 +1,7 @@
 /**
  * `render --page`: every image of a page rendered again, each source once, and the page's
- * JSON text with each Image's `sizes` and `srcset` replaced by the new renditions.
+ * JSON text with each Image's `sizes` and `srcset` replaced by the new renditions, and each
+ * sized reference (`meta.thumb`) by the rendition it names.
  */
 
 import type { HttpOptions } from '../client/http.js';
@@ -8,12 +9,12 @@ import type { LoadedPage } from '../client/pages.js';
 import { escapeText, InvalidArgumentError } from '../errors.js';
 import { duplicateKeys } from '../page/json-text.js';
 import { validatePage } from '../page/validate.js';
-import { type FoundImage, findObjects, formatPath } from '../page/walk.js';
+import { type FoundImage, findObjects, formatPath, type JsonPath } from '../page/walk.js';
 import type { ImageObject } from '../renditions/image-object.js';
 import { type RenderFailure, type RenderOptions, type RenderResult, renderSources } from '../renditions/render.js';
 import { DEFAULT_MEDIA_URL, type RenditionKey } from '../renditions/rules.js';
 import { verifyImage } from '../renditions/verify.js';
-import { groupPageImages, groupPaths, type ImageGroup } from './images.js';
+import { groupPageImages, groupPaths, type ImageGroup, insidePaths, type SizedReference } from './images.js';
 import { diffEdits, replaceValues, type ValueEdit } from './rewrite.js';
 import { resolveSources, type SourceKind } from './sources.js';
 
@@ -32,7 +33,7 @@ export interface RenderPageOptions extends Omit<RenderOptions, 'altText'>, HttpO
 
 /** A source rendered (or skipped, or planned), with the page's images that show it. */
 export interface PageRenderResult extends RenderResult {
-  /** JSON paths of every Image that shows this source. */
+  /** JSON paths of every Image that shows this source, then of every sized reference that names it. */
   paths: string[];
   /** `original`: a file from the originals folder; `rendition`: the page's largest rendition, downloaded. */
   origin: SourceKind;
@@ -52,9 +53,12 @@ export interface PageRenderReport {
   /** Sources never started because the run was interrupted. */
   notStarted: string[];
   warnings: string[];
-  /** The page's text with the new `sizes` and `srcset` (and `width`/`height` where the aspect changed). */
+  /**
+   * The page's text with the new `sizes` and `srcset` (and `width`/`height` where the aspect
+   * changed), and each sized reference's new `url`, `width` and `height`.
+   */
   text: string;
-  /** JSON paths of the Images whose text changed. */
+  /** JSON paths of the Images and sized references whose text changed. */
   updated: string[];
 }
 
@@ -75,8 +79,9 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
     );
   }
   const mediaUrl = options.mediaUrl ?? DEFAULT_MEDIA_URL;
-  const { groups, unusable } = groupPageImages(page.json, mediaUrl);
+  const { groups, unusable, unusableReferences } = groupPageImages(page.json, mediaUrl);
   const warnings = pageWarnings(page, groups);
+  for (const { path, reason } of unusableReferences) warnings.push(`${formatPath(path)}: ${reason}`);
   const failures: PageRenderFailure[] = unusable.map(({ path, reason }) => {
     const at = formatPath(path);
     return { source: at, paths: [at], origin: null, code: 'CONTENT_API_NO_SOURCE', error: `${at}: ${reason}` };
@@ -103,13 +108,19 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
     const entry = bySource.get(result.source)!;
     const groups = [entry.group, ...entry.merged];
     const images = groups.flatMap((group) => group.images);
-    results.push({ ...result, paths: images.map((image) => formatPath(image.path)), origin: entry.kind });
+    const references = groups.flatMap((group) => group.references);
+    results.push({ ...result, paths: groups.flatMap(groupPaths), origin: entry.kind });
     for (const image of images) {
       const imageEdits = editsFor(image, result.image, warnings);
       if (imageEdits.length > 0) updated.push(formatPath(image.path));
       edits.push(...imageEdits);
     }
-    for (const [old, now] of urlChanges(images, result.image)) replaced.set(old, now);
+    for (const reference of references) {
+      const referenceEdits = referenceEditsFor(reference, result.image);
+      if (referenceEdits.length > 0) updated.push(formatPath(reference.path));
+      edits.push(...referenceEdits);
+    }
+    for (const [old, now] of urlChanges(images, references, result.image)) replaced.set(old, now);
     for (const group of groups) {
       const moved = movedFolder(group, result.image);
       if (moved)
@@ -127,7 +138,8 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
       );
     }
   }
-  warnings.push(...staleReferences(page.json, groups, replaced));
+  const sized = [...groups.flatMap((group) => group.references), ...unusableReferences];
+  warnings.push(...staleReferences(page.json, groups, sized, replaced));
   if (groups.length === 0 && unusable.length === 0)
     warnings.push(`${page.source}: no Images in the page; nothing to render`);
   for (const failure of rendered.failures) {
@@ -170,16 +182,30 @@ function editsFor(found: FoundImage, image: ImageObject, warnings: string[]): Va
   return diffEdits(found.path, found.image, target);
 }
 
-/** Each URL the page's Images named, and the URL of the same key's new rendition, where they differ. */
-function urlChanges(images: FoundImage[], image: ImageObject): Array<[string, string]> {
-  return images.flatMap((found) =>
-    Object.entries((found.image.sizes ?? {}) as Record<string, { url?: unknown }>).flatMap(([key, size]) => {
-      const now = image.sizes[key as RenditionKey]?.url;
-      return typeof size?.url === 'string' && now !== undefined && size.url !== now
-        ? [[size.url, now] as [string, string]]
-        : [];
-    }),
-  );
+/**
+ * The edits that bring a sized reference in line with the rendition of its key: its `url`,
+ * `width` and `height`, each only where it differs, so its key order and the rest stay.
+ */
+function referenceEditsFor(reference: SizedReference, image: ImageObject): ValueEdit[] {
+  const { url, width, height } = image.sizes[reference.key];
+  return diffEdits(reference.path, reference.value, { url, width, height });
+}
+
+/**
+ * Each URL the page's Images and sized references named, and the URL of the same key's new
+ * rendition, where they differ.
+ */
+function urlChanges(images: FoundImage[], references: SizedReference[], image: ImageObject): Array<[string, string]> {
+  const named = [
+    ...images.flatMap((found) => Object.entries((found.image.sizes ?? {}) as Record<string, { url?: unknown }>)),
+    ...references.map((reference): [string, { url: string }] => [reference.key, reference]),
+  ];
+  return named.flatMap(([key, size]) => {
+    const now = image.sizes[key as RenditionKey]?.url;
+    return typeof size?.url === 'string' && now !== undefined && size.url !== now
+      ? [[size.url, now] as [string, string]]
+      : [];
+  });
 }
 
 /** The folder part of the largest rendition's URL, before and after, when it changed. */
@@ -191,21 +217,28 @@ function movedFolder(group: ImageGroup, image: ImageObject): { from: string; to:
 }
 
 /**
- * Strings elsewhere in the page (a social `meta.thumb.url`) that name a rendition whose URL
- * changed: only Images are rewritten, so these are reported, never edited.
+ * Plain strings elsewhere in the page (not the `url` of a sized reference, which is rewritten
+ * or warned about on its own) that name a rendition whose URL changed: reported, never edited.
  */
-function staleReferences(json: unknown, groups: ImageGroup[], replaced: Map<string, string>): string[] {
+function staleReferences(
+  json: unknown,
+  groups: ImageGroup[],
+  sized: Array<{ path: JsonPath }>,
+  replaced: Map<string, string>,
+): string[] {
   if (replaced.size === 0) return [];
   const inImage = insideImages(groups);
+  const referenceUrls = new Set(sized.map((reference) => formatPath([...reference.path, 'url'])));
   const warnings: string[] = [];
   for (const { path, value } of findObjects(json)) {
     if (inImage(formatPath(path))) continue;
     for (const [key, field] of Object.entries(value)) {
-      const now = typeof field === 'string' ? replaced.get(field) : undefined;
+      const at = formatPath([...path, key]);
+      const now = typeof field === 'string' && !referenceUrls.has(at) ? replaced.get(field) : undefined;
       if (now)
         warnings.push(
-          `${formatPath([...path, key])}: still names ${String(field)}; ` +
-            `the re-rendered file is ${now} (only Images are rewritten)`,
+          `${at}: still names ${String(field)}; the re-rendered file is ${now} ` +
+            '(only Images and {url, width, height} objects under the media URL are rewritten)',
         );
     }
   }
@@ -229,8 +262,7 @@ function pageWarnings(page: LoadedPage, groups: ImageGroup[]): string[] {
 
 /** Whether a formatted JSON path is one of the groups' Images or inside one. */
 function insideImages(groups: ImageGroup[]): (at: string) => boolean {
-  const imagePaths = groups.flatMap(groupPaths);
-  return (at) => imagePaths.some((image) => at === image || at.startsWith(`${image}.`) || at.startsWith(`${image}[`));
+  return insidePaths(groups.flatMap((group) => group.images.map((image) => formatPath(image.path))));
 }
 
 function altTextOf(group: ImageGroup): string | null {

@@ -1,6 +1,9 @@
-/** How a page's images are grouped by source: the stem their largest rendition's URL names. */
+/**
+ * How a page's images are grouped by source: the stem their largest rendition's URL names; and
+ * how sized references (`meta.thumb`) join them.
+ */
 import { describe, expect, it } from 'vitest';
-import { groupPageImages } from '../../src/page-render/images.js';
+import { groupPageImages, groupPaths } from '../../src/page-render/images.js';
 import { mediaPath } from '../../src/renditions/rules.js';
 
 const image = (...urls: string[]) => ({
@@ -72,4 +75,71 @@ describe('groupPageImages', () => {
       { path: ['$', 'x'], reason: 'no rendition with a url, width and height to name its source' },
     ]);
   });
+
+  it(
+    'a sized reference outside the Images joins the group of its source, keyed by the size box in its name; ' +
+      'one whose source no Image shows is a group of its own, downloaded (if need be) as its largest reference',
+    () => {
+      const page = {
+        image: image('/media/storm.max-300x300.jpg', '/media/storm.max-600x600.jpg'),
+        meta: { thumb: { url: '/media/storm_1200x1200.jpg', width: 1200, height: 800 } },
+        news: [
+          { meta: { thumb: { url: '/media/flower.max-600x600.png', width: 600, height: 400 } } },
+          {
+            meta: {
+              thumb: { url: 'https://cdn.example.org/media/flower.max-2400x2400.png', width: 2400, height: 1600 },
+            },
+          },
+        ],
+      };
+      const { groups, unusableReferences } = groupPageImages(page, '/media/');
+      expect(unusableReferences).toEqual([]);
+      expect(
+        groups.map((g) => [g.stem, g.ext, g.references.map((r) => [r.path.join('.'), r.key]), groupPaths(g)]),
+      ).toEqual([
+        ['storm', 'jpg', [['$.meta.thumb', 'md']], ['$.image', '$.meta.thumb']],
+        [
+          'flower',
+          'png',
+          [
+            ['$.news.0.meta.thumb', 'sm'],
+            ['$.news.1.meta.thumb', 'lg'],
+          ],
+          ['$.news[0].meta.thumb', '$.news[1].meta.thumb'],
+        ],
+      ]);
+      expect(groups[0]!.largest.url).toBe('/media/storm.max-600x600.jpg'); // the Image's, not the reference's
+      expect(groups[1]!.images).toEqual([]);
+      expect(groups[1]!.largest).toEqual({
+        key: 'lg',
+        url: 'https://cdn.example.org/media/flower.max-2400x2400.png',
+        width: 2400,
+        height: 1600,
+      });
+      expect(groups[1]!.references[0]!.value).toBe(page.news[0]!.meta.thumb);
+    },
+  );
+
+  it(
+    'a sized reference whose name has no size box of ours is set aside with the reason; ' +
+      'one outside the media prefix, or a size of an Image, is no reference',
+    () => {
+      const page = {
+        image: image('/media/storm.max-300x300.jpg'),
+        card: { url: '/media/social/card.jpg', width: 1200, height: 630 },
+        odd: { url: '/media/storm.max-1000x1000.jpg', width: 1000, height: 667 },
+        outside: { url: '/static/storm.max-1200x1200.jpg', width: 1200, height: 800 },
+        plain: '/media/storm.max-1200x1200.jpg',
+      };
+      const { groups, unusableReferences } = groupPageImages(page, '/media/');
+      expect(groups.map((g) => [g.stem, groupPaths(g)])).toEqual([['storm', ['$.image']]]);
+      const why =
+        'names no rendition: its name has no size box ' +
+        '(.max-<n>x<n>. or _<n>x<n>., n one of 300, 600, 1200, 2400, 4800); left as it is';
+      expect(unusableReferences).toEqual([
+        { path: ['$', 'card'], reason: `card.jpg ${why}` },
+        { path: ['$', 'odd'], reason: `storm.max-1000x1000.jpg ${why}` },
+      ]);
+    },
+  );
 });
