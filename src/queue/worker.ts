@@ -10,7 +10,7 @@
  * and another worker runs them again (writes are idempotent, the manifest record comes last).
  */
 import { hostname } from 'node:os';
-import { DelayedError, type Job, type JobJson, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import {
   ContentApiError,
   InvalidArgumentError,
@@ -27,6 +27,7 @@ import { type Batch, openRenderSession, type RenderSession } from '../renditions
 import { openStore } from '../storage/location.js';
 import { isS3Url, type S3Options, splitS3Object } from '../storage/s3-url.js';
 import type { MediaStore } from '../storage/store.js';
+import { TextDataWorker, type UnreadableJob } from './bull-worker.js';
 import { BULL_OPTIONS, connectQueue, type QueueConnection, type QueueOptions } from './connection.js';
 import {
   type JobData,
@@ -64,7 +65,8 @@ export interface WorkerJobEvent {
    * goes back to the queue without spending an attempt, and this worker takes none for a while.
    * `retrying`: the job failed for the infrastructure, and spends one of its attempts.
    * `refused`: its data is not a job this worker takes (`readJobData`: too large, not JSON,
-   * another shape or protocol): it fails at once, never retried, recorded for its batch.
+   * another shape or protocol), or its hash is one BullMQ cannot read (`TextDataWorker`): it fails
+   * at once, never retried, recorded for its batch.
    */
   status: 'started' | 'done' | 'failed' | 'retrying' | 'paused' | 'refused';
   /** For `done`: the results' statuses; else why. */
@@ -138,6 +140,20 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     throw new DelayedError();
   };
 
+  /** Records a job refused for its batch (UNKNOWN_BATCH when its batch cannot be read), and says so. */
+  const refuse = async (id: string, batch: string | undefined, reason: string, attempt: number, started: number) => {
+    const record = { results: [], failures: [], warnings: [], refused: reason, worker: name, attempt };
+    await results.write(id, batch ?? UNKNOWN_BATCH, record);
+    const ms = performance.now() - started;
+    options.onJob?.({ id, sources: [], status: 'refused', detail: reason, attempt, ms });
+  };
+
+  /** A job hash BullMQ cannot read, refused while it fetches the job (the job is then dropped: `TextDataWorker`). */
+  const refuseUnreadable = ({ id, data, reason, attempt }: UnreadableJob) => {
+    const read = readJobData(data);
+    return refuse(id, 'refused' in read ? read.batch : read.data.batch, reason, attempt, performance.now());
+  };
+
   const underWay = new UnderWay();
   const processor = (job: Job<string>, token?: string) => underWay.run(() => runJob(job, token));
   const runJob = async (job: Job<string>, token?: string) => {
@@ -145,10 +161,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     const attempt = job.attemptsMade + 1;
     const read = readJobData(job.data);
     if ('refused' in read) {
-      const record = { results: [], failures: [], warnings: [], refused: read.refused, worker: name, attempt };
-      await results.write(job.id!, read.batch ?? UNKNOWN_BATCH, record);
-      const ms = performance.now() - started;
-      options.onJob?.({ id: job.id!, sources: [], status: 'refused', detail: read.refused, attempt, ms });
+      await refuse(job.id!, read.batch, read.refused, attempt, started);
       throw new UnrecoverableError(`job ${job.id}: ${read.refused}`);
     }
     const { data } = read;
@@ -209,17 +222,22 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
   };
 
   try {
-    worker = new TextDataWorker(queue.name, processor, {
-      connection: queue.redis,
-      ...BULL_OPTIONS,
-      concurrency: options.concurrency ?? 1,
-      lockDuration: LOCK_MS,
-      stalledInterval: STALLED_INTERVAL_MS,
-      maxStalledCount: MAX_STALLED,
-      removeOnComplete: { count: 0 },
-      removeOnFail: { count: 0 },
-      autorun: false,
-    });
+    worker = new TextDataWorker(
+      queue.name,
+      processor,
+      {
+        connection: queue.redis,
+        ...BULL_OPTIONS,
+        concurrency: options.concurrency ?? 1,
+        lockDuration: LOCK_MS,
+        stalledInterval: STALLED_INTERVAL_MS,
+        maxStalledCount: MAX_STALLED,
+        removeOnComplete: { count: 0 },
+        removeOnFail: { count: 0 },
+        autorun: false,
+      },
+      refuseUnreadable,
+    );
     let said = '';
     worker.on('error', (error) => {
       // Said once per kind of trouble, not once per retry of the connection.
@@ -254,20 +272,6 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
 }
 
 type Event = (status: WorkerJobEvent['status'], detail: string) => void;
-
-/**
- * BullMQ's worker, but a job's data reaches the processor as the text Redis holds, for
- * `readJobData`. BullMQ would parse it while fetching the job, where data that is not JSON
- * throws in its fetch loop, never failing the job: it stays active, is fetched again and again,
- * and its batch never ends. (And a payload of any size would be parsed before anyone looked.)
- */
-class TextDataWorker extends Worker<string> {
-  protected override createJob(json: JobJson, jobId: string): Job<string> {
-    const job = super.createJob({ ...json, data: 'null' }, jobId);
-    job.data = json.data ?? '';
-    return job;
-  }
-}
 
 /** The jobs this worker's processor is running, and a wait until there are none. */
 class UnderWay {

@@ -6,7 +6,7 @@
  * together (`Photo.jpg`, `photo.jpeg`) share a stem and so a shard, where the collision is seen.
  */
 import { createHash } from 'node:crypto';
-import { InvalidArgumentError } from '../errors.js';
+import { escapeText, InvalidArgumentError } from '../errors.js';
 
 export interface Shard {
   /** 0-based. */
@@ -27,12 +27,18 @@ export function inShard<T extends { stem: string }>(originals: T[], shard: Shard
   return shard ? originals.filter((original) => shardOf(original.stem, shard.count) === shard.index) : originals;
 }
 
-/** `3/16` (0-based) or `auto/16` (the index from the environment). */
+/**
+ * `3/16` (0-based) or `auto/16` (the index from the environment). Strict alike for the flag and
+ * the variable: digits only, nothing around them (a space is a typo in a job template, never
+ * part of a number), so one spelling gives one shard wherever it comes from.
+ */
 export function parseShard(value: string, env: NodeJS.ProcessEnv = process.env): Shard {
-  const match = /^(\d+|auto)\/(\d+)$/.exec(value.trim());
+  const match = /^(\d+|auto)\/(\d+)$/.exec(value);
   const count = Number(match?.[2]);
   if (!match || !Number.isSafeInteger(count) || count < 1) {
-    throw new InvalidArgumentError(`Expected i/n (0 <= i < n) or auto/n for --shard but got '${value}'`);
+    throw new InvalidArgumentError(
+      `Expected i/n (0 <= i < n) or auto/n for --shard but got '${escapeText(value)}'${spaced(value)}`,
+    );
   }
   let text = match[1]!;
   let from = '';
@@ -44,7 +50,10 @@ export function parseShard(value: string, env: NodeJS.ProcessEnv = process.env):
       );
     text = env[variable]!;
     from = ` (${variable}=${text})`;
-    if (!/^\d+$/.test(text)) throw new InvalidArgumentError(`--shard ${value}: ${variable} is '${text}', not an index`);
+    if (!/^\d+$/.test(text))
+      throw new InvalidArgumentError(
+        `--shard ${value}: ${variable} is '${escapeText(text)}', not an index${spaced(text)}`,
+      );
   }
   const index = Number(text);
   if (index >= count)
@@ -53,3 +62,6 @@ export function parseShard(value: string, env: NodeJS.ProcessEnv = process.env):
     );
   return { index, count };
 }
+
+/** Why a value that reads as a shard with its spaces trimmed is refused all the same. */
+const spaced = (text: string) => (text !== text.trim() ? ' (spaces around it are not allowed)' : '');

@@ -41,8 +41,11 @@ export interface ContentRecord {
 
 export interface Content {
   folder: string;
-  /** Page id -> page. */
-  pages: Map<number, ContentRecord>;
+  /**
+   * Page id, as canonical decimal digits (`101`, never `0101`) -> page. Digits, never a JS number:
+   * past 2^53 two ids would be one number (the page model refuses such ids in a page anyway).
+   */
+  pages: Map<string, ContentRecord>;
   /** URL path (`/api/gallery/newscategories/fairs/`) -> linked resource. */
   resources: Map<string, ContentRecord>;
   /** Real path of the media folder, or null when the folder has none. */
@@ -113,10 +116,13 @@ export async function loadContent(folder: string): Promise<Content> {
     const { json, placed } = record;
     const page = /^pages\/(\d+)\.json$/.exec(name);
     if (page) {
-      const id = Number(page[1]);
+      // `pages/0101.json` is page 101 (and one page with `pages/101.json`).
+      const id = page[1]!.replace(/^0+(?=\d)/, '');
       const other = content.pages.get(id);
       if (other) errors.push(`${file}: page ${id} is also ${other.file} [layout]`);
-      if (json.id !== id) {
+      // An id past 2^53 is read rounded: the page model says it is too big, not that it names another page.
+      const exact = Number.isSafeInteger(json.id);
+      if (exact ? String(json.id) !== id : typeof json.id !== 'number') {
         errors.push(
           `${file}: $.id: is ${escapeText(String(JSON.stringify(json.id)))}, but the file name says ${id} [layout]`,
         );

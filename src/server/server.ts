@@ -24,6 +24,7 @@ export interface ServerOptions {
 const ALLOW = 'GET, HEAD, OPTIONS';
 /** Longest request target accepted (Node itself limits headers to 16 KiB). */
 const MAX_URL = 2048;
+/** A page's id is its digits, looked up as written: `0101` or `1e2` names no page (a 404), never page 101. */
 const PAGE_PATH = /^\/api\/v2\/pages\/(\d+)\/$/;
 const API_PATH = /^\/api\/(?:v2\/pages|quarterly|gallery)\//;
 
@@ -95,7 +96,7 @@ export function createContentServer(content: Content, options: ServerOptions = {
     if (format !== null && format !== 'api' && format !== 'json') return notFound(req, res);
 
     const pageMatch = PAGE_PATH.exec(pathname);
-    const record = pageMatch ? content.pages.get(Number(pageMatch[1])) : content.resources.get(pathname);
+    const record = pageMatch ? content.pages.get(pageMatch[1]!) : content.resources.get(pathname);
     if (!record)
       return sendJson(res, req, 404, { message: pageMatch ? 'No Page matches the given query.' : 'Not found.' });
     if (req.method === 'OPTIONS') return sendOptions(res);

@@ -60,6 +60,21 @@ describe('content-api render --shard', () => {
     expect(parseShard('2/5')).toEqual({ index: 2, count: 5 });
   });
 
+  it('refuses spaces around the flag and around the index from the environment alike, in one line each', () => {
+    for (const value of [' 0/2', '0/2 ', '0/2\n', '\t1/2', ' auto/2']) {
+      expect(() => parseShard(value, { JOB_COMPLETION_INDEX: '1' }), JSON.stringify(value)).toThrow(
+        /^Expected i\/n \(0 <= i < n\) or auto\/n for --shard but got '.*' \(spaces around it are not allowed\)$/,
+      );
+    }
+    for (const index of [' 1', '1 ', '1\n', '\u00a01']) {
+      expect(() => parseShard('auto/2', { JOB_COMPLETION_INDEX: index }), JSON.stringify(index)).toThrow(
+        /^--shard auto\/2: JOB_COMPLETION_INDEX is '.*', not an index \(spaces around it are not allowed\)$/,
+      );
+    }
+    // What is shown is escaped: a line break in a value cannot make a second line.
+    expect(() => parseShard('0/2\nforged')).toThrow("but got '0/2\\nforged'");
+  });
+
   it('spreads names evenly: 16 shards of 4,000 names each hold 250 +- 25%', () => {
     const counts = new Array<number>(16).fill(0);
     for (let i = 0; i < 4_000; i++) counts[shardOf(`archive/${i % 40}/scan-${i}`, 16)]!++;
@@ -69,6 +84,8 @@ describe('content-api render --shard', () => {
   it.each([
     [['--shard', '3/3'], {}, /--shard 3\/3: the index must be below 3/],
     [['--shard', 'x/3'], {}, /Expected i\/n \(0 <= i < n\) or auto\/n for --shard but got 'x\/3'/],
+    [['--shard', ' 0/2'], {}, /for --shard but got ' 0\/2' \(spaces around it are not allowed\)/],
+    [['--shard', 'auto/2'], { JOB_COMPLETION_INDEX: ' 1' }, /JOB_COMPLETION_INDEX is ' 1', not an index \(spaces/],
     [
       ['--shard', 'auto/4'],
       { JOB_COMPLETION_INDEX: undefined, AWS_BATCH_JOB_ARRAY_INDEX: undefined },

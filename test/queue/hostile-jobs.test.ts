@@ -196,6 +196,80 @@ describe('job data from a hostile or faulty submitter', () => {
   );
 
   it(
+    'a job hash BullMQ cannot read (opts or progress not JSON, parent not an object) is taken out of active ' +
+      'and refused, in one line naming the job and the field; the batch ends, its original failed with the reason',
+    async () => {
+      for (const [field, value] of [
+        ['opts', 'not json'],
+        ['opts', 'null'],
+        ['progress', '{'],
+        ['parent', '{"id":'],
+        ['parent', '5'],
+      ] as const) {
+        const job = await enqueued();
+        await client.hset(job.key, field, value);
+        const worker = startWorker();
+        await worker.said(/^refused\t/m);
+        const refused = worker
+          .log()
+          .split('\n')
+          .filter((line) => line.startsWith('refused\t'));
+        expect(refused, worker.log()).toEqual([
+          expect.stringMatching(`^refused\tjob ${job.id}\ta job hash BullMQ cannot read: its field '${field}' `),
+        ]);
+        expect(worker.log()).not.toMatch(/warning|Redis:/);
+        const report = await results(job.batch);
+        expect(report.code).toBe(1);
+        expect(report.stderr).toContain(
+          `failed: ${job.original}: its job ${job.id} was refused by a worker: a job hash BullMQ cannot read: ` +
+            `its field '${field}' `,
+        );
+        expect(report.stderr).toMatch(/0 rendered, 0 up to date, 1 failed in/);
+        // Failed, not left active, waiting or retrying, and never fetched again.
+        for (const list of ['active', 'wait']) expect(await client.llen(`bull:${name}:${list}`)).toBe(0);
+        expect(await client.exists(job.key)).toBe(0);
+        for (const stop of stops.splice(0)) stop();
+      }
+    },
+  );
+
+  it(
+    'a job hash BullMQ cannot read, fetched as the next job when another finishes, ' + 'is refused the same way',
+    async () => {
+      name = `hostile-${++queueRun}`;
+      const dir = await tempDir();
+      for (const file of ['first', 'second']) await writeImage(dir, `in/${file}.jpg`, photo(400, 300).jpeg());
+      const run = await runCli([
+        'render',
+        path.join(dir, 'in'),
+        '--out',
+        path.join(dir, 'out'),
+        ...queueArgs(),
+        '--detach',
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      // BullMQ takes the wait list's last first: the first id is fetched by the job before it, as that one finishes.
+      const [id] = await client.lrange(`bull:${name}:wait`, 0, -1);
+      const source = JSON.parse((await client.hget(`bull:${name}:${id}`, 'data'))!).originals[0].source;
+      await client.hset(`bull:${name}:${id}`, 'opts', '{"attempts":');
+      const worker = startWorker();
+      await worker.said(/^refused\t/m);
+      expect(worker.log()).toMatch(
+        new RegExp(`^refused\tjob ${id}\ta job hash BullMQ cannot read: its field 'opts' `, 'm'),
+      );
+      expect(worker.log()).not.toMatch(/warning|Redis:/);
+      expect(worker.log().indexOf('\nrendered\t')).toBeLessThan(worker.log().indexOf('\nrefused\t'));
+      const report = await results(run.stdout.trim());
+      expect(report.code, report.stderr).toBe(1);
+      expect(report.stderr).toContain(
+        `failed: ${source}: its job ${id} was refused by a worker: a job hash BullMQ cannot`,
+      );
+      expect(report.stderr).toMatch(/^1 rendered, 0 up to date, 1 failed in/m);
+      for (const list of ['active', 'wait']) expect(await client.llen(`bull:${name}:${list}`)).toBe(0);
+    },
+  );
+
+  it(
     "a stem naming the tool's own files (the manifest's lock) is refused: " +
       'nothing is written there, and renders into that output go on',
     async () => {

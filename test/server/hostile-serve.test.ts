@@ -4,12 +4,12 @@
  * never desynchronises a keep-alive connection, and clients that disconnect at once leave no file open.
  */
 import { once } from 'node:events';
-import { cp, readdir, readlink, realpath, truncate, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, readlink, realpath, truncate, writeFile } from 'node:fs/promises';
 import { Agent, get, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadContent } from '../../src/server/content.js';
+import { type InvalidContentError, loadContent } from '../../src/server/content.js';
 import { PreparedCache } from '../../src/server/prepared-cache.js';
 import { createContentServer } from '../../src/server/server.js';
 import { tempDir } from '../fixtures/tmp.js';
@@ -204,4 +204,60 @@ describe('clients that leave early', () => {
       await vi.waitFor(async () => expect(await openUnder(media)).toBe(0), { timeout: 1500, interval: 50 });
     },
   );
+});
+
+describe('page ids are digit strings, never JS numbers', () => {
+  /** The content folder with copies of page 101 under other ids (its id and its own URLs changed). */
+  async function withPages(...ids: string[]): Promise<string> {
+    const content = path.join(await tempDir(), 'content');
+    await cp(CONTENT, content, { recursive: true });
+    const text = await readFile(path.join(content, 'pages', '101.json'), 'utf8');
+    for (const id of ids) {
+      const copy = text.replace('"id": 101,', `"id": ${id},`).replaceAll('/api/v2/pages/101/', `/api/v2/pages/${id}/`);
+      await writeFile(path.join(content, 'pages', `${id}.json`), copy);
+    }
+    return content;
+  }
+
+  it(
+    'ids past 2^53 are refused at load, each named with its own digits, never folded into another id; ' +
+      'the largest exact id is served as itself',
+    async () => {
+      const content = await withPages('9007199254740992', '9007199254740993');
+      // A page file named past 2^53 that holds another page: its name is shown as written.
+      await cp(path.join(content, 'pages', '101.json'), path.join(content, 'pages', '9007199254740995.json'));
+      const problems = await loadContent(content).then(
+        () => [],
+        (error: InvalidContentError) => error.problems,
+      );
+      const file = (id: string) => path.join(content, 'pages', `${id}.json`);
+      for (const id of ['9007199254740992', '9007199254740993']) {
+        expect(problems).toContain(`${file(id)}: $.id: Too big: expected int to be <=9007199254740991 [schema]`);
+      }
+      expect(problems).toContain(
+        `${file('9007199254740995')}: $.id: is 101, but the file name says 9007199254740995 [layout]`,
+      );
+      expect(problems.join('\n')).not.toMatch(/is also|file name says 900719925474099[2-4]/);
+
+      const port = await start(await withPages('9007199254740991'));
+      const res = await getWith(port, '/api/v2/pages/9007199254740991/', {});
+      expect(res.statusCode).toBe(200);
+      expect(JSON.parse(await bodyOf(res)).id).toBe(9007199254740991);
+      for (const id of ['9007199254740992', '9007199254740993', '18014398509481983']) {
+        const other = await getWith(port, `/api/v2/pages/${id}/`, {});
+        expect(other.statusCode, id).toBe(404);
+        expect(JSON.parse(await bodyOf(other))).toEqual({ message: 'No Page matches the given query.' });
+      }
+    },
+  );
+
+  it('an id in the URL with leading zeros or in another notation is a 404, not another page', async () => {
+    const port = await start(CONTENT);
+    expect((await getWith(port, '/api/v2/pages/101/', {})).statusCode).toBe(200);
+    for (const id of ['0101', '00101', '1e2', '101.0', '+101', '0x65']) {
+      const res = await getWith(port, `/api/v2/pages/${id}/`, {});
+      expect(res.statusCode, id).toBe(404);
+      await bodyOf(res);
+    }
+  });
 });
