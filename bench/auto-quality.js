@@ -169,7 +169,12 @@ async function render(scratch, label, files, format, settings = {}) {
   const outDir = path.join(scratch, label);
   mkdirSync(outDir, { recursive: true });
   const since = performance.now();
-  const report = await renderOriginals(files, { outDir, format, force: true, ...settings });
+  const report = await renderOriginals(files, {
+    outDir,
+    formats: format ? [format] : undefined,
+    force: true,
+    ...settings,
+  });
   if (report.failures.length > 0) throw new Error(report.failures.map((f) => f.error).join('\n'));
   return { outDir, results: report.results, seconds: seconds(since) };
 }

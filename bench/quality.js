@@ -29,7 +29,7 @@ export async function cascadeQuality(files) {
   const outDir = mkdtempSync(path.join(tmpdir(), 'content-api-quality-'));
   const rows = [];
   for (const file of files) {
-    const [result] = (await renderOriginals([file], { outDir, format: 'png', force: true })).results;
+    const [result] = (await renderOriginals([file], { outDir, formats: ['png'], force: true })).results;
     const original = await rgb(file);
     const row = { source: path.basename(file) };
     for (const key of RENDITION_KEYS) {

@@ -5,9 +5,10 @@
  * with worker processes, recovery after a worker is killed), the encoder settings
  * (bench/encoders.js: bytes, time and SSIMULACRA2 of each), the metric's speed (bench/metric.js),
  * `--quality auto` against fixed, uniform and eleventy-img's quality (bench/auto-quality.js: bytes, time,
- * SSIMULACRA2 and Butteraugli of each, the CLI's time with and without it), figures printed side by side.
- * `npm run bench -- render`, `-- storage`, `-- check`, `-- serve`, `-- queue`, `-- metric`, `-- encoders` or
- * `-- quality` runs one of them.
+ * SSIMULACRA2 and Butteraugli of each, the CLI's time with and without it), `--formats` (bench/formats.js:
+ * AVIF effort, one decode for three formats, bytes per format beside eleventy-img), figures printed side by
+ * side. `npm run bench -- render`, `-- storage`, `-- check`, `-- serve`, `-- queue`, `-- metric`,
+ * `-- encoders`, `-- quality` or `-- formats` runs one of them.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { autoQualityBench } from './auto-quality.js';
 import { checkBench } from './check.js';
 import { buildCorpus } from './corpus.js';
 import { encodersBench } from './encoders.js';
+import { formatsBench } from './formats.js';
 import { metricBench } from './metric.js';
 import { queueBench } from './queue.js';
 import { renderBench } from './render.js';
@@ -53,6 +55,11 @@ if (!only || only === 'encoders') {
 if (!only || only === 'quality') {
   console.error('bench: quality (--quality auto against fixed, uniform and eleventy-img; 10-15 minutes)');
   await autoQualityBench(root, scratch, await buildCorpus(path.join(root, '.bench')));
+}
+
+if (!only || only === 'formats') {
+  console.error('bench: formats (AVIF effort, one decode for three formats, bytes per format; 10-15 minutes)');
+  await formatsBench(scratch, await buildCorpus(path.join(root, '.bench')));
 }
 
 if (!only || only === 'check') {

@@ -19,7 +19,24 @@ export {
 } from './errors.js';
 
 // The rendition rules: pure functions of sizes and names, used by every command.
-export { FORCEABLE_FORMATS, type ForceableFormat, OUTPUT_FORMATS, type OutputFormat } from './renditions/formats.js';
+export {
+  FORCEABLE_FORMATS,
+  FORMAT_CHOICES,
+  type ForceableFormat,
+  type FormatChoice,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+} from './renditions/formats.js';
+export {
+  DEFAULT_SIZES,
+  type MarkupImage,
+  type MarkupPlaceholder,
+  type PictureOptions,
+  pictureHtml,
+  picturesHtml,
+} from './markup/picture.js';
+export { PREVIEW_MAX_CHARS, type Placeholder, placeholderOf } from './renditions/placeholder.js';
+export { type ContactSheetOptions, contactSheetHtml } from './contact-sheet/contact-sheet.js';
 export {
   buildImageObject,
   type ImageObject,
@@ -53,6 +70,7 @@ export { IMAGE_RULES, type ImageFinding, type ImageRule, verifyImage } from './r
 export { type Original, stemFor } from './renditions/discover.js';
 export { MANIFEST_FILE } from './renditions/manifest.js';
 export {
+  type AlternateResult,
   type RenderFailure,
   type RenderOptions,
   type RenderProgress,

@@ -126,7 +126,11 @@ export function queueFrom(flags: Flags, command?: Command): QueueOptions {
  * its schema. A setting added to the schema is a flag of `render` with nothing written here.
  */
 export function addSettingOptions(command: Command, schema: SettingsSchema = renderSettingsSchema): Command {
-  for (const leaf of settingLeaves(schema)) command.addOption(settingOption(leaf));
+  for (const leaf of settingLeaves(schema)) {
+    command.addOption(settingOption(leaf));
+    const { alias } = leaf.meta;
+    if (alias) command.addOption(new Option(alias.flag, alias.description).choices(alias.choices));
+  }
   return command;
 }
 
@@ -137,9 +141,15 @@ function settingOption({ type, meta, fallback }: SettingLeaf): Option {
     option.argParser(integerIn(name, type.minValue ?? 0, type.maxValue ?? Number.MAX_SAFE_INTEGER));
   } else if (type instanceof z.ZodEnum) {
     option.choices(type.options.map(String));
+  } else if (type instanceof z.ZodArray) {
+    // A list is comma-separated; its items are checked with the rest of the settings.
+    option.argParser((value: string) => value.split(','));
   }
-  // A boolean setting is a switch: off unless given, as its default says.
-  if (fallback !== undefined && !(type instanceof z.ZodBoolean)) option.default(fallback);
+  // A boolean setting is a switch: off unless given, as its default says. A list's default is
+  // left to the schema, so that a flag given can be told from one not given.
+  if (fallback !== undefined && !(type instanceof z.ZodBoolean) && !(type instanceof z.ZodArray)) {
+    option.default(fallback);
+  }
   return option;
 }
 
@@ -147,7 +157,15 @@ function settingOption({ type, meta, fallback }: SettingLeaf): Option {
 export function settingsFrom(flags: Flags, schema: SettingsSchema = renderSettingsSchema): RenderSettingsInput {
   const settings: Record<string, unknown> = {};
   for (const leaf of settingLeaves(schema)) {
-    const value = flags[new Option(leaf.meta.flag).attributeName()];
+    const { flag, alias } = leaf.meta;
+    let value = flags[new Option(flag).attributeName()];
+    const aliased = alias && flags[new Option(alias.flag).attributeName()];
+    if (alias && typeof aliased === 'string') {
+      if (value !== undefined) {
+        throw new InvalidArgumentError(`${longName(alias.flag)} and ${longName(flag)} do not go together: give one`);
+      }
+      value = alias.value(aliased);
+    }
     if (value === undefined) continue;
     let at = settings;
     for (const name of leaf.path.slice(0, -1)) {
@@ -158,3 +176,5 @@ export function settingsFrom(flags: Flags, schema: SettingsSchema = renderSettin
   }
   return settings as RenderSettingsInput;
 }
+
+const longName = (flag: string) => new Option(flag).long ?? flag;

@@ -328,7 +328,7 @@ class Tally {
     for (const done of result.results) {
       const altText = this.#options.altText?.({ source: done.source, stem: '' });
       const image = buildImageObject(done.original, done.files, { mediaUrl, altText });
-      this.#results.push({ ...done, image });
+      this.#results.push({ ...done, image, bytes: done.bytes ?? null, alternates: done.alternates ?? [] });
       this.#end(done.source, done.status);
     }
     for (const failure of result.failures) {

@@ -198,18 +198,39 @@ export type QueueKeys = ReturnType<typeof keysFor>;
 
 export const TICK_MS = 10_000;
 
+const filesSchema = z.record(
+  z.enum(RENDITION_KEYS),
+  z.object({ path: z.string(), width: z.number(), height: z.number() }),
+);
+const measuredSchema = z
+  .record(
+    z.enum(RENDITION_KEYS),
+    z.object({ quality: z.number(), score: z.number(), scored: z.enum(['rendition', 'tiles']) }),
+  )
+  .optional();
+
+/** A render result as a worker records it; `bytes`, `alternates` and `placeholder` are absent from older workers'. */
 const resultSchema = z.object({
   source: z.string(),
   status: z.enum(['rendered', 'skipped', 'planned']),
   original: z.object({ width: z.number(), height: z.number() }),
   format: z.enum(OUTPUT_FORMATS),
-  files: z.record(z.enum(RENDITION_KEYS), z.object({ path: z.string(), width: z.number(), height: z.number() })),
-  measured: z
-    .record(
-      z.enum(RENDITION_KEYS),
-      z.object({ quality: z.number(), score: z.number(), scored: z.enum(['rendition', 'tiles']) }),
+  files: filesSchema,
+  bytes: z.number().nullable().optional(),
+  measured: measuredSchema,
+  alternates: z
+    .array(
+      z.object({
+        format: z.enum(OUTPUT_FORMATS),
+        type: z.string(),
+        srcset: z.string(),
+        files: filesSchema,
+        bytes: z.number().nullable(),
+        measured: measuredSchema,
+      }),
     )
     .optional(),
+  placeholder: z.object({ color: z.string(), preview: z.string() }).optional(),
   removed: z.array(z.string()),
 });
 

@@ -11,6 +11,10 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 export const FORCEABLE_FORMATS = ['jpeg', 'png', 'webp', 'avif'] as const;
 export type ForceableFormat = (typeof FORCEABLE_FORMATS)[number];
 
+/** What `--formats` lists: the forceable formats, and `keep` for the original's own. */
+export const FORMAT_CHOICES = ['keep', ...FORCEABLE_FORMATS] as const;
+export type FormatChoice = (typeof FORMAT_CHOICES)[number];
+
 export const FILE_EXTENSIONS: Readonly<Record<OutputFormat, string>> = {
   jpeg: 'jpg',
   png: 'png',
@@ -57,6 +61,15 @@ export function outputFormatFor(info: SourceFormatInfo, force?: ForceableFormat)
       // TIFF, JPEG 2000, ...: formats browsers do not show.
       return info.hasAlpha ? 'png' : 'jpeg';
   }
+}
+
+/**
+ * The output formats of an original for `--formats`, primary first, each once: `keep` is the
+ * original's own (`outputFormatFor`), so `keep,jpeg` on a JPEG original writes JPEG once.
+ */
+export function outputFormatsFor(info: SourceFormatInfo, formats: readonly FormatChoice[]): OutputFormat[] {
+  const resolved = formats.map((choice) => outputFormatFor(info, choice === 'keep' ? undefined : choice));
+  return [...new Set(resolved)];
 }
 
 /** The formats whose frames are an animation, decoded together; other pages (a TIFF's) are not. */

@@ -72,6 +72,8 @@ const entrySchema = z.object({
       pages: z.number().int().positive(),
     })
     .optional(),
+  /** What a page shows while a rendition loads (placeholder.ts); absent in older manifests. */
+  placeholder: z.object({ color: z.string(), preview: z.string() }).optional(),
   renditions: z.object(
     Object.fromEntries(RENDITION_KEYS.map((k) => [k, renditionRecord])) as Record<
       (typeof RENDITION_KEYS)[number],

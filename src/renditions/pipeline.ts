@@ -2,7 +2,7 @@
  * The sharp side of rendering: read an original's header, decode it once, and derive the
  * five renditions from it, each resized from the previous (larger) one's pixels.
  */
-import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp';
+import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { SourceError, sourceErrorFromSharp } from '../errors.js';
 import { isSampled, type Measured, samplePixels, searchQuality, TILE_MARGIN } from '../quality/auto.js';
 import { fingerprint } from '../quality/fingerprint.js';
@@ -19,11 +19,12 @@ export interface SourceInfo extends SourceFormatInfo {
   size: PixelSize;
 }
 
-/** A batch's settings, with the format this original's renditions are written in. */
-export type EncodeSettings = Omit<RenderSettings, 'format'> & { format: OutputFormat };
+/** A batch's settings, with the format of the renditions being encoded. */
+export type EncodeSettings = Omit<RenderSettings, 'formats'> & { format: OutputFormat };
 
 /** One encoded rendition, shared by every key whose size is the same. */
 export interface EncodedRendition {
+  format: OutputFormat;
   keys: RenditionKey[];
   size: PixelSize;
   data: Buffer;
@@ -32,6 +33,9 @@ export interface EncodedRendition {
   /** What the rendition shows (`fingerprint`), from its pixels before encoding. */
   fingerprint?: string;
 }
+
+/** A rendition's size, and the keys that share it. */
+type SizeGroup = Pick<EncodedRendition, 'keys' | 'size'>;
 
 /** Reads an original's header (no pixel decoding) and checks it against the pixel limit. */
 export async function readSourceInfo(source: string, input: Buffer | string, pixelLimit: number): Promise<SourceInfo> {
@@ -77,84 +81,113 @@ export async function readSourceInfo(source: string, input: Buffer | string, pix
 }
 
 /**
- * Decodes `input` (a file libvips reads itself, or bytes) once and yields the renditions largest
- * first, each encoded once per distinct size (an original smaller than 2400 px gives one file
- * content for lg and xl). Animated outputs, and `keepMetadata`, go through one pipeline per size
- * instead, since raw pixels carry neither frames' timing nor metadata.
+ * Decodes `input` (a file libvips reads itself, or bytes) once and yields the renditions in
+ * each of `formats`, each encoded once per distinct size (an original smaller than 2400 px gives
+ * one file content for lg and xl). Animated outputs, and `keepMetadata`, go through one pipeline
+ * per size and format instead, since raw pixels carry neither frames' timing nor metadata.
  */
 export async function* encodeRenditions(
   source: string,
   input: Buffer | string,
   info: SourceInfo,
-  settings: EncodeSettings,
+  settings: Omit<RenderSettings, 'formats'>,
+  formats: readonly OutputFormat[],
 ): AsyncGenerator<EncodedRendition> {
   const groups = groupBySize(renditionSizes(info.size));
+  const withFormat = (format: OutputFormat): EncodeSettings => ({ ...settings, format });
+  const alone = formats.filter((format) => keepsAnimation(info, format) || settings.keepMetadata);
   try {
-    if (keepsAnimation(info, settings.format) || settings.keepMetadata) {
-      const animated = keepsAnimation(info, settings.format);
-      const done: EncodedRendition[] = [];
-      const prints: Array<string | undefined> = [];
-      for (const group of groups) {
-        const sized = (frames: boolean) =>
-          open(input, settings, frames)
-            .resize(group.size.width, group.size.height, { fit: 'fill' })
-            .flatten(settings.format === 'jpeg' ? { background: '#ffffff' } : false);
-        const pipeline = sized(animated);
-        const search = !animated && searches(settings);
-        // The pixels to fingerprint and score: an animation's first frame.
-        const own = isSmall(group.size) || search ? await rawOf(sized(false)) : undefined;
-        prints.push(own && isSmall(group.size) ? fingerprint(own) : undefined);
-        // Frames are not scored: an animation keeps the fixed quality.
-        const auto = search ? await chooseQuality(own!, settings, done.at(-1)?.measured?.quality) : undefined;
-        // EXIF, XMP and IPTC kept; pixels converted to sRGB and tagged with its profile, as without.
-        if (settings.keepMetadata) pipeline.withMetadata();
-        const data = await encode(pipeline, withQuality(settings, auto?.measured.quality)).toBuffer();
-        done.push({ ...group, data, ...(auto && { measured: auto.measured }) });
-      }
-      const filled = fillFingerprints(prints);
-      for (const [index, rendition] of done.entries()) yield { ...rendition, fingerprint: filled[index]! };
-      return;
-    }
-    yield* cascade(input, groups, settings);
+    for (const format of alone) yield* sizeBySize(input, info, groups, withFormat(format));
+    const shared = formats.filter((format) => !alone.includes(format));
+    if (shared.length > 0) yield* cascade(input, groups, shared.map(withFormat));
   } catch (error) {
     throw sourceErrorFromSharp(source, error);
   }
 }
 
+/** Each size decoded from `input` on its own: for an animation's frames, or with `keepMetadata`. */
+async function* sizeBySize(
+  input: Buffer | string,
+  info: SourceInfo,
+  groups: SizeGroup[],
+  settings: EncodeSettings,
+): AsyncGenerator<EncodedRendition> {
+  const animated = keepsAnimation(info, settings.format);
+  const done: EncodedRendition[] = [];
+  const prints: Array<string | undefined> = [];
+  for (const group of groups) {
+    const sized = (frames: boolean) =>
+      open(input, settings, frames)
+        .resize(group.size.width, group.size.height, { fit: 'fill' })
+        .flatten(settings.format === 'jpeg' ? { background: WHITE } : false);
+    const pipeline = sized(animated);
+    const search = !animated && searches(settings);
+    // The pixels to fingerprint and score: an animation's first frame.
+    const own = isSmall(group.size) || search ? await rawOf(sized(false)) : undefined;
+    prints.push(own && isSmall(group.size) ? fingerprint(own) : undefined);
+    // Frames are not scored: an animation keeps the fixed quality.
+    const auto = search ? await chooseQuality(own!, settings, done.at(-1)?.measured?.quality) : undefined;
+    // EXIF, XMP and IPTC kept; pixels converted to sRGB and tagged with its profile, as without.
+    if (settings.keepMetadata) pipeline.withMetadata();
+    const data = await encode(pipeline, withQuality(settings, auto?.measured.quality)).toBuffer();
+    done.push({ ...group, format: settings.format, data, ...(auto && { measured: auto.measured }) });
+  }
+  const filled = fillFingerprints(prints);
+  for (const [index, rendition] of done.entries()) yield { ...rendition, fingerprint: filled[index]! };
+}
+
+const WHITE = '#ffffff';
+
 /**
- * Decode (with shrink-on-load where the largest rendition allows it) straight to the
- * largest rendition's pixels, then derive each smaller one from the one before it. Each
- * size's encode starts as soon as its pixels exist and runs alongside the rest of the chain,
- * so a lone original keeps more than one core busy.
+ * Decode (with shrink-on-load where the largest rendition allows it) straight to the largest
+ * rendition's pixels, then derive each smaller one from the one before it, and encode each size
+ * in every format from the same pixels. Each encode starts as soon as its pixels exist and runs
+ * alongside the rest of the chain, so a lone original keeps more than one core busy.
  */
 async function* cascade(
   input: Buffer | string,
-  groups: Array<Omit<EncodedRendition, 'data'>>,
-  settings: EncodeSettings,
+  groups: SizeGroup[],
+  formats: EncodeSettings[],
 ): AsyncGenerator<EncodedRendition> {
   const [first] = groups;
-  if (!first) return;
+  const [settings] = formats;
+  if (!first || !settings) return;
+  // JPEG has no alpha: flattened onto white before resizing when it is the only format (as
+  // always), else each size is flattened for it alone and the others keep their alpha.
+  const onlyJpeg = formats.every((format) => format.format === 'jpeg');
   let pixels = await open(input, settings, false)
     .resize(first.size.width, first.size.height, { fit: 'fill' })
-    .flatten(settings.format === 'jpeg' ? { background: '#ffffff' } : false)
+    .flatten(onlyJpeg ? { background: WHITE } : false)
     .toColourspace('srgb')
     .raw()
     .toBuffer({ resolveWithObject: true });
   const encodes: Array<Promise<EncodedRendition>> = [];
-  const prints: Array<string | undefined> = [];
-  // With --quality auto, each size's pixels, searched once all exist (`searchSmallestFirst`).
-  const searched: RawPixels[] = [];
+  // Per format, each size's fingerprint (small sizes) and, with --quality auto, its pixels,
+  // searched once all exist (`searchSmallestFirst`).
+  const prints = formats.map(() => [] as Array<string | undefined>);
+  const searched = formats.map(() => [] as RawPixels[]);
+  // Which format and size each encode is, in the order of `encodes`.
+  const tags: Array<{ format: number; index: number }> = [];
+  const flattens = !onlyJpeg && formats.some((format) => format.format === 'jpeg');
   try {
     for (const [index, group] of groups.entries()) {
-      const own = pixels;
-      prints.push(isSmall(group.size) ? fingerprint(own) : undefined);
-      if (searches(settings)) searched.push(own);
-      else {
-        const palette = settings.format === 'png' && paletteFor(settings.png.palette, own.data, own.info);
-        const encoded = encode(fromRaw(own.data, own.info), settings, palette)
+      const flattened = flattens && pixels.info.channels % 2 === 0 ? await flattenRaw(pixels) : pixels;
+      const fingerprints = new Map<RawPixels, string>();
+      for (const [at, format] of formats.entries()) {
+        const own = format.format === 'jpeg' ? flattened : pixels;
+        const print = isSmall(group.size) ? (fingerprints.get(own) ?? fingerprint(own)) : undefined;
+        if (print) fingerprints.set(own, print);
+        prints[at]!.push(print);
+        if (searches(format)) {
+          searched[at]!.push(own);
+          continue;
+        }
+        const palette = format.format === 'png' && paletteFor(format.png.palette, own.data, own.info);
+        const encoded = encode(fromRaw(own.data, own.info), format, palette)
           .toBuffer()
-          .then((data) => ({ ...group, data }));
+          .then((data) => ({ ...group, format: format.format, data }));
         encodes.push(encoded);
+        tags.push({ format: at, index });
         encoded.catch(() => undefined); // awaited below, in order; this only marks it handled meanwhile
       }
       const next = groups[index + 1];
@@ -165,14 +198,27 @@ async function* cascade(
           .toBuffer({ resolveWithObject: true });
       }
     }
-    if (searches(settings)) encodes.push(...searchSmallestFirst(groups, searched, settings));
+    for (const [at, format] of formats.entries()) {
+      if (!searches(format)) continue;
+      for (const [index, found] of searchSmallestFirst(groups, searched[at]!, format).entries()) {
+        encodes.push(found);
+        tags.push({ format: at, index });
+      }
+    }
   } finally {
     // Whatever happened, let every encode under way finish before the caller moves on.
     await Promise.allSettled(encodes);
   }
-  const filled = fillFingerprints(prints);
-  for (const [index, encoded] of encodes.entries()) yield { ...(await encoded), fingerprint: filled[index]! };
+  const filled = prints.map(fillFingerprints);
+  for (const [at, encoded] of encodes.entries()) {
+    const { format, index } = tags[at]!;
+    yield { ...(await encoded), fingerprint: filled[format]![index]! };
+  }
 }
+
+/** Pixels with alpha, flattened onto white: what a JPEG shows of them. */
+const flattenRaw = (pixels: RawPixels): Promise<RawPixels> =>
+  fromRaw(pixels.data, pixels.info).flatten({ background: WHITE }).raw().toBuffer({ resolveWithObject: true });
 
 /**
  * `--quality auto` over each size's pixels, in the order of `groups`: one search after another from
@@ -181,7 +227,7 @@ async function* cascade(
  * searches start next to their answer.
  */
 function searchSmallestFirst(
-  groups: Array<Omit<EncodedRendition, 'data'>>,
+  groups: SizeGroup[],
   pixels: RawPixels[],
   settings: EncodeSettings,
 ): Array<Promise<EncodedRendition>> {
@@ -191,7 +237,7 @@ function searchSmallestFirst(
     const before = below;
     below = (async () => {
       const auto = await chooseQuality(pixels[index]!, settings, (await before)?.measured?.quality);
-      return { ...groups[index]!, data: auto!.data, measured: auto!.measured };
+      return { ...groups[index]!, format: settings.format, data: auto!.data, measured: auto!.measured };
     })();
     below.catch(() => undefined); // awaited by the caller, in order; this only marks it handled meanwhile
     found[index] = below;
@@ -317,7 +363,7 @@ function encode(pipeline: Sharp, settings: EncodeSettings, palette: PaletteMode 
 type PaletteMode = false | 'exact' | 'lossy';
 
 /** `--png-palette` for these pixels: `auto` takes a palette only where it holds every colour. */
-function paletteFor(setting: 'auto' | 'lossy' | 'off', data: Buffer, info: OutputInfo): PaletteMode {
+function paletteFor(setting: 'auto' | 'lossy' | 'off', data: Uint8Array, info: { channels: number }): PaletteMode {
   if (setting === 'off') return false;
   if (setting === 'lossy') return 'lossy';
   return countColours(data, info.channels, 256) <= 256 ? 'exact' : false;
@@ -339,8 +385,8 @@ export function countColours(data: Uint8Array, channels: number, limit: number):
 }
 
 /** Distinct sizes, largest first, each with the keys that share it. */
-function groupBySize(sizes: Record<RenditionKey, PixelSize>): Array<Omit<EncodedRendition, 'data'>> {
-  const groups: Array<Omit<EncodedRendition, 'data'>> = [];
+function groupBySize(sizes: Record<RenditionKey, PixelSize>): SizeGroup[] {
+  const groups: SizeGroup[] = [];
   for (const key of [...RENDITION_KEYS].reverse()) {
     const size = sizes[key];
     const same = groups.find((g) => g.size.width === size.width && g.size.height === size.height);

@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SourceError, someOf } from '../errors.js';
 import type { Original } from './discover.js';
-import { FILE_EXTENSIONS, type OutputFormat, outputFormatFor, unsupportedReason } from './formats.js';
+import { FILE_EXTENSIONS, type OutputFormat, outputFormatsFor, unsupportedReason } from './formats.js';
 import type { RenditionFile } from './image-object.js';
 import { readSourceInfo, type SourceInfo } from './pipeline.js';
 import {
@@ -22,17 +22,26 @@ import type { RenderSettings } from './settings.js';
 import { readAndHash } from './source-bytes.js';
 
 /** What planning reads of a batch's settings. */
-export type PlanSettings = Pick<RenderSettings, 'naming' | 'format' | 'pixelLimit'>;
+export type PlanSettings = Pick<RenderSettings, 'naming' | 'formats' | 'pixelLimit'>;
 
-/** What an original will become. */
-export interface Plan {
-  original: Original;
-  info: SourceInfo;
+/** The five files of an original in one format. */
+export interface Output {
   format: OutputFormat;
-  /** The image's identity under the output folder: `<folders>/<name>.<ext>` (also its manifest key). */
+  /** Its identity under the output folder: `<folders>/<name>.<ext>` (also its manifest key). */
   key: string;
   files: Record<RenditionKey, RenditionFile>;
 }
+
+/** What an original will become: its primary output (the Image object's), and its alternates. */
+export interface Plan extends Output {
+  original: Original;
+  info: SourceInfo;
+  /** The same renditions in the other formats `--formats` lists, in its order. */
+  alternates: Output[];
+}
+
+/** A plan's outputs, the primary first. */
+export const outputsOf = (plan: Plan): Output[] => [plan, ...plan.alternates];
 
 /**
  * Reads the original's header (not its pixels) and plans its five files; `known` is the
@@ -50,15 +59,11 @@ export async function planOriginal(original: Original, settings: PlanSettings, k
         ));
   const unsupported = unsupportedReason(info);
   if (unsupported) throw new SourceError('CONTENT_API_UNSUPPORTED_FORMAT', original.source, unsupported);
-  const format = outputFormatFor(info, settings.format);
-  const ext = FILE_EXTENSIONS[format];
-  return {
-    original,
-    info,
-    format,
-    key: `${original.stem}.${ext}`,
-    files: plannedFiles(original.stem, info, ext, settings.naming),
-  };
+  const [primary, ...alternates] = outputFormatsFor(info, settings.formats).map((format): Output => {
+    const ext = FILE_EXTENSIONS[format];
+    return { format, key: `${original.stem}.${ext}`, files: plannedFiles(original.stem, info, ext, settings.naming) };
+  });
+  return { original, info, ...primary!, alternates };
 }
 
 function plannedFiles(
@@ -129,23 +134,29 @@ async function objectInfo(
 }
 
 /**
- * Plans whose keys are equal would write the same files (`Photo.jpg` and `photo.jpeg`, or
- * `scan.tif` and `scan.jpg`): each becomes a failure naming the other(s), three at most.
+ * Plans that share a key would write the same files (`Photo.jpg` and `photo.jpeg`, `scan.tif`
+ * and `scan.jpg`, or `photo.jpg`'s WebP alternate and `photo.webp`): each becomes a failure
+ * naming the other(s), three at most, by the first key it shares.
  */
 export function splitCollisions(plans: Plan[]): { plans: Plan[]; errors: SourceError[] } {
   const byKey = new Map<string, Plan[]>();
   for (const plan of plans) {
-    const group = byKey.get(plan.key);
-    if (group) group.push(plan);
-    else byKey.set(plan.key, [plan]);
+    for (const { key } of outputsOf(plan)) {
+      const group = byKey.get(key);
+      if (group) group.push(plan);
+      else byKey.set(key, [plan]);
+    }
   }
   const result = { plans: [] as Plan[], errors: [] as SourceError[] };
+  const failed = new Set<Plan>();
+  for (const plan of plans) {
+    if (outputsOf(plan).every(({ key }) => byKey.get(key)!.length === 1)) result.plans.push(plan);
+  }
   for (const [key, group] of byKey) {
-    if (group.length === 1) {
-      result.plans.push(group[0]!);
-      continue;
-    }
+    if (group.length === 1) continue;
     for (const plan of group) {
+      if (failed.has(plan)) continue;
+      failed.add(plan);
       const others = someOf(group.filter((p) => p !== plan).map((p) => p.original.source));
       const which = group.length === 2 ? 'both are' : `all ${group.length} are`;
       // Downloaded renditions cannot be renamed: say why their names meet instead.

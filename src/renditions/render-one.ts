@@ -11,12 +11,13 @@ import { isS3Url } from '../storage/s3-url.js';
 import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
 import type { Claims } from './claims.js';
 import type { Original } from './discover.js';
-import type { OutputFormat } from './formats.js';
+import { FILE_EXTENSIONS, type OutputFormat } from './formats.js';
 import { buildImageObject, type ImageObject, type RenditionFile } from './image-object.js';
 import { isIntact, type Manifest, type ManifestEntry } from './manifest.js';
 import type { RenderOptions } from './options.js';
-import { type EncodeSettings, encodeRenditions, readSourceInfo, type SourceInfo } from './pipeline.js';
-import type { Plan } from './plan.js';
+import { encodeRenditions, readSourceInfo, type SourceInfo } from './pipeline.js';
+import { type Placeholder, placeholderOf } from './placeholder.js';
+import { type Output, outputsOf, type Plan } from './plan.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey } from './rules.js';
 import { qualityTarget, type RenderSettings, settingsKey } from './settings.js';
 import { changed, readAndHash, type SourceBytes, stampOf } from './source-bytes.js';
@@ -33,20 +34,39 @@ export const unrecorded = (source: string, error: unknown) =>
 /** `rendered`: files written; `skipped`: up to date; `planned`: what `dryRun` would write. */
 export type RenderStatus = 'rendered' | 'skipped' | 'planned';
 
-export interface RenderResult {
-  source: string;
-  status: RenderStatus;
-  image: ImageObject;
-  /** The original's pixel size as displayed. */
-  original: PixelSize;
+/** An original's renditions in one format. */
+interface OutputResult {
   format: OutputFormat;
   /** The rendition files, xs..xl, with paths under the output folder. */
   files: Record<RenditionKey, RenditionFile>;
+  /** Bytes of the files, each file once; null when planned. */
+  bytes: number | null;
   /**
    * With `--quality auto`, for a lossy format: each rendition's encoder quality and SSIMULACRA2
    * score (as recorded when it was rendered, for one up to date).
    */
   measured?: Record<RenditionKey, Measured>;
+}
+
+/** An original's renditions in one more format (`--formats`): the same sizes, the same pixels. */
+export interface AlternateResult extends OutputResult {
+  /** Its MIME type, as a `<source type>` names it: `image/avif`. */
+  type: string;
+  /** `<url> <width>w` entries in xs..xl order, as the Image object's `srcset`. */
+  srcset: string;
+}
+
+/** An original rendered: its primary format (the Image object's), and its alternates. */
+export interface RenderResult extends OutputResult {
+  source: string;
+  status: RenderStatus;
+  image: ImageObject;
+  /** The original's pixel size as displayed. */
+  original: PixelSize;
+  /** The same renditions in the other formats `--formats` lists, in its order. */
+  alternates: AlternateResult[];
+  /** What a page shows while a rendition loads: the dominant colour and a tiny preview; none when planned. */
+  placeholder?: Placeholder;
   /**
    * Files an earlier rendering of this original wrote (in another format or naming) that
    * this one does not: removed, or, `planned`, to be removed. Paths under the output folder.
@@ -70,89 +90,96 @@ export interface Context {
   warnings: string[];
 }
 
+type Renditions = ManifestEntry['renditions'];
+
 /**
- * Renders one planned original: skipped when its hash, settings and files say it is up to
- * date; else its five renditions are encoded, staged, made to appear together, and then
- * recorded in the manifest; files of an earlier rendering it no longer writes are removed.
+ * Renders one planned original: skipped when its hash, settings and files say every output is up
+ * to date; else the outputs that are not (all with `force`) are encoded from one decode, staged,
+ * made to appear together, and then recorded in the manifest; files of an earlier rendering it
+ * no longer writes (another naming, a format no longer listed) are removed.
  */
 export async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
   const { settings, options, store, manifest } = context;
-  const { original, info, format, files } = plan;
+  const { original, info } = plan;
+  const outputs = outputsOf(plan);
   const source = original.data || original.object ? original.source : path.resolve(original.source);
-  const result = (status: RenderStatus, recorded?: ManifestEntry['renditions']): RenderResult => ({
-    source: original.source,
-    status,
-    original: info.size,
-    format,
-    files,
-    ...measuredOf(recorded),
-    removed: status === 'skipped' ? [] : staleFiles(context.entries, source, files),
-    image: buildImageObject(info.size, files, { mediaUrl: settings.mediaUrl, altText: options.altText?.(original) }),
-  });
-  const previous = context.entries[plan.key];
+  const stale = staleFiles(context.entries, source, outputs);
+  const result = (
+    status: RenderStatus,
+    recorded: Array<Renditions | undefined>,
+    placeholder?: Placeholder,
+  ): RenderResult => {
+    const [primary, ...alternates] = outputs.map((output, index) => describeOutput(output, recorded[index]));
+    return {
+      source: original.source,
+      status,
+      original: info.size,
+      format: plan.format,
+      files: plan.files,
+      bytes: primary!.bytes,
+      ...(primary!.measured && { measured: primary!.measured }),
+      alternates: alternates.map((alternate) => ({ ...alternate, srcset: srcsetOf(alternate.files, settings) })),
+      removed: stale,
+      ...(placeholder && { placeholder }),
+      image: buildImageObject(info.size, plan.files, {
+        mediaUrl: settings.mediaUrl,
+        altText: options.altText?.(original),
+      }),
+    };
+  };
+  const previous = outputs.map((output) => context.entries[output.key]);
   const { stamp, settled } = await stampOf(original);
+  // An output up to date, hashed again (touched, moved, copied, or a manifest from before
+  // stamps): the same content, so its record learns where it is now and its stamp, for the next
+  // run's fast path. That only spares the next run a hash (or a header read): no failure if lost.
+  const refresh = async (output: Output, entry: ManifestEntry, placeholder: Placeholder | undefined) => {
+    const same = sameStamp(entry.stamp, stamp) && entry.source === source && entry.info;
+    if (!stamp || (same && (entry.placeholder || !placeholder))) return;
+    const { size, ...header } = info;
+    const update = {
+      ...entry,
+      source,
+      stamp: settled,
+      original: size,
+      info: header,
+      ...(placeholder && { placeholder }),
+    };
+    await manifest.set(output.key, update).catch(() => undefined);
+  };
   // While an original's stamp is the one recorded when it was hashed, so is its hash: an
   // unchanged original is not read at all.
   let bytes: SourceBytes | undefined;
-  let sha256 = previous?.source === source && sameStamp(previous.stamp, stamp) ? previous.sha256 : undefined;
+  let sha256 = previous.find((entry) => entry?.source === source && sameStamp(entry.stamp, stamp))?.sha256;
   try {
     if (sha256 === undefined) {
       bytes = await readAndHash(original, stamp);
       sha256 = bytes.sha256;
     }
-    const key = settingsKey(settings, format);
-    if (
-      previous &&
-      previous.source !== source &&
-      previous.sha256 !== sha256 &&
-      !options.force &&
-      (await stillThere(previous.source))
-    ) {
-      // Bytes in memory are a rendition downloaded by `render --page`: the original itself is the better source.
-      const way = original.data ? 'render from that original (--originals)' : 'rename one';
-      const reason =
-        `would overwrite the renditions of ${previous.source}, rendered into this folder earlier ` +
-        `(both are '${plan.key}'); ${way}, or use --force to replace them`;
-      throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
-    }
-    const upToDate = previous?.sha256 === sha256 && previous.settings === key && (await isIntact(store, previous));
-    if (upToDate && !options.force) {
-      // Hashed again (touched, moved, copied, or a manifest from before stamps): the same
-      // content, so remember where it is now and its stamp, for the next run's fast path.
-      if (
-        stamp &&
-        (!sameStamp(previous.stamp, stamp) || previous.source !== source || !previous.info) &&
-        !options.dryRun
-      ) {
-        // Only spares the next run a hash (or a header read): not having it recorded is no failure.
-        const { size, ...header } = info;
-        await manifest
-          .set(plan.key, { ...previous, source, stamp: settled, original: size, info: header })
-          .catch(() => undefined);
+    for (const [index, output] of outputs.entries())
+      await refuseCollision(context, plan, output, source, previous[index], sha256);
+    const keys = outputs.map((output) => settingsKey(settings, output.format));
+    const fresh = await Promise.all(
+      previous.map(async (entry, index) =>
+        Boolean(entry && entry.sha256 === sha256 && entry.settings === keys[index] && (await isIntact(store, entry))),
+      ),
+    );
+    const recordedSoFar = previous.map((entry, index) => (fresh[index] ? entry!.renditions : undefined));
+    if (fresh.every(Boolean) && !options.force) {
+      const placeholder = await recordedPlaceholder(context, previous as ManifestEntry[]);
+      if (!options.dryRun) {
+        await Promise.all(outputs.map((output, index) => refresh(output, previous[index]!, placeholder)));
+        await removeStale(context, plan, stale, source);
       }
-      return result('skipped', previous.renditions);
+      return result('skipped', recordedSoFar, placeholder);
     }
-    if (options.dryRun) return result('planned');
+    if (options.dryRun)
+      return result(
+        'planned',
+        outputs.map(() => undefined),
+      );
     bytes ??= await readAndHash(original, stamp);
-    if (context.claims && !options.force) {
-      const claim = await context.claims
-        .claim(plan.key, source, bytes.sha256, stillThere)
-        .catch((error: NodeJS.ErrnoException) => {
-          throw new SourceError(
-            'CONTENT_API_RENDER_FAILED',
-            original.source,
-            `cannot write renditions (${failureReason(error)})`,
-            { cause: error },
-          );
-        });
-      if (!claim.ok) {
-        const reason =
-          `would overwrite the renditions of ${claim.holder}, rendered into this folder by another run ` +
-          `(both are '${plan.key}'); rename one, or use --force to replace them`;
-        throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
-      }
-      context.releases.push(claim.release);
-    }
+    const todo = outputs.filter((_, index) => options.force || !fresh[index]);
+    for (const output of todo) await claim(context, plan, output, source, bytes.sha256);
 
     const now = await readSourceInfo(original.source, bytes.input, settings.pixelLimit);
     if (now.format !== info.format || now.size.width !== info.size.width || now.size.height !== info.size.height)
@@ -162,43 +189,147 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
       if (!original.data && !original.object && !sameStamp((await stampOf(original)).stamp, stamp))
         throw changed(original);
     };
-    const written = await writeRenditions(context, original, bytes.input, info, format, files, unchanged);
-    const larger = largerPng(info, format, written, original.data?.length ?? stamp?.size);
-    if (larger) context.warnings.push(`${original.source}: ${larger}`);
-    const under = underTarget(settings, format, written);
-    if (under) context.warnings.push(`${original.source}: ${under}`);
+    const { written, smallest } = await writeRenditions(context, original, bytes.input, info, todo, unchanged);
+    const placeholder = await placeholderOf(smallest).catch(() => undefined);
     const { size, ...header } = info;
-    const entry: ManifestEntry = {
-      source,
-      sha256: bytes.sha256,
-      stamp: settled,
-      settings: key,
-      original: size,
-      info: header,
-      renditions: written,
-    };
-    await manifest.set(plan.key, entry).catch((error: unknown) => {
-      throw unrecorded(original.source, error);
-    });
-    // Earlier renderings of the same original (another naming, or another format and so
-    // another key) leave files this one no longer writes: remove them.
-    const rendered = result('rendered', written);
-    try {
-      for (const old of rendered.removed) await store.remove(old);
-      for (const [oldKey, entry] of Object.entries(context.entries)) {
-        if (entry.source === source && oldKey !== plan.key) await manifest.delete(oldKey);
-      }
-    } catch (error) {
-      throw new SourceError(
-        'CONTENT_API_RENDER_FAILED',
-        original.source,
-        `rendered, but an earlier rendering's files could not be removed (${oneLine(error)})`,
-        { cause: error },
-      );
+    for (const [index, output] of todo.entries()) {
+      const renditions = written[index]!;
+      const larger = largerPng(info, output.format, renditions, original.data?.length ?? stamp?.size);
+      if (larger) context.warnings.push(`${original.source}: ${larger}`);
+      const under = underTarget(settings, output.format, renditions);
+      if (under) context.warnings.push(`${original.source}: ${under}`);
+      const entry: ManifestEntry = {
+        source,
+        sha256: bytes.sha256,
+        stamp: settled,
+        settings: settingsKey(settings, output.format),
+        original: size,
+        info: header,
+        ...(placeholder && { placeholder }),
+        renditions,
+      };
+      await manifest.set(output.key, entry).catch((error: unknown) => {
+        throw unrecorded(original.source, error);
+      });
     }
-    return rendered;
+    await Promise.all(
+      outputs.map((output, index) =>
+        todo.includes(output) ? undefined : refresh(output, previous[index]!, placeholder),
+      ),
+    );
+    await removeStale(context, plan, stale, source);
+    return result(
+      'rendered',
+      outputs.map((output, index) => (todo.includes(output) ? written[todo.indexOf(output)] : recordedSoFar[index])),
+      placeholder,
+    );
   } finally {
     await bytes?.release();
+  }
+}
+
+/**
+ * An earlier rendering of another original wrote this output's files (both are `output.key`):
+ * refused unless `force`, or that original is gone, or it was the same bytes.
+ */
+async function refuseCollision(
+  context: Context,
+  plan: Plan,
+  output: Output,
+  source: string,
+  previous: ManifestEntry | undefined,
+  sha256: string,
+): Promise<void> {
+  const { original } = plan;
+  if (
+    !previous ||
+    previous.source === source ||
+    previous.sha256 === sha256 ||
+    context.options.force ||
+    !(await stillThere(previous.source))
+  )
+    return;
+  // Bytes in memory are a rendition downloaded by `render --page`: the original itself is the better source.
+  const way = original.data ? 'render from that original (--originals)' : 'rename one';
+  const reason =
+    `would overwrite the renditions of ${previous.source}, rendered into this folder earlier ` +
+    `(both are '${output.key}'); ${way}, or use --force to replace them`;
+  throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
+}
+
+/** Claims `output.key` for this run (a local folder): another run's original with that key is a collision. */
+async function claim(context: Context, plan: Plan, output: Output, source: string, sha256: string): Promise<void> {
+  if (!context.claims || context.options.force) return;
+  const { original } = plan;
+  const claimed = await context.claims.claim(output.key, source, sha256, stillThere).catch((error: Error) => {
+    throw new SourceError(
+      'CONTENT_API_RENDER_FAILED',
+      original.source,
+      `cannot write renditions (${failureReason(error)})`,
+      {
+        cause: error,
+      },
+    );
+  });
+  if (!claimed.ok) {
+    const reason =
+      `would overwrite the renditions of ${claimed.holder}, rendered into this folder by another run ` +
+      `(both are '${output.key}'); rename one, or use --force to replace them`;
+    throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
+  }
+  context.releases.push(claimed.release);
+}
+
+/** Renditions up to this size are read whole to make a placeholder that a manifest lacks. */
+const PLACEHOLDER_SOURCE_BYTES = 4 * 2 ** 20;
+
+/**
+ * The placeholder recorded for an original up to date, or, for a record from before placeholders,
+ * one made from its smallest rendition as stored; none when that cannot be read.
+ */
+async function recordedPlaceholder(context: Context, entries: ManifestEntry[]): Promise<Placeholder | undefined> {
+  const recorded = entries.find((entry) => entry.placeholder)?.placeholder;
+  if (recorded) return recorded;
+  const smallest = await context.store
+    .readHead(entries[0]!.renditions.xs.path, PLACEHOLDER_SOURCE_BYTES)
+    .catch(() => null);
+  return smallest ? placeholderOf(smallest).catch(() => undefined) : undefined;
+}
+
+/** What an output's result says: its files, their bytes and, with `--quality auto`, what was measured. */
+function describeOutput(output: Output, recorded: Renditions | undefined) {
+  const distinct = recorded && new Map(Object.values(recorded).map((file) => [file.path, file.bytes]));
+  return {
+    format: output.format,
+    type: MEDIA_TYPES[`.${FILE_EXTENSIONS[output.format]}`]!,
+    files: output.files,
+    bytes: distinct ? [...distinct.values()].reduce((sum, size) => sum + size, 0) : null,
+    ...measuredOf(recorded),
+  };
+}
+
+/** An output's `srcset`, as its Image object would have it. */
+const srcsetOf = (files: Record<RenditionKey, RenditionFile>, settings: RenderSettings) =>
+  buildImageObject({ width: 1, height: 1 }, files, { mediaUrl: settings.mediaUrl }).srcset;
+
+/**
+ * Removes the files of earlier renderings of this original that none of its outputs writes now,
+ * and forgets their records (another key: another format, or a format no longer listed).
+ */
+async function removeStale(context: Context, plan: Plan, stale: string[], source: string): Promise<void> {
+  const keys = new Set(outputsOf(plan).map((output) => output.key));
+  try {
+    for (const old of stale) await context.store.remove(old);
+    for (const [oldKey, entry] of Object.entries(context.entries)) {
+      if (entry.source === source && !keys.has(oldKey)) await context.manifest.delete(oldKey);
+    }
+  } catch (error) {
+    throw new SourceError(
+      'CONTENT_API_RENDER_FAILED',
+      plan.original.source,
+      `rendered, but an earlier rendering's files could not be removed (${oneLine(error)})`,
+      { cause: error },
+    );
   }
 }
 
@@ -215,7 +346,7 @@ function measuredOf(recorded: ManifestEntry['renditions'] | undefined): Pick<Ren
 }
 
 /** With `--quality auto`, the renditions whose highest quality stays under the target, if any, in words. */
-function underTarget(settings: RenderSettings, format: OutputFormat, written: ManifestEntry['renditions']) {
+function underTarget(settings: RenderSettings, format: OutputFormat, written: Renditions) {
   const target = qualityTarget(settings.quality.mode);
   if (target === null) return null;
   const under = RENDITION_KEYS.filter((key) => (written[key].score ?? target) < target);
@@ -245,13 +376,9 @@ function largerPng(
   );
 }
 
-/** The files the manifest's renderings of `source` wrote that `files` does not include. */
-function staleFiles(
-  entries: Record<string, ManifestEntry>,
-  source: string,
-  files: Record<RenditionKey, RenditionFile>,
-): string[] {
-  const kept = new Set(Object.values(files).map((file) => file.path));
+/** The files the manifest's renderings of `source` wrote that none of `outputs` writes. */
+function staleFiles(entries: Record<string, ManifestEntry>, source: string, outputs: Output[]): string[] {
+  const kept = new Set(outputs.flatMap((output) => Object.values(output.files).map((file) => file.path)));
   const earlier = Object.values(entries)
     .filter((entry) => entry.source === source)
     .flatMap((entry) => Object.values(entry.renditions).map((file) => file.path));
@@ -271,25 +398,27 @@ const stillThere = (source: string) =>
       );
 
 /**
- * Encodes each rendition and stages it unseen; once all five are there and `verify` passes,
- * makes them appear together. On failure none appears.
+ * Encodes each output's renditions from one decode and stages them unseen; once all are there
+ * and `verify` passes, makes them appear together. On failure none appears. Returns each
+ * output's records, in the order of `outputs`.
  */
 async function writeRenditions(
   context: Context,
   original: Original,
   input: string | Buffer,
   info: SourceInfo,
-  format: OutputFormat,
-  files: Record<RenditionKey, RenditionFile>,
+  outputs: Output[],
   verify: () => Promise<void>,
-): Promise<ManifestEntry['renditions']> {
-  const encode: EncodeSettings = { ...context.settings, format };
+): Promise<{ written: Renditions[]; smallest: Buffer }> {
   const staged: Staged[] = [];
-  const written = {} as ManifestEntry['renditions'];
+  const written = outputs.map(() => ({}) as Renditions);
+  let smallest: Buffer | undefined;
+  const formats = outputs.map((output) => output.format);
   try {
-    for await (const rendition of encodeRenditions(original.source, input, info, encode)) {
+    for await (const rendition of encodeRenditions(original.source, input, info, context.settings, formats)) {
+      const at = formats.indexOf(rendition.format);
       for (const key of rendition.keys) {
-        const file = files[key];
+        const file = outputs[at]!.files[key];
         if (file.width !== rendition.size.width || file.height !== rendition.size.height) {
           throw new SourceError(
             'CONTENT_API_RENDER_FAILED',
@@ -299,7 +428,8 @@ async function writeRenditions(
         }
         const headers = { contentType: MEDIA_TYPES[path.posix.extname(file.path)], cacheControl: MEDIA_CACHE_CONTROL };
         staged.push(await context.store.stage(file.path, rendition.data, headers));
-        written[key] = {
+        if (key === 'xs' && at === 0) smallest = rendition.data;
+        written[at]![key] = {
           ...file,
           bytes: rendition.data.length,
           ...rendition.measured,
@@ -310,7 +440,12 @@ async function writeRenditions(
     await verify();
     await Promise.all(staged.map((object) => object.commit()));
     // In xs..xl order, whatever order the encodes finished in: the manifest is the same every run.
-    return Object.fromEntries(RENDITION_KEYS.map((key) => [key, written[key]])) as ManifestEntry['renditions'];
+    return {
+      written: written.map(
+        (renditions) => Object.fromEntries(RENDITION_KEYS.map((key) => [key, renditions[key]])) as Renditions,
+      ),
+      smallest: smallest!,
+    };
   } catch (error) {
     await Promise.all(staged.map((object) => object.discard()));
     if (error instanceof SourceError) throw error;

@@ -12,7 +12,7 @@ import { type RenderSettings, resolveSettings } from './settings.js';
 import { inShard } from './shard.js';
 
 export type { RenderOptions, RenderProgress } from './options.js';
-export type { RenderResult, RenderStatus } from './render-one.js';
+export type { AlternateResult, RenderResult, RenderStatus } from './render-one.js';
 
 export interface RenderFailure {
   source: string;

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
-import { FORCEABLE_FORMATS, OUTPUT_FORMATS, type OutputFormat } from './formats.js';
+import { FORCEABLE_FORMATS, FORMAT_CHOICES, OUTPUT_FORMATS, type OutputFormat } from './formats.js';
 import { DEFAULT_MEDIA_URL, NAMING_STYLES } from './rules.js';
 
 /** sharp's own default pixel limit (0x3FFF * 0x3FFF), the guard against decompression bombs. */
@@ -19,9 +19,9 @@ export const DEFAULT_PIXEL_LIMIT = 268_402_689;
  * The pipeline's version for each output format, the first word of its settings key: bumped when
  * what it writes in that format changes for the same settings (a new setting whose default is not
  * what was done before, included), so that format's files made before are redone and no other's.
- * PNG 2: adaptive row filtering, and a palette wherever one loses nothing.
+ * PNG 2: adaptive row filtering, and a palette wherever one loses nothing. AVIF 2: effort 0 by default.
  */
-const PIPELINE_VERSIONS: Readonly<Record<OutputFormat, number>> = { jpeg: 1, png: 2, webp: 1, avif: 1, gif: 1 };
+const PIPELINE_VERSIONS: Readonly<Record<OutputFormat, number>> = { jpeg: 1, png: 2, webp: 1, avif: 2, gif: 1 };
 
 /** What the CLI and messages need to know of a setting, beside its definition. */
 export interface SettingMeta {
@@ -43,6 +43,8 @@ export interface SettingMeta {
   key?: 'none' | 'v1';
   /** The formats whose files it shapes, where its path does not name one (`quality.mode`: the lossy ones). */
   formats?: readonly OutputFormat[];
+  /** A second flag that sets it, with a value of its own (`--format webp` for `--formats webp`). */
+  alias?: { flag: string; description: string; choices: readonly string[]; value: (given: string) => unknown };
 }
 
 /** The registry of settings' metadata: `settingMeta.get(schema)` for each leaf of the settings schema. */
@@ -132,14 +134,32 @@ export const renderSettingsSchema = z.object({
     label: 'the naming style',
     key: 'v1',
   }),
-  /** Convert every original to this format instead of keeping web formats. */
-  format: z.enum(FORCEABLE_FORMATS).optional().register(settingMeta, {
-    flag: '--format <format>',
-    description: 'convert every original to this format (default: keep web formats)',
-    label: 'the format',
-    // The output format is the key's second word, whatever chose it.
-    key: 'none',
-  }),
+  /**
+   * The formats every rendition is written in, each from the same decoded pixels: the first is the
+   * primary, the one the Image object describes; the others are its alternates. `keep`: the
+   * original's own web format (JPEG for formats browsers do not show, PNG where they have alpha).
+   */
+  formats: z
+    .array(z.enum(FORMAT_CHOICES))
+    .min(1)
+    .refine((list) => new Set(list).size === list.length)
+    .default(['keep'])
+    .register(settingMeta, {
+      flag: '--formats <list>',
+      description:
+        'the formats written, comma-separated, the first described by the Image object, the rest its alternates: ' +
+        "keep (the original's own web format), jpeg, png, webp, avif",
+      label: 'the formats',
+      expected: `a comma-separated list of ${FORMAT_CHOICES.join(', ')}, each at most once`,
+      // Each output format is its own manifest key, its format the key's second word.
+      key: 'none',
+      alias: {
+        flag: '--format <format>',
+        description: 'write every rendition in this one format: the same as --formats <format>',
+        choices: FORCEABLE_FORMATS,
+        value: (format) => [format],
+      },
+    }),
   /** Encoder quality (1-100) of the lossy formats; PNG and GIF are lossless here. Defaults: sharp's own. */
   quality: z
     .object({
@@ -204,8 +224,11 @@ export const renderSettingsSchema = z.object({
     .prefault({}),
   /** WebP's encoder effort. */
   webp: z.object({ effort: effort('webp', 6, 4) }).prefault({}),
-  /** AVIF's encoder effort and chroma subsampling. */
-  avif: z.object({ effort: effort('avif', 9, 4), chroma: chroma('avif', '4:4:4') }).prefault({}),
+  /**
+   * AVIF's encoder effort and chroma subsampling. Effort 0: a 24 MP original's five renditions in
+   * seconds instead of minutes, for about a tenth more bytes than effort 4 (docs/performance.md#formats).
+   */
+  avif: z.object({ effort: effort('avif', 9, 0), chroma: chroma('avif', '4:4:4') }).prefault({}),
   /** Keep EXIF, XMP and IPTC (with an sRGB ICC profile) instead of stripping them. */
   keepMetadata: z.boolean().default(false).register(settingMeta, {
     flag: '--keep-metadata',
@@ -300,10 +323,13 @@ export function resolveSettings(options: object, schema: SettingsSchema = render
   const result = schema.safeParse(options);
   if (result.success) return result.data as RenderSettings;
   const issue = result.error.issues[0]!;
-  const leaf = settingLeaves(schema).find((candidate) => candidate.path.join('.') === issue.path.join('.'));
+  // A list's item is a setting's too (`formats.0`).
+  const at = (leaf: SettingLeaf) => issue.path.slice(0, leaf.path.length).join('.') === leaf.path.join('.');
+  const leaf = settingLeaves(schema).find(at);
   if (!leaf) throw new InvalidArgumentError(`Invalid settings: ${issue.path.join('.')}: ${issue.message}`);
   const value = valueAt(options, leaf.path);
-  const shown = typeof value === 'string' ? `'${value}'` : String(value);
+  const text = Array.isArray(value) ? value.join(',') : value;
+  const shown = typeof text === 'string' ? `'${text}'` : String(text);
   throw new InvalidArgumentError(`Expected ${expectedValue(leaf)} for ${leaf.meta.label} but got ${shown}`);
 }
 

@@ -3,11 +3,10 @@
  * playwright-core; npm test installs chromium), opened later and elsewhere as a CI artifact
  * is: the media folder gone, the browser offline.
  */
-import { existsSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckRun } from '../../src/check/check.js';
 import { closeFileSource, openFileSource } from '../../src/check/probe.js';
@@ -15,27 +14,15 @@ import { htmlReporter } from '../../src/check/reporters/html.js';
 import { loadPage } from '../../src/client/pages.js';
 import { renderOriginals } from '../../src/renditions/render.js';
 import { runCli } from '../cli/run-cli.js';
+import { launchChromium } from '../fixtures/chromium.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { loadVariants, PAGES } from '../page/variants.js';
 import { startMediaServer } from './media-server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: npm test installs Debian's chromium (scripts/test-deps.js)`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(() => browser?.close());
 

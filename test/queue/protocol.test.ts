@@ -35,7 +35,7 @@ describe('job ids', () => {
       job({ outDir: 's3://media/other/' }),
       job({ force: true }),
       job({ settings: { ...job().settings, quality: { ...job().settings.quality, jpeg: 81 } } }),
-      job({ settings: { ...job().settings, format: 'webp' } }),
+      job({ settings: { ...job().settings, formats: ['webp'] } }),
       job({ originals: [{ source: 's3://originals/b/a.jpg', stem: 'a' }] }),
     ].map(jobId);
     expect(new Set([base, ...others]).size).toBe(others.length + 1);

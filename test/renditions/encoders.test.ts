@@ -111,14 +111,14 @@ describe('JPEG, WebP and AVIF', () => {
 
   it('WebP and AVIF effort change what is written', async () => {
     const source = await writeImage(await tempDir(), 'photo.jpg', photo(700, 500).jpeg({ quality: 95 }));
-    const webp = await Promise.all([0, 6].map((effort) => render(source, { format: 'webp', webp: { effort } })));
+    const webp = await Promise.all([0, 6].map((effort) => render(source, { formats: ['webp'], webp: { effort } })));
     expect(webp[0]!.total).not.toBe(webp[1]!.total);
     const avif = await Promise.all(
       [
         { effort: 0, chroma: '4:4:4' as const },
         { effort: 6, chroma: '4:4:4' as const },
         { effort: 0, chroma: '4:2:0' as const },
-      ].map((settings) => render(source, { format: 'avif', avif: settings })),
+      ].map((settings) => render(source, { formats: ['avif'], avif: settings })),
     );
     expect(new Set(avif.map((run) => run.total)).size).toBe(3);
     for (const file of avif.flatMap((run) => run.files)) expect(file.meta.format).toBe('heif');

@@ -29,7 +29,7 @@ describe('render --quality auto', () => {
     const auto = await renderOriginal(LADYBIRD, { outDir, quality: { mode: 'auto' } });
     // The pixels before encoding: the same pipeline's lossless PNG renditions.
     const pngDir = path.join(await tempDir(), 'png');
-    const lossless = await renderOriginal(LADYBIRD, { outDir: pngDir, format: 'png' });
+    const lossless = await renderOriginal(LADYBIRD, { outDir: pngDir, formats: ['png'] });
     expect(auto.measured).toBeDefined();
     const manifest = JSON.parse(await readFile(path.join(outDir, MANIFEST_FILE), 'utf8'));
     const records = Object.values(manifest.entries as Record<string, { renditions: object }>)[0]!.renditions;

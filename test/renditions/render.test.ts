@@ -197,12 +197,12 @@ describe('naming', () => {
       'a.max-4800x4800.png',
       'a.max-600x600.png',
     ];
-    const planned = await renderOriginal(source, { outDir: out, format: 'webp', dryRun: true });
+    const planned = await renderOriginal(source, { outDir: out, formats: ['webp'], dryRun: true });
     expect(planned.removed).toEqual(pngs); // said before, and nothing removed yet
     expect((await readdir(out)).filter((f) => f.endsWith('.png')).sort()).toEqual(pngs);
-    const converted = await renderOriginal(source, { outDir: out, format: 'webp' });
+    const converted = await renderOriginal(source, { outDir: out, formats: ['webp'] });
     expect(converted.removed).toEqual(pngs);
-    expect((await renderOriginal(source, { outDir: out, format: 'webp' })).removed).toEqual([]);
+    expect((await renderOriginal(source, { outDir: out, formats: ['webp'] })).removed).toEqual([]);
     expect((await readdir(out)).filter((f) => !f.startsWith('.')).sort()).toEqual([
       'a.max-1200x1200.webp',
       'a.max-2400x2400.webp',
@@ -233,7 +233,7 @@ describe('formats and colour', () => {
     const pngMeta = await sharp(path.join(out, report.results[2]!.files.sm.path)).metadata();
     expect(pngMeta.hasAlpha).toBe(true);
 
-    const forced = await renderOriginals([inDir], { outDir: path.join(dir, 'forced'), format: 'webp' });
+    const forced = await renderOriginals([inDir], { outDir: path.join(dir, 'forced'), formats: ['webp'] });
     expect(forced.results.map((r) => r.format)).toEqual(['webp', 'webp', 'webp', 'webp']);
     expect(forced.results[1]!.files.xs.path).toBe('b.max-300x300.webp');
   });
@@ -309,7 +309,7 @@ describe('formats and colour', () => {
       sharp({ create: { width: 50, height: 50, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png(),
     );
     const out = path.join(dir, 'out');
-    const result = await renderOriginal(source, { outDir: out, format: 'jpeg' });
+    const result = await renderOriginal(source, { outDir: out, formats: ['jpeg'] });
     const { channels } = await sharp(path.join(out, result.files.xs.path)).stats();
     expect(channels.map((c) => Math.round(c.mean))).toEqual([255, 255, 255]);
   });

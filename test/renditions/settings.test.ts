@@ -62,7 +62,7 @@ describe('one definition of the render settings', () => {
     ).toMatchObject({
       quality: { jpeg: 60 },
       keepMetadata: true,
-      format: 'webp',
+      formats: ['webp'],
       jpeg: { mozjpeg: true },
       png: { filtering: false },
     });
@@ -70,17 +70,27 @@ describe('one definition of the render settings', () => {
       "Expected an integer from 1 to 100 for --jpeg-quality but got '0'.",
     );
     expect(() => flags(['--naming', 'dots'])).toThrow(/Allowed choices are max, underscore/);
+    // A list is comma-separated; --format is --formats with one format.
+    expect(flags(['--formats', 'keep,avif,webp'])).toMatchObject({ formats: ['keep', 'avif', 'webp'] });
+    expect(flags(['--format', 'avif'])).toMatchObject({ formats: ['avif'] });
+    expect(() => flags(['--format', 'avif', '--formats', 'webp'])).toThrow(
+      '--format and --formats do not go together: give one',
+    );
+    expect(() => resolveSettings(flags(['--formats', 'webp,webp']))).toThrow(
+      "Expected a comma-separated list of keep, jpeg, png, webp, avif, each at most once for the formats but got 'webp,webp'",
+    );
   });
 
   it('the library checks each setting and names the bad one', () => {
     expect(resolveSettings({})).toEqual({
       mediaUrl: '/media/',
       naming: 'max',
+      formats: ['keep'],
       quality: { mode: 'fixed', jpeg: 80, webp: 80, avif: 50 },
       jpeg: { mozjpeg: false, chroma: '4:2:0' },
       png: { palette: 'auto', compression: 6, filtering: true },
       webp: { effort: 4 },
-      avif: { effort: 4, chroma: '4:4:4' },
+      avif: { effort: 0, chroma: '4:4:4' },
       keepMetadata: false,
       pixelLimit: DEFAULT_PIXEL_LIMIT,
     });
@@ -98,7 +108,10 @@ describe('one definition of the render settings', () => {
         "Expected a path starting with / or an absolute http(s) URL for the media URL but got 'media'",
       ],
       [{ naming: 'dots' }, "Expected one of max, underscore for the naming style but got 'dots'"],
-      [{ format: 'tiff' }, "Expected one of jpeg, png, webp, avif for the format but got 'tiff'"],
+      [
+        { formats: ['tiff'] },
+        "Expected a comma-separated list of keep, jpeg, png, webp, avif, each at most once for the formats but got 'tiff'",
+      ],
       [
         { quality: { mode: 'auto:100' } },
         "Expected fixed, auto, or auto:<score> with a score from 30 to 99 for the quality mode but got 'auto:100'",
@@ -126,7 +139,11 @@ describe('one definition of the render settings', () => {
     );
     expect(
       settingsKey(resolveSettings({ naming: 'underscore', keepMetadata: true, quality: { avif: 40 } }), 'avif'),
-    ).toBe('v1 avif q40 underscore keep-metadata srgb');
+    ).toBe('v2 avif q40 underscore keep-metadata srgb');
+    // AVIF's default effort became 0: its files made at effort 4 are redone; one asking for 4 says so.
+    expect(settingsKey(resolveSettings({ avif: { effort: 4 } }), 'avif')).toBe('v2 avif q50 max avif.effort=4');
+    // The formats listed are not in a key: each output format is a key of its own.
+    expect(settingsKey(resolveSettings({ formats: ['keep', 'avif'] }), 'jpeg')).toBe('v1 jpeg q80 max');
     // The quality mode shapes the lossy formats' files, not PNG's or GIF's.
     const auto = resolveSettings({ quality: { mode: 'auto:85' } });
     expect(settingsKey(auto, 'webp')).toBe('v1 webp q80 max quality.mode="auto:85"');

@@ -7,17 +7,21 @@
  * It bounds itself instead of streaming: images with findings first, up to a number of
  * cards and a byte budget for thumbnails; pages past that are listed in one line each.
  */
-import pLimit from 'p-limit';
+import { BASE_STYLE, htmlDocument } from '../../html/document.js';
+import { escapeHtml as html } from '../../html/escape.js';
+import {
+  DEFAULT_THUMBNAIL_BUDGET,
+  type Embed,
+  embedder,
+  MAX_THUMB_SOURCE,
+  makeThumbnails,
+  THUMB_HEIGHT,
+  type Thumbnails,
+} from '../../html/thumbnails.js';
 import { RENDITION_KEYS } from '../../renditions/rules.js';
 import type { CheckedImage, CheckedPage, Finding } from '../check.js';
 import { type FileSource, readMedia } from '../probe.js';
 import type { Reporter, RunEnd } from './reporter.js';
-
-const html = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/** Thumbnails share one height; each is as wide as its real aspect ratio makes it. */
-const THUMB_HEIGHT = 96;
 
 export interface HtmlOptions {
   title?: string;
@@ -56,33 +60,11 @@ interface ListedPage {
   warnings: number;
 }
 
-/** Largest file read whole to make a thumbnail from. */
-const MAX_THUMB_SOURCE = 32 * 1024 * 1024;
-
-const PLACEHOLDER_RULE =
-  'figure .placeholder { font-size: 11px; color: #777; display: flex; align-items: center; justify-content: center; ' +
-  'overflow: hidden; }';
-
-const STYLE = `
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2rem; color: #1d1d1f; background: #fafafa; }
-h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2.5rem; word-break: break-all; }
-.summary { padding: .6rem 1rem; border-radius: 6px; background: #e8f5e9; display: inline-block; }
-.summary.bad { background: #fdecea; }
-.note { color: #555; }
+const STYLE = `${BASE_STYLE}
 .image { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: .8rem 1rem; margin: 1rem 0; }
 .image.has-findings { border-color: #d93025; }
-.path { font-family: ui-monospace, monospace; font-size: 12px; color: #555; margin-bottom: .5rem; }
-.renditions { display: flex; gap: 12px; align-items: flex-end; overflow-x: auto; }
-figure { margin: 0; text-align: center; }
-figure img, figure .placeholder { display: block; border: 1px solid #ccc; box-sizing: content-box;
-  background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
-${PLACEHOLDER_RULE}
-figcaption { font-size: 12px; color: #333; margin-top: 4px; }
 figcaption code.url { display: block; max-width: 24em; word-break: break-all; color: #b3261e; }
 ul.findings { margin: .6rem 0 0; padding-left: 1.2rem; }
-li.error { color: #b3261e; } li.warning { color: #8a5a00; }
-code { font-family: ui-monospace, monospace; font-size: 12px; }
-table.listed { border-collapse: collapse; font-size: 13px; } table.listed td { padding: 2px 10px 2px 0; }
 `;
 
 export function htmlReporter(options: HtmlOptions = {}): Reporter {
@@ -139,8 +121,8 @@ export function htmlReporter(options: HtmlOptions = {}): Reporter {
       return '';
     },
     async end(end) {
-      const budget = options.thumbnailBudget ?? 5_000_000;
-      const thumbnails = options.files ? await makeThumbnails(shown, options.files, budget) : null;
+      const budget = options.thumbnailBudget ?? DEFAULT_THUMBNAIL_BUDGET;
+      const thumbnails = options.files ? await thumbnailsOf(shown, options.files, budget) : null;
       return document(
         options.title ?? 'content-api check',
         end,
@@ -161,69 +143,28 @@ function baseFor(page: CheckedPage, baseUrl: string | undefined): string | null 
   return baseUrl ?? null;
 }
 
-type Thumbnails = Map<string, string | { reason: string }>;
-
-const BUDGET_SPENT = { reason: "not embedded: the report's thumbnail budget is spent" };
-
 /**
  * A small WebP of each rendition shown, images with findings first, until their bytes pass
- * the budget; a file that cannot be read or decoded gets its reason instead. (Each use is
- * counted again when the document is written: `Embedder`.)
+ * the budget; a file that cannot be read or decoded gets its reason instead.
  */
-async function makeThumbnails(pages: ShownPage[], files: FileSource, budget: number): Promise<Thumbnails> {
-  const { default: sharp } = await import('sharp');
+function thumbnailsOf(pages: ShownPage[], files: FileSource, budget: number): Promise<Thumbnails> {
   const cards = pages
     .flatMap((page) => page.cards)
     .sort((a, b) => Number(b.findings.length > 0) - Number(a.findings.length > 0));
-  const unique = [
-    ...new Set(
-      cards.flatMap((card) =>
-        RENDITION_KEYS.flatMap((key) => (card.image.sizes[key] ? [card.image.sizes[key].url] : [])),
-      ),
-    ),
-  ];
-  const thumbnails: Thumbnails = new Map();
-  const limit = pLimit(4);
-  let made = 0;
-  await Promise.all(
-    unique.map((url) =>
-      limit(async () => {
-        if (made >= budget) return thumbnails.set(url, BUDGET_SPENT);
-        const read = await readMedia(url, files, MAX_THUMB_SOURCE);
-        if (!read.ok)
-          return thumbnails.set(url, { reason: read.reason === 'missing' ? 'file missing' : 'cannot read the file' });
-        if (!read.complete) return thumbnails.set(url, { reason: 'file too large to read for a thumbnail' });
-        try {
-          const webp = await sharp(read.bytes, { animated: false, failOn: 'none' })
-            .rotate()
-            .resize({ height: THUMB_HEIGHT * 2, width: THUMB_HEIGHT * 8, fit: 'inside', withoutEnlargement: true })
-            .webp({ quality: 45, effort: 2 })
-            .toBuffer();
-          const uri = `data:image/webp;base64,${webp.toString('base64')}`;
-          made += uri.length;
-          return thumbnails.set(url, uri);
-        } catch {
-          return thumbnails.set(url, { reason: 'cannot decode the file' });
-        }
-      }),
-    ),
+  const urls = cards.flatMap((card) =>
+    RENDITION_KEYS.flatMap((key) => (card.image.sizes[key] ? [card.image.sizes[key].url] : [])),
   );
-  return thumbnails;
+  return makeThumbnails(
+    urls,
+    async (url) => {
+      const read = await readMedia(url, files, MAX_THUMB_SOURCE);
+      if (!read.ok) return { reason: read.reason === 'missing' ? 'file missing' : 'cannot read the file' };
+      if (!read.complete) return { reason: 'file too large to read for a thumbnail' };
+      return read.bytes;
+    },
+    budget,
+  );
 }
-
-/** Hands out thumbnails while the budget lasts: every use is written out, so every use counts. */
-function embedder(thumbnails: Thumbnails | null, budget: number) {
-  let spent = 0;
-  return (url: string): string | { reason: string } | undefined => {
-    const thumbnail = thumbnails?.get(url);
-    if (typeof thumbnail !== 'string') return thumbnail;
-    if (spent + thumbnail.length > budget) return BUDGET_SPENT;
-    spent += thumbnail.length;
-    return thumbnail;
-  };
-}
-
-type Embed = ReturnType<typeof embedder>;
 
 function document(
   title: string,
@@ -278,26 +219,19 @@ ${page.hiddenCards ? `<p class="note">${page.hiddenCards} more image(s) not show
     const findings = p.errors + p.warnings === 0 ? 'no findings' : `${p.errors} error(s), ${p.warnings} warning(s)`;
     return `<tr><td><code>${html(p.source)}</code></td><td>${p.images} image(s)</td><td>${findings}</td></tr>`;
   });
-  const head =
-    '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${html(title)}</title><style>${STYLE}</style></head>`;
   const extraNote = extra.length ? ` (${extra.join(', ')})` : '';
   const summaryLine =
     `<p class="summary${total ? ' bad' : ''}" data-errors="${summary.errors}" data-warnings="${summary.warnings}">` +
     `${summary.pages} page(s), ${summary.images} image(s): ${counts}${extraNote}</p>`;
-  return `<!doctype html>
-<html lang="en">
-${head}
-<body>
-<h1>${html(title)}</h1>
-${summaryLine}
+  return htmlDocument(
+    title,
+    STYLE,
+    `${summaryLine}
 ${notes.map((note) => `<p class="note">${note}</p>`).join('\n')}
 ${sections.join('\n')}
 ${rows.length ? `<h2>Other pages</h2>\n<table class="listed">${rows.join('\n')}</table>` : ''}
-${unlisted ? `<p class="note">and ${unlisted} more page(s).</p>` : ''}
-</body>
-</html>
-`;
+${unlisted ? `<p class="note">and ${unlisted} more page(s).</p>` : ''}`,
+  );
 }
 
 function imageCard({ image, findings }: Card, base: string | null, embed: Embed): string {

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { RENDER_PAGE_MAX_BYTES } from '../../../client/defaults.js';
 import { InvalidArgumentError } from '../../../errors.js';
+import { resolvePictureOptions } from '../../../markup/picture.js';
 import { parseShard } from '../../../renditions/shard.js';
 import { epilogue } from '../../help.js';
 import {
@@ -21,6 +22,7 @@ import {
   s3From,
   settingsFrom,
 } from '../../options.js';
+import { assertWritableFile } from '../../output.js';
 import { originsFor } from '../../parse.js';
 
 const DESCRIPTION =
@@ -80,6 +82,17 @@ export function renderCommand(program: Command): Command {
     )
     .option('-n, --dry-run', 'list what would be written and removed, write nothing')
     .option('--json', 'print one JSON document with every result and failure on stdout')
+    .option(
+      '--html',
+      "print each image's <picture> markup on stdout, in the order of the inputs, up-to-date images too " +
+        '(docs/guides/markup.md)',
+    )
+    .option('--sizes <value>', "the markup's sizes attribute (default: auto, 100vw)")
+    .option(
+      '--report <file>',
+      'write a contact sheet of the batch to this HTML file: every original with its renditions as thumbnails, ' +
+        'bytes per format, failures and warnings first',
+    )
     .optionsGroup("Re-rendering a page's images (--page):")
     .option(
       '--page <id|file|->',
@@ -138,6 +151,12 @@ async function runAction(inputs: string[], flags: Flags, command: Command): Prom
     s3: s3From(flags),
   };
   const altTextFile = flags.altText as string | undefined;
+  const html = markupFrom(flags);
+  const reportFile = flags.report as string | undefined;
+  if (reportFile) {
+    if (flags.detach) throw new InvalidArgumentError('--report writes the results: drop --detach');
+    await assertWritableFile('--report', reportFile);
+  }
   if (flags.detach && flags.queue === undefined) throw new InvalidArgumentError('--detach applies only with --queue');
   if (flags.queue !== undefined) {
     if (flags.page !== undefined) {
@@ -154,7 +173,17 @@ async function runAction(inputs: string[], flags: Flags, command: Command): Prom
     }
     const { runQueueRender } = await import('./queue.js');
     const queue = queueFrom(flags);
-    process.exitCode = await runQueueRender(inputs, { ...common, altTextFile, queue, detach: Boolean(flags.detach) });
+    if (html && flags.detach) throw new InvalidArgumentError('--html prints the results: drop --detach');
+    const detach = Boolean(flags.detach);
+    process.exitCode = await runQueueRender(inputs, {
+      ...common,
+      altTextFile,
+      queue,
+      detach,
+      html,
+      inputs,
+      reportFile,
+    });
     return;
   }
   const { runRender, runRenderPage } = await import('./run.js');
@@ -167,7 +196,7 @@ async function runAction(inputs: string[], flags: Flags, command: Command): Prom
     if (inputs.length === 0) {
       throw new InvalidArgumentError('Expected originals to render (files or folders), or --page');
     }
-    process.exitCode = await runRender(inputs, { ...common, altTextFile });
+    process.exitCode = await runRender(inputs, { ...common, altTextFile, html, inputs, reportFile });
     return;
   }
   if (inputs.length > 0) {
@@ -175,6 +204,7 @@ async function runAction(inputs: string[], flags: Flags, command: Command): Prom
       `Expected original files and folders or --page, not both (got ${inputs.join(' ')} and --page)`,
     );
   }
+  if (html) throw new InvalidArgumentError("--html does not apply to --page: the page's Images are its markup");
   if (flags.shard !== undefined) {
     throw new InvalidArgumentError("--shard does not apply to --page: a page's images are rendered together");
   }
@@ -189,5 +219,18 @@ async function runAction(inputs: string[], flags: Flags, command: Command): Prom
     download: flags.download as boolean,
     downloadFrom: flags.downloadFrom as string[] | undefined,
     writePage: flags.writePage as string | undefined,
+    reportFile,
   });
+}
+
+/** `--html` and `--sizes`, checked before any work. */
+function markupFrom(flags: Flags): { sizes?: string | undefined } | undefined {
+  const sizes = flags.sizes as string | undefined;
+  if (!flags.html) {
+    if (sizes !== undefined) throw new InvalidArgumentError('--sizes applies only with --html');
+    return undefined;
+  }
+  if (flags.json) throw new InvalidArgumentError('--html and --json both want standard output: give one');
+  resolvePictureOptions({ sizes });
+  return { sizes };
 }

@@ -11,7 +11,7 @@ import { printData, printMessage } from '../../output.js';
 import { commandSeconds, withProgress } from '../../progress.js';
 import { connect, queueFlags } from '../queue/connect.js';
 import { loadAltText } from './alt-text.js';
-import { printReport } from './report.js';
+import { finishReport } from './report.js';
 import type { RenderCommandOptions } from './run.js';
 
 export interface QueueRenderOptions extends RenderCommandOptions {
@@ -21,7 +21,16 @@ export interface QueueRenderOptions extends RenderCommandOptions {
 }
 
 export async function runQueueRender(inputs: string[], options: QueueRenderOptions): Promise<number> {
-  const { altTextFile, json, queue: target, detach, ...renderOptions } = options;
+  const {
+    altTextFile,
+    json,
+    queue: target,
+    detach,
+    html: _html,
+    inputs: _inputs,
+    reportFile: _report,
+    ...renderOptions
+  } = options;
   if (detach && altTextFile)
     throw new InvalidArgumentError('--alt-text goes with the report: give it to queue results');
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
@@ -50,7 +59,7 @@ export async function runQueueRender(inputs: string[], options: QueueRenderOptio
       return null;
     });
     if (!done) return 130;
-    return done.report ? printReport(done.report, commandSeconds(), options, altText) : 0;
+    return done.report ? finishReport(done.report, commandSeconds(), options, altText) : 0;
   } finally {
     await queue.close();
   }

@@ -5,11 +5,13 @@
  * Redis): each line is escaped (`escapeText`), so none drives the terminal or forges a line.
  */
 import { escapeText } from '../../../errors.js';
+import { picturesHtml } from '../../../markup/picture.js';
 import type { RenderReport, RenderResult } from '../../../renditions/render.js';
 import { RENDITION_KEYS } from '../../../renditions/rules.js';
 import type { Shard } from '../../../renditions/shard.js';
 import { joinLocation } from '../../../storage/location.js';
-import { printData, printMessage, stderrStyles } from '../../output.js';
+import type { S3Options } from '../../../storage/s3-url.js';
+import { printData, printMessage, stderrStyles, writeOutputFile } from '../../output.js';
 import type { AltText } from './alt-text.js';
 
 /** What reporting a batch needs of the command's options. */
@@ -19,6 +21,47 @@ export interface ReportOptions {
   outDir: string;
   dryRun?: boolean | undefined;
   shard?: Shard | undefined;
+  /** Print each image's `<picture>` markup on stdout (`--html`), with this `sizes` attribute. */
+  html?: { sizes?: string | undefined } | undefined;
+  /** The inputs as given: `--html` prints in their order. */
+  inputs?: string[];
+  /** `--report <file>`: the contact sheet of the batch is written there, its thumbnails read from the output. */
+  reportFile?: string | undefined;
+  s3?: S3Options | undefined;
+}
+
+/**
+ * Writes the contact sheet (`--report`), then prints the report as `printReport` does; returns
+ * the exit code. The sheet is written first, so a folder that cannot take it fails the command
+ * before the summary says all is well.
+ */
+export async function finishReport(
+  report: RenderReport & { pending?: string[] },
+  seconds: number,
+  options: ReportOptions,
+  altText?: AltText,
+): Promise<number> {
+  await writeContactSheet(report, options);
+  return printReport(report, seconds, options, altText);
+}
+
+/** With `--report <file>`, the contact sheet of `report`, its thumbnails read from the output. */
+export async function writeContactSheet(
+  report: RenderReport,
+  options: Pick<ReportOptions, 'reportFile' | 'outDir' | 's3'>,
+): Promise<void> {
+  if (!options.reportFile) return;
+  const [{ contactSheetHtml }, { openStore }] = await Promise.all([
+    import('../../../contact-sheet/contact-sheet.js'),
+    import('../../../storage/location.js'),
+  ]);
+  const store = await openStore(options.outDir, options.s3);
+  try {
+    const sheet = await contactSheetHtml(report, { store, title: `content-api render: ${options.outDir}` });
+    await writeOutputFile('--report', options.reportFile, sheet);
+  } finally {
+    await store.close();
+  }
 }
 
 /** Prints a batch's report (local, or gathered from the queue) as `render` does; returns the exit code. */
@@ -52,6 +95,8 @@ export function printReport(
         2,
       ),
     );
+  } else if (options.html) {
+    printData(picturesHtml(inInputOrder(report.results, options.inputs ?? []), options.html));
   } else if (options.dryRun) printDryRun(report.results, options);
   printMessages(report);
   if (!json) {
@@ -61,18 +106,36 @@ export function printReport(
   return report.failures.length > 0 || report.notStarted.length > 0 || (report.pending?.length ?? 0) > 0 ? 1 : 0;
 }
 
+/**
+ * Results in the order of the inputs they came from (the first input that names or holds each),
+ * each input's in the order of their sources, as discovery walks a folder.
+ */
+function inInputOrder(results: RenderResult[], inputs: string[]): RenderResult[] {
+  const from = (source: string) => {
+    const index = inputs.findIndex(
+      (input) => source === input || source.startsWith(input.endsWith('/') ? input : `${input}/`),
+    );
+    return index === -1 ? inputs.length : index;
+  };
+  return [...results].sort((a, b) => from(a.source) - from(b.source) || a.source.localeCompare(b.source));
+}
+
 export function resultJson(
-  { source, status, format, image, files, measured, removed }: RenderResult,
+  { source, status, format, image, files, bytes, measured, alternates, placeholder, removed }: RenderResult,
   options: { outDir: string },
 ) {
   const inOut = (file: string) => joinLocation(options.outDir, file);
+  const paths = (each: RenderResult['files']) => RENDITION_KEYS.map((key) => inOut(each[key].path));
   return {
     source,
     status,
     format,
     image,
-    files: RENDITION_KEYS.map((key) => inOut(files[key].path)),
+    files: paths(files),
+    bytes,
     ...(measured && { measured }),
+    alternates: alternates.map((alternate) => ({ ...alternate, files: paths(alternate.files) })),
+    ...(placeholder && { placeholder }),
     removed: removed.map(inOut),
   };
 }
@@ -80,9 +143,11 @@ export function resultJson(
 export function printDryRun(results: RenderResult[], options: { outDir: string }): void {
   for (const result of results) {
     const verb = result.status === 'skipped' ? 'up to date' : 'would write';
-    for (const key of RENDITION_KEYS) {
-      const file = result.files[key];
-      printData(`${verb}\t${escapeText(joinLocation(options.outDir, file.path))}\t${file.width}x${file.height}`);
+    for (const files of [result.files, ...result.alternates.map((alternate) => alternate.files)]) {
+      for (const key of RENDITION_KEYS) {
+        const file = files[key];
+        printData(`${verb}\t${escapeText(joinLocation(options.outDir, file.path))}\t${file.width}x${file.height}`);
+      }
     }
     for (const file of result.removed)
       printData(`would remove\t${escapeText(joinLocation(options.outDir, file))}\tno longer written`);

@@ -8,11 +8,25 @@ import { type RenderOptions, renderOriginals } from '../../../renditions/render.
 import { assertWritableFile, printData, printMessage, writeOutputFile } from '../../output.js';
 import { withProgress } from '../../progress.js';
 import { loadAltText } from './alt-text.js';
-import { printDryRun, printMessages, printReport, removedCount, resultJson, summary } from './report.js';
+import {
+  finishReport,
+  printDryRun,
+  printMessages,
+  removedCount,
+  resultJson,
+  summary,
+  writeContactSheet,
+} from './report.js';
 
 export interface RenderCommandOptions extends Omit<RenderOptions, 'altText' | 'onProgress' | 'signal'> {
   altTextFile?: string | undefined;
   json: boolean;
+  /** `--html`: each image's markup on stdout, with this `sizes`. */
+  html?: { sizes?: string | undefined } | undefined;
+  /** The inputs as given, for `--html`'s order. */
+  inputs?: string[];
+  /** `--report <file>`: the contact sheet of the batch. */
+  reportFile?: string | undefined;
 }
 
 export interface RenderPageCommandOptions extends Omit<RenderPageOptions, 'onProgress' | 'onDownload' | 'signal'> {
@@ -21,19 +35,21 @@ export interface RenderPageCommandOptions extends Omit<RenderPageOptions, 'onPro
   /** Where to write the page with its new renditions; `-` for standard output. */
   writePage?: string | undefined;
   json: boolean;
+  /** `--report <file>`: the contact sheet of the page's sources. */
+  reportFile?: string | undefined;
 }
 
 export async function runRender(inputs: string[], options: RenderCommandOptions): Promise<number> {
-  const { altTextFile, json, ...renderOptions } = options;
+  const { altTextFile, json, html: _html, inputs: _inputs, reportFile: _report, ...renderOptions } = options;
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
   const { report, seconds } = await withProgress(({ onDownload, ...hooks }) =>
     renderOriginals(inputs, { ...renderOptions, altText: altText?.lookup, ...hooks }),
   );
-  return printReport(report, seconds, options, altText);
+  return finishReport(report, seconds, options, altText);
 }
 
 export async function runRenderPage(options: RenderPageCommandOptions): Promise<number> {
-  const { page: target, writePage, json, ...renderOptions } = options;
+  const { page: target, writePage, json, reportFile: _report, ...renderOptions } = options;
   if (writePage === '-' && json)
     throw new InvalidArgumentError('--write-page - and --json both want standard output; write the page to a file');
   if (writePage && writePage !== '-' && !options.dryRun) await assertWritableFile('--write-page', writePage);
@@ -49,6 +65,7 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
     process.stdout.write(report.text); // byte for byte: no newline added
   else if (written) await writeOutputFile('--write-page', written, report.text);
 
+  await writeContactSheet(report, options);
   if (json) {
     const results = report.results.map((result) => ({
       paths: result.paths,

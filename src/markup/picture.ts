@@ -1,0 +1,146 @@
+/**
+ * Responsive markup for a rendered image: a `<picture>` whose `<source>`s offer the alternate
+ * formats (AVIF, WebP, ...) and whose `<img>` is the primary format, or the `<img>` alone.
+ * Pure: strings in, a string out; no sharp, no I/O (docs/guides/markup.md).
+ */
+import { escapeText, InvalidArgumentError } from '../errors.js';
+import type { ImageObject } from '../renditions/image-object.js';
+import type { RenditionKey } from '../renditions/rules.js';
+
+/** A low-quality stand-in shown in the image's box until its bytes arrive. */
+export interface MarkupPlaceholder {
+  /** The image's average colour, a CSS hex colour (`#rrggbb`). */
+  color: string;
+  /** A tiny preview as a `data:image/...;base64,` URI. */
+  preview: string;
+}
+
+/** What the markup is made from: a `RenderResult` is one (its other fields are ignored). */
+export interface MarkupImage {
+  /** The Image object: the primary format's renditions, its alt text. */
+  image: ImageObject;
+  /** The same renditions in other formats, best first: a browser takes the first whose `type` it shows. */
+  alternates?: ReadonlyArray<{ type: string; srcset: string }>;
+  placeholder?: MarkupPlaceholder;
+}
+
+export interface PictureOptions {
+  /**
+   * The `sizes` attribute: how wide the image is drawn, for the browser's choice of rendition.
+   * Default: `auto, 100vw` when lazy, `100vw` when eager (`DEFAULT_SIZES`).
+   */
+  sizes?: string;
+  /** `lazy` (default): fetched when the image nears the viewport; `eager` for an image seen on arrival. */
+  loading?: 'lazy' | 'eager';
+}
+
+/**
+ * The default `sizes`. A lazy image is fetched after layout, so `auto` lets the browser take the
+ * width it drew the image at (Chromium 126 and later); a browser that does not know `auto`
+ * skips it (the HTML rules for a `sizes` entry it cannot parse) and takes `100vw`, what it would
+ * assume without `sizes`: never too small a file, though too large a one for a narrower box. An
+ * eager image is chosen before layout, and HTML allows `auto` only for a lazy one.
+ */
+export const DEFAULT_SIZES: Readonly<Record<'lazy' | 'eager', string>> = Object.freeze({
+  lazy: 'auto, 100vw',
+  eager: '100vw',
+});
+
+/**
+ * The rendition of `<img src>`, `width` and `height`. Only a client that ignores `srcset` fetches
+ * `src` (feed readers, mail clients, scrapers): a browser that reads `srcset` never does, so a
+ * larger file costs it nothing. md (at most 1200x1200) looks sharp in a column of a page or a feed
+ * at a few hundred KB; xs would be blurred there, xl can weigh megabytes.
+ */
+const FALLBACK: RenditionKey = 'md';
+
+const HEX_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
+const DATA_IMAGE = /^data:image\/(?:avif|gif|jpeg|png|webp);base64,[A-Za-z0-9+/]+={0,2}$/;
+
+/** An attribute value's text, safe between double quotes: nothing in it can end the attribute or open a tag. */
+const attribute = (value: string | number) =>
+  String(value)
+    .replace(/&/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
+
+const tag = (name: string, attributes: Array<[string, string | number]>) =>
+  `<${name} ${attributes.map(([key, value]) => `${key}="${attribute(value)}"`).join(' ')}>`;
+
+/** A value quoted for an error message: one line, at most 80 characters. */
+const quoted = (value: string) => `'${escapeText(value.length > 80 ? `${value.slice(0, 77)}...` : value)}'`;
+
+/**
+ * The placeholder as an inline style. HTML escaping keeps a value inside its attribute but not
+ * inside its CSS declaration (`red; background-image: url(//elsewhere)` would have every
+ * visitor fetch a URL), so only a hex colour and a base64 image data URI are taken.
+ */
+function placeholderStyle({ color, preview }: MarkupPlaceholder): string {
+  if (typeof color !== 'string' || !HEX_COLOR.test(color))
+    throw new InvalidArgumentError(
+      `Expected a CSS hex colour (#rrggbb) for the placeholder's color but got ${quoted(String(color))}`,
+    );
+  if (typeof preview !== 'string' || !DATA_IMAGE.test(preview))
+    throw new InvalidArgumentError(
+      `Expected a data:image/<format>;base64, URI for the placeholder's preview but got ${quoted(String(preview))}`,
+    );
+  return `background: ${color} url(${preview}) center / cover no-repeat`;
+}
+
+/** The options, checked and defaulted: throws `InvalidArgumentError` naming a bad one (before any work, for a CLI). */
+export function resolvePictureOptions(options: PictureOptions): { sizes: string; loading: 'lazy' | 'eager' } {
+  const { loading = 'lazy' } = options;
+  if (loading !== 'lazy' && loading !== 'eager')
+    throw new InvalidArgumentError(`Expected lazy or eager for loading but got ${quoted(String(loading))}`);
+  const { sizes = DEFAULT_SIZES[loading] } = options;
+  if (typeof sizes !== 'string' || sizes.trim() === '')
+    throw new InvalidArgumentError(`Expected a sizes value such as '100vw' but got ${quoted(String(sizes))}`);
+  if (loading === 'eager' && /^auto\b/i.test(sizes.trim()))
+    throw new InvalidArgumentError(`Expected a sizes value without auto for an eager image but got ${quoted(sizes)}`);
+  return { sizes: sizes.trim(), loading };
+}
+
+/**
+ * The HTML of one image: `<picture>` with a `<source type srcset sizes>` per alternate, in
+ * order, then the `<img>`; without alternates, the `<img>` alone. The `<img>` has the primary
+ * format's `srcset`, `sizes` (`DEFAULT_SIZES` unless given), `src` and the real `width` and
+ * `height` of its md rendition (the box is reserved before a byte arrives: no layout shift),
+ * `alt` (empty when the alt text is null: the image is then taken as decorative), `loading`
+ * (lazy by default) and `decoding="async"`, and with a placeholder a `style` that paints it in
+ * the box until the image covers it. Every attribute value is HTML-escaped. Throws
+ * `InvalidArgumentError` for bad options or a placeholder that is not a hex colour and a base64
+ * image data URI.
+ */
+export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): string {
+  const { sizes, loading } = resolvePictureOptions(options);
+  const { image, alternates = [], placeholder } = item;
+  const fallback = image.sizes[FALLBACK];
+  const img = tag('img', [
+    ['src', fallback.url],
+    ['srcset', image.srcset],
+    ['sizes', sizes],
+    ['width', fallback.width],
+    ['height', fallback.height],
+    ['alt', image.alt_text ?? ''],
+    ['loading', loading],
+    ['decoding', 'async'],
+    ...(placeholder ? [['style', placeholderStyle(placeholder)] as [string, string]] : []),
+  ]);
+  if (alternates.length === 0) return img;
+  const sources = alternates.map(({ type, srcset }) =>
+    tag('source', [
+      ['type', type],
+      ['srcset', srcset],
+      ['sizes', sizes],
+    ]),
+  );
+  return ['<picture>', ...sources.map((source) => `  ${source}`), `  ${img}`, '</picture>'].join('\n');
+}
+
+/** The HTML of several images, one after another, each as `pictureHtml` makes it, a line apart. */
+export function picturesHtml(items: Iterable<MarkupImage>, options: PictureOptions = {}): string {
+  resolvePictureOptions(options);
+  return Array.from(items, (item) => pictureHtml(item, options)).join('\n');
+}

@@ -1,0 +1,106 @@
+/**
+ * `render --formats`, `--html`, `--sizes` and `--report` through the built binary: what a
+ * front-end developer and an editor run.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { photo, writeImage } from '../fixtures/images.js';
+import { tempDir } from '../fixtures/tmp.js';
+import { runCli } from './run-cli.js';
+
+async function originals() {
+  const dir = await tempDir();
+  await writeImage(dir, 'in/b-wide.jpg', photo(900, 500));
+  await writeImage(dir, 'in/a-tall.png', photo(400, 700));
+  return { dir, input: path.join(dir, 'in'), out: path.join(dir, 'media') };
+}
+
+describe('render --formats', () => {
+  it('--json lists each format, the primary first, with its bytes, and a placeholder', async () => {
+    const { input, out } = await originals();
+    const run = await runCli(['render', input, '--out', out, '--formats', 'keep,webp', '--json']);
+    expect(run.code).toBe(0);
+    const { results } = JSON.parse(run.stdout);
+    expect(results.map((r: { format: string }) => r.format)).toEqual(['png', 'jpeg']);
+    for (const result of results) {
+      expect(result.alternates).toHaveLength(1);
+      const [webp] = result.alternates;
+      expect(webp).toMatchObject({ format: 'webp', type: 'image/webp' });
+      expect(webp.files).toHaveLength(5);
+      for (const file of webp.files) expect(file).toMatch(new RegExp(`^${out}/.*\\.webp$`));
+      const sizes = await Promise.all([...new Set<string>(webp.files)].map(async (file) => (await stat(file)).size));
+      expect(webp.bytes).toBe(sizes.reduce((sum, size) => sum + size, 0));
+      expect(result.placeholder.color).toMatch(/^#[0-9a-f]{6}$/);
+    }
+  });
+
+  it('--format and --formats together, or a format twice: one line, exit 2', async () => {
+    const { input, out } = await originals();
+    const both = await runCli(['render', input, '--out', out, '--format', 'webp', '--formats', 'keep']);
+    expect([both.code, both.stderr.trim()]).toEqual([2, 'error: --format and --formats do not go together: give one']);
+    const twice = await runCli(['render', input, '--out', out, '--formats', 'webp,keep,webp']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain(
+      'Expected a comma-separated list of keep, jpeg, png, webp, avif, each at most once for the formats ' +
+        "but got 'webp,keep,webp'",
+    );
+    await expect(stat(out)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('a dry run lists the alternates too', async () => {
+    const { input, out } = await originals();
+    const run = await runCli(['render', input, '--out', out, '--formats', 'keep,avif', '--dry-run']);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toHaveLength(20);
+    expect(lines.filter((line) => /^would write\t.*\.avif\t\d+x\d+$/.test(line))).toHaveLength(10);
+  });
+});
+
+describe('render --html', () => {
+  it('prints the markup in the order of the inputs, up-to-date images too', async () => {
+    const { dir, out } = await originals();
+    const inputs = [path.join(dir, 'in/b-wide.jpg'), path.join(dir, 'in/a-tall.png')];
+    const first = await runCli(['render', ...inputs, '--out', out, '--formats', 'keep,webp', '--html']);
+    expect(first.code).toBe(0);
+    const again = await runCli(['render', ...inputs, '--out', out, '--formats', 'keep,webp', '--html']);
+    expect(again.stderr).toContain('0 rendered, 2 up to date');
+    expect(again.stdout).toBe(first.stdout);
+    const pictures = first.stdout.trim().split('</picture>\n');
+    expect(pictures).toHaveLength(2);
+    expect(pictures[0]).toContain('<source type="image/webp" srcset="/media/b-wide.max-300x300.webp 300w');
+    expect(pictures[0]).toContain('<img src="/media/b-wide.max-1200x1200.jpg"');
+    expect(pictures[1]).toContain('<img src="/media/a-tall.max-1200x1200.png"');
+    expect(first.stdout).toContain('sizes="auto, 100vw"');
+  });
+
+  it('--sizes sets the attribute; --html with --json, or --sizes alone, is refused', async () => {
+    const { input, out } = await originals();
+    const sized = await runCli(['render', input, '--out', out, '--html', '--sizes', '(min-width: 800px) 50vw, 100vw']);
+    expect(sized.stdout).toContain('sizes="(min-width: 800px) 50vw, 100vw"');
+    expect(sized.stdout).not.toContain('<picture>'); // one format: the <img> alone
+    const json = await runCli(['render', input, '--out', out, '--html', '--json']);
+    expect([json.code, json.stderr.trim()]).toEqual([
+      2,
+      'error: --html and --json both want standard output: give one',
+    ]);
+    const alone = await runCli(['render', input, '--out', out, '--sizes', '100vw']);
+    expect([alone.code, alone.stderr.trim()]).toEqual([2, 'error: --sizes applies only with --html']);
+  });
+});
+
+describe('render --report', () => {
+  it('writes the contact sheet, and refuses a folder that cannot take it before rendering', async () => {
+    const { dir, input, out } = await originals();
+    const sheet = path.join(dir, 'report.html');
+    const run = await runCli(['render', input, '--out', out, '--formats', 'keep,webp', '--report', sheet]);
+    expect(run.code).toBe(0);
+    const html = await readFile(sheet, 'utf8');
+    expect(html).toMatch(/^<!doctype html>/i);
+    expect(html).toContain('b-wide.jpg');
+    expect((html.match(/<img [^>]*src="data:image\//g) ?? []).length).toBeGreaterThanOrEqual(10);
+    const nowhere = await runCli(['render', input, '--out', out, '--report', path.join(dir, 'no/such/report.html')]);
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toContain('--report');
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * `formats`: every rendition in each listed format from one decode, the first described by the
+ * Image object, the others as `alternates`; incremental runs, removal, collisions and dry runs
+ * treat alternates as they treat the primary files.
+ */
+import { copyFile, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { type RenderResult, renderOriginal, renderOriginals } from '../../src/renditions/render.js';
+import { parseSrcset, RENDITION_KEYS } from '../../src/renditions/rules.js';
+import { photo, writeImage } from '../fixtures/images.js';
+import { tempDir } from '../fixtures/tmp.js';
+
+const LADYBIRD = path.resolve('samples/originals/ladybird.jpg');
+
+/** Each of the result's files in `format` read back: its format and pixel size are the primary's. */
+async function expectFiles(out: string, result: RenderResult, files: RenderResult['files'], format: string) {
+  for (const key of RENDITION_KEYS) {
+    const meta = await sharp(path.join(out, files[key].path)).metadata();
+    expect({ key, format: meta.format, width: meta.width, height: meta.height }).toEqual({
+      key,
+      format,
+      width: result.image.sizes[key].width,
+      height: result.image.sizes[key].height,
+    });
+  }
+}
+
+const mtimes = async (out: string, files: RenderResult['files']) =>
+  Promise.all(RENDITION_KEYS.map(async (key) => (await stat(path.join(out, files[key].path))).mtimeMs));
+
+const manifestKeys = async (out: string) =>
+  Object.keys(JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries).sort();
+
+describe('alternates: one decode, every format', () => {
+  it('writes each format, the Image object describes the first, the rest are alternates', async () => {
+    const out = path.join(await tempDir(), 'media');
+    const result = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'avif', 'webp'] });
+    expect(result.status).toBe('rendered');
+    expect(result.format).toBe('jpeg');
+    expect(result.image.sizes.md.url).toBe('/media/ladybird.max-1200x1200.jpg');
+    await expectFiles(out, result, result.files, 'jpeg');
+    expect(result.alternates.map((alternate) => [alternate.format, alternate.type])).toEqual([
+      ['avif', 'image/avif'],
+      ['webp', 'image/webp'],
+    ]);
+    for (const alternate of result.alternates) {
+      await expectFiles(out, result, alternate.files, alternate.format === 'avif' ? 'heif' : 'webp');
+      // The srcset names the alternate's own files, with the primary's real widths.
+      expect(parseSrcset(alternate.srcset)).toEqual(
+        RENDITION_KEYS.map((key) => ({
+          url: `/media/${alternate.files[key].path}`,
+          width: alternate.files[key].width,
+        })),
+      );
+      const distinct = [...new Set(RENDITION_KEYS.map((key) => alternate.files[key].path))];
+      const sizes = await Promise.all(distinct.map(async (file) => (await stat(path.join(out, file))).size));
+      expect(alternate.bytes).toBe(sizes.reduce((sum, size) => sum + size, 0));
+    }
+    expect(result.alternates[0]!.files.md.path).toBe('ladybird.max-1200x1200.avif');
+    expect(await manifestKeys(out)).toEqual(['ladybird.avif', 'ladybird.jpg', 'ladybird.webp']);
+  });
+
+  it('skips what is up to date, renders only a format added, removes a format no longer listed', async () => {
+    const out = path.join(await tempDir(), 'media');
+    const first = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'webp'] });
+    const jpegTimes = await mtimes(out, first.files);
+    const again = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'webp'] });
+    expect(again).toMatchObject({ status: 'skipped', removed: [] });
+    expect(again.alternates[0]!.bytes).toBe(first.alternates[0]!.bytes);
+
+    const added = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'webp', 'avif'] });
+    expect(added.status).toBe('rendered');
+    // The JPEG and WebP files were up to date: not written again.
+    expect(await mtimes(out, added.files)).toEqual(jpegTimes);
+    expect(added.alternates.map((alternate) => alternate.format)).toEqual(['webp', 'avif']);
+    await expectFiles(out, added, added.alternates[1]!.files, 'heif');
+
+    const dropped = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'webp'] });
+    expect(dropped.status).toBe('skipped');
+    expect(dropped.removed).toEqual(RENDITION_KEYS.map((key) => added.alternates[1]!.files[key].path).sort());
+    for (const file of dropped.removed) await expect(stat(path.join(out, file))).rejects.toThrow(/ENOENT/);
+    expect(await manifestKeys(out)).toEqual(['ladybird.jpg', 'ladybird.webp']);
+  });
+
+  it('an alternate deleted by hand is written again, and only it', async () => {
+    const out = path.join(await tempDir(), 'media');
+    const first = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'webp'] });
+    const jpegTimes = await mtimes(out, first.files);
+    const { rm } = await import('node:fs/promises');
+    await rm(path.join(out, first.alternates[0]!.files.sm.path));
+    const again = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'webp'] });
+    expect(again.status).toBe('rendered');
+    expect(await mtimes(out, again.files)).toEqual(jpegTimes);
+    await expectFiles(out, again, again.alternates[0]!.files, 'webp');
+  });
+
+  it('a dry run plans every format and writes nothing', async () => {
+    const out = path.join(await tempDir(), 'media');
+    const planned = await renderOriginal(LADYBIRD, { outDir: out, formats: ['avif', 'keep'], dryRun: true });
+    expect(planned).toMatchObject({ status: 'planned', format: 'avif', bytes: null });
+    expect(planned.alternates).toMatchObject([{ format: 'jpeg', bytes: null }]);
+    await expect(stat(out)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('keep and the format it resolves to are written once', async () => {
+    const out = path.join(await tempDir(), 'media');
+    const result = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'jpeg', 'webp'] });
+    expect(result.alternates.map((alternate) => alternate.format)).toEqual(['webp']);
+  });
+
+  it("an alternate that would be another original's primary files fails both", async () => {
+    const dir = await tempDir();
+    await copyFile(LADYBIRD, path.join(dir, 'photo.jpg'));
+    await writeImage(dir, 'photo.webp', photo(64, 48));
+    const report = await renderOriginals([dir], { outDir: path.join(dir, 'media'), formats: ['keep', 'webp'] });
+    expect(report.results).toEqual([]);
+    expect(report.failures.map((failure) => [path.basename(failure.source), failure.code])).toEqual([
+      ['photo.jpg', 'CONTENT_API_NAME_COLLISION'],
+      ['photo.webp', 'CONTENT_API_NAME_COLLISION'],
+    ]);
+    expect(report.failures[0]!.error).toContain("(both are 'photo.webp' in the output folder)");
+  });
+
+  it('JPEG is flattened onto white while the PNG and WebP keep their alpha, from the same pixels', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'glass.png', photo(800, 600, 4));
+    const out = path.join(dir, 'media');
+    const result = await renderOriginal(source, { outDir: out, formats: ['jpeg', 'png', 'webp'] });
+    const [png, webp] = result.alternates;
+    const jpeg = await sharp(path.join(out, result.files.sm.path)).metadata();
+    expect([jpeg.format, jpeg.hasAlpha]).toEqual(['jpeg', false]);
+    for (const alternate of [png!, webp!]) {
+      expect((await sharp(path.join(out, alternate.files.sm.path)).metadata()).hasAlpha).toBe(true);
+    }
+    // The same picture: the alternates' pixels over white are the JPEG's, within its loss.
+    const flat = (file: string) =>
+      sharp(path.join(out, file)).flatten({ background: '#ffffff' }).removeAlpha().raw().toBuffer();
+    const [a, b] = await Promise.all([flat(result.files.sm.path), flat(png!.files.sm.path)]);
+    let error = 0;
+    for (let i = 0; i < a.length; i++) error += Math.abs(a[i]! - b[i]!);
+    expect(error / a.length).toBeLessThan(4);
+  });
+
+  it('with --quality auto each format gets its own search, recorded per alternate', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'small.png', photo(640, 480));
+    const result = await renderOriginal(source, {
+      outDir: path.join(dir, 'media'),
+      formats: ['jpeg', 'webp'],
+      quality: { mode: 'auto:70' },
+    });
+    expect(result.measured?.md.score).toBeGreaterThanOrEqual(70);
+    expect(result.alternates[0]!.measured?.md.score).toBeGreaterThanOrEqual(70);
+  });
+});

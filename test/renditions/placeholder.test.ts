@@ -1,0 +1,60 @@
+/**
+ * Placeholders: each result carries the image's dominant colour and a tiny preview, recorded in
+ * the manifest so an up-to-date original has the same one without a decode.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { PREVIEW_MAX_CHARS, placeholderOf } from '../../src/renditions/placeholder.js';
+import { renderOriginal } from '../../src/renditions/render.js';
+import { photo, writeImage } from '../fixtures/images.js';
+import { tempDir } from '../fixtures/tmp.js';
+
+const previewOf = (uri: string) => Buffer.from(uri.replace(/^data:image\/webp;base64,/, ''), 'base64');
+
+describe('placeholders', () => {
+  it('a flat picture: its colour, and a preview of its shape', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(
+      dir,
+      'red.png',
+      sharp({ create: { width: 900, height: 300, channels: 3, background: '#c81e1e' } }),
+    );
+    const result = await renderOriginal(source, { outDir: path.join(dir, 'media') });
+    // The fullest bin of sharp's 16-level histogram, at its low edge: within 16 of the colour.
+    const [r, g, b] = [1, 3, 5].map((at) => Number.parseInt(result.placeholder!.color.slice(at, at + 2), 16));
+    expect(result.placeholder!.color).toMatch(/^#[0-9a-f]{6}$/);
+    expect(Math.abs(r! - 0xc8) <= 16 && Math.abs(g! - 0x1e) <= 16 && Math.abs(b! - 0x1e) <= 16).toBe(true);
+    const meta = await sharp(previewOf(result.placeholder!.preview)).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['webp', 32, 11]);
+  });
+
+  it('a busy picture fits in the URI bound, and an up-to-date original keeps its placeholder', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'noise.png', photo(1200, 1200));
+    const out = path.join(dir, 'media');
+    const first = await renderOriginal(source, { outDir: out });
+    expect(first.placeholder!.preview.length).toBeLessThanOrEqual(PREVIEW_MAX_CHARS);
+    expect(first.placeholder!.preview).toMatch(/^data:image\/webp;base64,[A-Za-z0-9+/]+=*$/);
+    const again = await renderOriginal(source, { outDir: out });
+    expect(again.status).toBe('skipped');
+    expect(again.placeholder).toEqual(first.placeholder);
+  });
+
+  it('a manifest from before placeholders: made from the smallest rendition, then recorded', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'photo.jpg', photo(640, 480));
+    const out = path.join(dir, 'media');
+    const first = await renderOriginal(source, { outDir: out });
+    const file = path.join(out, MANIFEST_FILE);
+    const manifest = JSON.parse(await readFile(file, 'utf8'));
+    for (const entry of Object.values<{ placeholder?: unknown }>(manifest.entries)) delete entry.placeholder;
+    await writeFile(file, JSON.stringify(manifest));
+    const again = await renderOriginal(source, { outDir: out });
+    expect(again.status).toBe('skipped');
+    expect(again.placeholder).toEqual(await placeholderOf(await readFile(path.join(out, first.files.xs.path))));
+    expect(JSON.parse(await readFile(file, 'utf8')).entries['photo.jpg'].placeholder).toEqual(again.placeholder);
+  });
+});
