@@ -11,11 +11,13 @@ import { BASE_URL_PLACEHOLDER } from '../page/common.js';
 import { type Problem, validatePage } from '../page/validate.js';
 import { findImages, formatPath } from '../page/walk.js';
 import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
+import { alternatesOf } from './alternates.js';
 import type { Baseline, BaselineRecorder } from './baseline.js';
-import { mediaReferences } from './media.js';
+import { type MediaReference, mediaReferences } from './media.js';
 import { PictureCheck } from './picture.js';
 import type { Policy } from './policy.js';
 import { type FileFormat, type FileSource, type ProbeResult, probe, urlPath } from './probe.js';
+import { RecordedRenditions } from './recorded.js';
 import { FILE_RULES, type FileRule } from './rules.js';
 import type { LoadedPage } from './targets.js';
 
@@ -101,16 +103,23 @@ export class CheckRun {
   readonly #probes = new Map<string, Promise<ProbeResult>>();
   /** The same-picture rule, unless the config turns it off (it reads every rendition whole). */
   readonly #pictures: PictureCheck | null;
+  /** The manifest beside the files (a folder or bucket): fingerprints and alternates. */
+  readonly #recorded: RecordedRenditions | null;
 
   constructor(options: CheckOptions = {}) {
     this.#options = options;
     this.#limit = pLimit(options.concurrency ?? 16);
     const off = options.policy?.severity('file-picture', 'error') === null;
+    this.#recorded = options.files?.kind === 'store' ? new RecordedRenditions(options.files) : null;
     this.#pictures =
       options.files && !off
-        ? new PictureCheck(options.files, (bytes) => {
-            this.summary.files!.bytesRead += bytes;
-          })
+        ? new PictureCheck(
+            options.files,
+            (bytes) => {
+              this.summary.files!.bytesRead += bytes;
+            },
+            this.#recorded ?? undefined,
+          )
         : null;
     this.summary = {
       pages: 0,
@@ -205,36 +214,18 @@ export class CheckRun {
     references.forEach((reference, i) => {
       const result = results[i]!;
       locations.set(reference.url, result.location);
-      const at = reference.path;
-      if (!result.ok) {
-        problems.push({
-          severity: 'error',
-          path: at,
-          rule: FILE_REASON_RULES[result.reason],
-          message: result.message,
-        });
-        return;
-      }
-      const { size } = reference;
-      if (size && (result.width !== size.width || result.height !== size.height)) {
-        problems.push({
-          severity: 'error',
-          path: at,
-          rule: 'file-size',
-          message: `${result.location} is ${result.width}x${result.height}, the JSON says ${size.width}x${size.height}`,
-        });
-      }
-      const extension = /\.([A-Za-z0-9]+)$/.exec(urlPath(reference.url))?.[1]?.toLowerCase() ?? '';
-      const expected = EXTENSION_FORMATS[extension];
-      if (expected && result.format !== expected) {
-        problems.push({
-          severity: 'error',
-          path: at,
-          rule: 'file-format',
-          message: `${result.location} is ${result.format}, its name says ${expected}`,
-        });
-      }
+      problems.push(...fileFindings(reference, result));
     });
+    if (this.#recorded && files.kind === 'store') {
+      const recorded = this.#recorded;
+      const alternates = (
+        await Promise.all(images.map((image) => alternatesOf(image, recorded, files.mediaPrefix)))
+      ).flat();
+      const probed = await Promise.all(alternates.map((alternate) => this.#probe(alternate.url, files)));
+      alternates.forEach((alternate, i) => {
+        problems.push(...fileFindings(alternate, probed[i]!, `${alternate.format} alternate `));
+      });
+    }
     for (const image of images)
       for (const size of Object.values(image.sizes)) size.src = locations.get(size.url) ?? size.src;
     if (this.#pictures) {
@@ -244,6 +235,38 @@ export class CheckRun {
     }
     return problems;
   }
+}
+
+/**
+ * What one probed file breaks: it cannot be read, or its real size or format is not the one the
+ * JSON and its name give. `label` starts each message (`webp alternate `) for a file the JSON does not name.
+ */
+function fileFindings(reference: MediaReference, result: ProbeResult, label = ''): Finding[] {
+  const at = reference.path;
+  if (!result.ok)
+    return [{ severity: 'error', path: at, rule: FILE_REASON_RULES[result.reason], message: label + result.message }];
+  const problems: Finding[] = [];
+  const { size } = reference;
+  if (size && (result.width !== size.width || result.height !== size.height)) {
+    const real = `${result.width}x${result.height}`;
+    problems.push({
+      severity: 'error',
+      path: at,
+      rule: 'file-size',
+      message: `${label}${result.location} is ${real}, the JSON says ${size.width}x${size.height}`,
+    });
+  }
+  const extension = /\.([A-Za-z0-9]+)$/.exec(urlPath(reference.url))?.[1]?.toLowerCase() ?? '';
+  const expected = EXTENSION_FORMATS[extension];
+  if (expected && result.format !== expected) {
+    problems.push({
+      severity: 'error',
+      path: at,
+      rule: 'file-format',
+      message: `${label}${result.location} is ${result.format}, its name says ${expected}`,
+    });
+  }
+  return problems;
 }
 
 /** Every result and the counts (the page count is `pages.length`). */

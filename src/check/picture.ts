@@ -11,8 +11,9 @@
  */
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { FingerprintComparison } from '../quality/fingerprint.js';
-import { mediaPath, parseRenditionFileName, RENDITION_KEYS } from '../renditions/rules.js';
+import { RENDITION_KEYS } from '../renditions/rules.js';
 import { type FileSource, readMedia } from './probe.js';
+import { RecordedRenditions } from './recorded.js';
 
 /** One Image's renditions as `check` read them: JSON path of each URL, the URL, where it was read. */
 export interface PictureImage {
@@ -42,12 +43,11 @@ type Read = { ok: true; location: string; print: string } | { ok: false };
 
 /** What the rule needs beyond reading files, loaded on first use. */
 const load = async () => {
-  const [{ default: sharp }, { compareFingerprints, fingerprint }, { openManifest }] = await Promise.all([
+  const [{ default: sharp }, { compareFingerprints, fingerprint }] = await Promise.all([
     import('sharp'),
     import('../quality/fingerprint.js'),
-    import('../renditions/manifest.js'),
   ]);
-  return { sharp, compareFingerprints, fingerprint, openManifest };
+  return { sharp, compareFingerprints, fingerprint };
 };
 let loaded: ReturnType<typeof load> | undefined;
 const tools = () => {
@@ -59,14 +59,23 @@ export class PictureCheck {
   readonly #files: FileSource;
   readonly #limit: LimitFunction;
   readonly #prints = new Map<string, Promise<Read>>();
-  #recorded: Promise<(url: string) => Promise<string | undefined>> | undefined;
+  readonly #recorded: RecordedRenditions;
 
   readonly #onRead: (bytes: number) => void;
 
-  /** `onRead` is told the bytes of each file read, for the run's summary. */
-  constructor(files: FileSource, onRead: (bytes: number) => void = () => {}, concurrency = 4) {
+  /**
+   * `onRead` is told the bytes of each file read, for the run's summary; `recorded` is the run's
+   * view of the manifest, shared with the other rules that read it.
+   */
+  constructor(
+    files: FileSource,
+    onRead: (bytes: number) => void = () => {},
+    recorded = new RecordedRenditions(files),
+    concurrency = 4,
+  ) {
     this.#files = files;
     this.#onRead = onRead;
+    this.#recorded = recorded;
     this.#limit = pLimit(concurrency);
   }
 
@@ -82,11 +91,11 @@ export class PictureCheck {
     const seen = urls.flatMap((url, i) =>
       reads[i]!.ok ? [{ url, ...(reads[i] as Extract<Read, { ok: true }>) }] : [],
     );
-    const recorded = await this.#recordedFor();
     const findings: PictureFinding[] = [];
     const unrecorded: typeof seen = [];
     for (const file of seen) {
-      const expected = await recorded(file.url);
+      const record = await this.#recorded.lookup(file.url);
+      const expected = record?.entry.renditions[record.rendition].fingerprint;
       if (expected === undefined) {
         unrecorded.push(file);
         continue;
@@ -137,31 +146,6 @@ export class PictureCheck {
     this.#prints.set(url, read);
     if (this.#prints.size > CACHE) this.#prints.delete(this.#prints.keys().next().value!);
     return read;
-  }
-
-  /** Looks up the fingerprint the manifest recorded for a URL's file (none over HTTP, or without a manifest). */
-  #recordedFor(): Promise<(url: string) => Promise<string | undefined>> {
-    this.#recorded ??= (async () => {
-      const files = this.#files;
-      if (files.kind !== 'store') return async () => undefined;
-      const { openManifest } = await tools();
-      const manifest = await openManifest(files.store).catch(() => null);
-      if (!manifest || manifest.warning) return async () => undefined;
-      return async (url: string) => {
-        const key = mediaPath(url, files.mediaPrefix);
-        const parsed = key === null ? null : parseRenditionFileName(key);
-        if (key === null || !parsed) return undefined;
-        const folder = key.includes('/') ? key.slice(0, key.lastIndexOf('/') + 1) : '';
-        const entries = await manifest.entriesFor([`${folder}${parsed.name}`]).catch(() => ({}));
-        for (const entry of Object.values(entries)) {
-          for (const rendition of Object.values(entry.renditions)) {
-            if (rendition.path === key) return rendition.fingerprint;
-          }
-        }
-        return undefined;
-      };
-    })();
-    return this.#recorded;
   }
 }
 

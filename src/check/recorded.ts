@@ -1,0 +1,98 @@
+/**
+ * What the manifest `render` wrote beside the renditions says of the file a media URL names, for
+ * `check --verify-files` in a folder or bucket: the entry that records it (its picture's fingerprint,
+ * for `file-picture`) and the entries of the same original in other formats (its alternates).
+ *
+ * The manifest is opened on first use, so a `check` that never asks never loads it; each image's
+ * entries are read once per run however many renditions and pages ask. Over HTTP there is no
+ * manifest to read, and nothing is recorded.
+ */
+import type { Manifest, ManifestEntry } from '../renditions/manifest.js';
+import { mediaPath, parseRenditionFileName, RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
+import { LocalStore } from '../storage/local.js';
+import type { FileSource } from './probe.js';
+
+/** The record of one rendition file. */
+export interface RecordedRendition {
+  /** The entry's manifest key, `<folders>/<name>.<ext>` (`landscapes/dune.jpg`). */
+  key: string;
+  entry: ManifestEntry;
+  /** Which of the entry's renditions the file is. */
+  rendition: RenditionKey;
+  /** Every entry of the same stem (`landscapes/dune`), this one too, by key. */
+  stem: Record<string, ManifestEntry>;
+}
+
+type Entries = Record<string, ManifestEntry>;
+
+/** Stems remembered, so an image many pages name is looked up once; bounded, so memory is. */
+const CACHE = 20_000;
+
+const stemOfKey = (key: string) => key.replace(/\.[^./]+$/, '');
+
+export class RecordedRenditions {
+  readonly #files: FileSource;
+  #manifest: Promise<Manifest | null> | undefined;
+  /** A folder's manifest is one file: its entries by stem, read once. */
+  #byStem: Promise<Map<string, Entries>> | undefined;
+  readonly #stems = new Map<string, Promise<Entries>>();
+
+  constructor(files: FileSource) {
+    this.#files = files;
+  }
+
+  /** The record of the file `url` names; none over HTTP, without a (valid) manifest, or for a file it lacks. */
+  async lookup(url: string): Promise<RecordedRendition | undefined> {
+    const files = this.#files;
+    if (files.kind !== 'store') return undefined;
+    const path = mediaPath(url, files.mediaPrefix);
+    const parsed = path === null ? null : parseRenditionFileName(path);
+    if (path === null || !parsed) return undefined;
+    const folder = path.slice(0, path.lastIndexOf('/') + 1);
+    const stem = await this.#entries(`${folder}${parsed.name}`);
+    for (const [key, entry] of Object.entries(stem)) {
+      const rendition = RENDITION_KEYS.find((k) => entry.renditions[k].path === path);
+      if (rendition) return { key, entry, rendition, stem };
+    }
+    return undefined;
+  }
+
+  #entries(stem: string): Promise<Entries> {
+    const known = this.#stems.get(stem);
+    if (known) return known;
+    const found = this.#read(stem).catch(() => ({}));
+    this.#stems.set(stem, found);
+    if (this.#stems.size > CACHE) this.#stems.delete(this.#stems.keys().next().value!);
+    return found;
+  }
+
+  async #read(stem: string): Promise<Entries> {
+    const manifest = await this.#open();
+    if (!manifest) return {};
+    if (this.#files.kind === 'store' && this.#files.store instanceof LocalStore) {
+      // One file holds every entry: indexed once, not copied and filtered for each image.
+      this.#byStem ??= manifest.entriesFor([]).then((entries) => {
+        const index = new Map<string, Entries>();
+        for (const [key, entry] of Object.entries(entries)) {
+          const byKey = index.get(stemOfKey(key)) ?? {};
+          byKey[key] = entry;
+          index.set(stemOfKey(key), byKey);
+        }
+        return index;
+      });
+      return (await this.#byStem).get(stem) ?? {};
+    }
+    const entries = await manifest.entriesFor([stem]);
+    return Object.fromEntries(Object.entries(entries).filter(([key]) => stemOfKey(key) === stem));
+  }
+
+  #open(): Promise<Manifest | null> {
+    this.#manifest ??= (async () => {
+      if (this.#files.kind !== 'store') return null;
+      const { openManifest } = await import('../renditions/manifest.js');
+      const manifest = await openManifest(this.#files.store).catch(() => null);
+      return manifest && !manifest.warning ? manifest : null;
+    })();
+    return this.#manifest;
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * `check --verify-files` knows alternates: after `render --formats keep,webp` the Image object names
+ * only the JPEG renditions, and the manifest beside them records the WebP ones. Each alternate must
+ * exist, be WebP, and have its rendition's pixel size; findings name the alternate's file. The same
+ * contract in a folder and in a bucket; over HTTP (no manifest) no alternate is known.
+ */
+import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CheckReport, checkPages } from '../../src/check/check.js';
+import { closeFileSource, openFileSource } from '../../src/check/probe.js';
+import { renderOriginal } from '../../src/renditions/render.js';
+import { photo, writeImage } from '../fixtures/images.js';
+import { applyEnv, startS3, type TestS3 } from '../fixtures/s3.js';
+import { tempDir } from '../fixtures/tmp.js';
+import { startMediaServer } from './media-server.js';
+
+const MD = 'meadow.max-1200x1200';
+
+/** Where the renditions are, and how a test changes one of their files. */
+interface Place {
+  /** `render --out` and `check --verify-files`. */
+  location: string;
+  /** How the check's messages name a file. */
+  named(file: string): string;
+  read(file: string): Promise<Buffer>;
+  write(file: string, bytes: Buffer): Promise<void>;
+  remove(file: string): Promise<void>;
+}
+
+let s3: TestS3;
+let prefixes = 0;
+
+beforeAll(async () => {
+  s3 = await startS3(['alternates']);
+  applyEnv(s3.env);
+});
+
+afterAll(async () => {
+  await s3.close();
+});
+
+const places: Array<[string, () => Promise<Place>]> = [
+  [
+    'folder',
+    async () => {
+      const media = path.join(await tempDir(), 'media');
+      const at = (file: string) => path.join(media, file);
+      return {
+        location: media,
+        named: at,
+        read: (file) => readFile(at(file)),
+        write: (file, bytes) => writeFile(at(file), bytes),
+        remove: (file) => rm(at(file)),
+      };
+    },
+  ],
+  [
+    'bucket',
+    async () => {
+      const prefix = `run-${++prefixes}/media/`;
+      return {
+        location: `s3://alternates/${prefix}`,
+        named: (file) => `s3://alternates/${prefix}${file}`,
+        read: (file) => s3.get('alternates', prefix + file),
+        write: (file, bytes) => s3.put('alternates', prefix + file, bytes),
+        remove: (file) => s3.remove('alternates', prefix + file),
+      };
+    },
+  ],
+];
+
+/** A 1600x1000 photograph rendered as JPEG with WebP alternates into `place`, and its page. */
+async function rendered(place: Place) {
+  const original = await writeImage(await tempDir(), 'meadow.jpg', photo(1600, 1000).jpeg());
+  const result = await renderOriginal(original, { outDir: place.location, formats: ['keep', 'webp'] });
+  expect(result.alternates.map((alternate) => alternate.format)).toEqual(['webp']);
+  const json = { id: 1, images: [result.image] };
+  return { source: 'page.json', text: JSON.stringify(json), json };
+}
+
+async function check(place: Place, page: Awaited<ReturnType<typeof rendered>>, at = place.location) {
+  const files = await openFileSource(at);
+  try {
+    return await checkPages([page], { files });
+  } finally {
+    await closeFileSource(files);
+  }
+}
+
+/** The file rules' findings (the page is a bare list of images: the page model has its own to say). */
+const findings = (report: CheckReport) =>
+  report.pages[0]!.problems.flatMap((p) =>
+    p.rule.startsWith('file-') ? [{ rule: p.rule, path: p.path, message: p.message }] : [],
+  );
+
+describe.each(places)('alternates the manifest records (%s)', (_, open) => {
+  it('a clean render has no findings, and its alternates are probed with the renditions', async () => {
+    const place = await open();
+    const report = await check(place, await rendered(place));
+    expect(findings(report)).toEqual([]);
+    // Five JPEG renditions and five WebP alternates, each read once.
+    expect(report.files!.probed).toBe(10);
+  });
+
+  it('a deleted alternate is file-missing, naming it', async () => {
+    const place = await open();
+    const page = await rendered(place);
+    await place.remove(`${MD}.webp`);
+    expect(findings(await check(place, page))).toEqual([
+      {
+        rule: 'file-missing',
+        path: '$.images[0].sizes.md.url',
+        message: expect.stringMatching(/^webp alternate .*meadow\.max-1200x1200\.webp does not exist$/),
+      },
+    ]);
+    expect(findings(await check(place, page))[0]!.message).toContain(place.named(`${MD}.webp`));
+  });
+
+  it("a JPEG under an alternate's .webp name is file-format; a resized alternate is file-size", async () => {
+    const place = await open();
+    const page = await rendered(place);
+    await place.write(
+      `${MD}.webp`,
+      await sharp(await place.read(`${MD}.jpg`))
+        .jpeg()
+        .toBuffer(),
+    );
+    const small = 'meadow.max-300x300.webp';
+    await place.write(
+      small,
+      await sharp(await place.read(small))
+        .resize(150)
+        .webp()
+        .toBuffer(),
+    );
+    expect(findings(await check(place, page))).toEqual([
+      {
+        rule: 'file-size',
+        path: '$.images[0].sizes.xs.url',
+        message: `webp alternate ${place.named(small)} is 150x94, the JSON says 300x188`,
+      },
+      {
+        rule: 'file-format',
+        path: '$.images[0].sizes.md.url',
+        message: `webp alternate ${place.named(`${MD}.webp`)} is jpeg, its name says webp`,
+      },
+    ]);
+  });
+
+  it('an alternate that is not an image is file-unreadable', async () => {
+    const place = await open();
+    const page = await rendered(place);
+    await place.write(`${MD}.webp`, Buffer.from('not an image'));
+    expect(findings(await check(place, page)).map((f) => `${f.rule} ${f.path}`)).toEqual([
+      'file-unreadable $.images[0].sizes.md.url',
+    ]);
+  });
+});
+
+describe('alternates: the guards of every media file, and no manifest', () => {
+  it('an alternate that is a symlink out of the folder is file-outside, never read', async () => {
+    const place = (await places[0]![1]()) as Place;
+    const page = await rendered(place);
+    const elsewhere = path.join(await tempDir(), 'elsewhere.webp');
+    await writeFile(elsewhere, await place.read(`${MD}.webp`));
+    await place.remove(`${MD}.webp`);
+    await symlink(elsewhere, place.named(`${MD}.webp`));
+    const found = findings(await check(place, page));
+    expect(found.map((f) => `${f.rule} ${f.path}`)).toEqual(['file-outside $.images[0].sizes.md.url']);
+    expect(found[0]!.message).toMatch(/^webp alternate .* is a symlink to .*elsewhere\.webp, outside /);
+  });
+
+  it('over HTTP there is no manifest: only the renditions the Image names are probed', async () => {
+    const place = (await places[0]![1]()) as Place;
+    const page = await rendered(place);
+    await place.remove(`${MD}.webp`);
+    const server = await startMediaServer(place.location);
+    try {
+      const report = await check(place, page, server.base);
+      expect(findings(report)).toEqual([]);
+      expect(report.files!.probed).toBe(5);
+    } finally {
+      await server.close();
+    }
+  });
+});
