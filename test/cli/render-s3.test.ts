@@ -138,6 +138,39 @@ describe('content-api render to and from a bucket', () => {
     expect(records(objects)).toEqual([`${prefix}.content-api-manifest/lake.webp.json`]);
   });
 
+  it('alternates in a bucket: a record per format; a format added uploads only its objects; one dropped is removed', async () => {
+    const dir = await tempDir();
+    await writeImage(dir, 'lake.jpg', photo(800, 600).jpeg());
+    // Settled, so its records are not rewritten to learn its stamp (see render's RACY_MS).
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const both = await cli(['render', dir, '--out', out, '--formats', 'keep,webp', '--json']);
+    expect([both.code, both.stderr]).toEqual([0, '']);
+    const [result] = JSON.parse(both.stdout).results;
+    expect(result.alternates[0].files[0]).toBe(`s3://media/${prefix}lake.max-300x300.webp`);
+    expect(await s3.head('media', `${prefix}lake.max-600x600.webp`)).toMatchObject({ contentType: 'image/webp' });
+    let objects = await s3.objects('media', prefix);
+    expect(records(objects).sort()).toEqual([
+      `${prefix}.content-api-manifest/lake.jpg.json`,
+      `${prefix}.content-api-manifest/lake.webp.json`,
+    ]);
+    await s3.sync();
+    const before = s3.puts.length;
+    const added = await cli(['render', dir, '--out', out, '--formats', 'keep,webp,avif']);
+    expect(added.code).toBe(0);
+    await s3.sync();
+    // Only the AVIF objects and their record.
+    const uploaded = s3.puts.slice(before).map((key) => key.replace(`media/${prefix}`, ''));
+    const others = uploaded.filter((key) => !key.endsWith('.avif') && key !== '.content-api-manifest/lake.avif.json');
+    expect(others).toEqual([]);
+    expect(uploaded).toContain('.content-api-manifest/lake.avif.json');
+    const dropped = await cli(['render', dir, '--out', out, '--formats', 'keep', '--json']);
+    expect(JSON.parse(dropped.stdout).results[0]).toMatchObject({ status: 'skipped' });
+    expect(JSON.parse(dropped.stdout).results[0].removed).toHaveLength(10);
+    objects = await s3.objects('media', prefix);
+    expect(renditionKeys(objects).every((key) => key.endsWith('.jpg'))).toBe(true);
+    expect(records(objects)).toEqual([`${prefix}.content-api-manifest/lake.jpg.json`]);
+  });
+
   it('refuses to overwrite another original’s objects, as on disk; --force replaces them', async () => {
     const dir = await tempDir();
     await writeImage(dir, 'a/lake.jpg', photo(800, 600).jpeg());
