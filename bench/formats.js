@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { RENDITION_KEYS, renderOriginal, renderOriginals } from '../dist/index.js';
+import { RENDITION_KEYS, renderOriginal, renderOriginals, resolveSettings } from '../dist/index.js';
 import { ssimulacra2 } from '../dist/quality/ssimulacra2.js';
 import { renditionSizes } from '../dist/renditions/rules.js';
 
@@ -41,13 +41,13 @@ async function timed(work) {
 
 async function avifEfforts(scratch, original) {
   const contenders = [
-    ['effort 4, 4:4:4 (sharp default)', { effort: 4, chroma: '4:4:4' }],
+    ["effort 4, 4:4:4 (sharp's default)", { effort: 4, chroma: '4:4:4' }],
     ['effort 3, 4:4:4', { effort: 3, chroma: '4:4:4' }],
     ['effort 2, 4:4:4', { effort: 2, chroma: '4:4:4' }],
     ['effort 1, 4:4:4', { effort: 1, chroma: '4:4:4' }],
     ['effort 0, 4:4:4', { effort: 0, chroma: '4:4:4' }],
     ['effort 4, 4:2:0', { effort: 4, chroma: '4:2:0' }],
-    ['effort 2, 4:2:0', { effort: 2, chroma: '4:2:0' }],
+    ['effort 1, 4:2:0', { effort: 1, chroma: '4:2:0' }],
     ['effort 0, 4:2:0', { effort: 0, chroma: '4:2:0' }],
   ];
   // The md rendition's pixels before encoding, as a lossless render gives them.
@@ -86,8 +86,16 @@ async function avifEfforts(scratch, original) {
   }
 }
 
+/** sharp's options for each format at the render defaults, as the pipeline passes them. */
+const defaults = resolveSettings({});
+const ENCODER_OPTIONS = {
+  jpeg: { quality: defaults.quality.jpeg, chromaSubsampling: defaults.jpeg.chroma },
+  webp: { quality: defaults.quality.webp, effort: defaults.webp.effort },
+  avif: { quality: defaults.quality.avif, effort: defaults.avif.effort, chromaSubsampling: defaults.avif.chroma },
+};
+
 /** Decode, resize and encode seconds of `file` in each format, the pipeline's steps done by hand. */
-async function steps(file, formats, avif) {
+async function steps(file, formats) {
   const meta = await sharp(file).metadata();
   const sizes = renditionSizes({ width: meta.width, height: meta.height });
   const order = [...RENDITION_KEYS].reverse();
@@ -108,7 +116,7 @@ async function steps(file, formats, avif) {
   });
   const encode = {};
   for (const format of formats) {
-    const options = format === 'avif' ? { quality: 50, ...avif } : {};
+    const options = ENCODER_OPTIONS[format];
     encode[format] = await timed(async () => {
       for (const pixels of chain) await sharp(pixels.data, { raw: pixels.info }).toFormat(format, options).toBuffer();
     });
@@ -152,7 +160,7 @@ async function oneDecode(scratch, panoramas, avif) {
   console.log('| original | decode | resize (4 sizes) | encode jpeg | encode webp | encode avif |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const file of panoramas) {
-    const { decode, resize, encode } = await steps(file, formats, avif);
+    const { decode, resize, encode } = await steps(file, formats);
     console.log(
       `| ${path.basename(file)} | ${fmt(decode)} | ${fmt(resize)} | ` +
         `${formats.map((format) => fmt(encode[format].cpu)).join(' | ')} |`,
@@ -188,32 +196,36 @@ async function panoramasOf(corpus) {
   return made;
 }
 
-/** eleventy-img 6's `webp,jpeg` at its defaults, our five widths, in a process of its own: bytes per format. */
+/**
+ * eleventy-img 6's `webp,jpeg` at its defaults, our five widths, in a process of its own: bytes per
+ * format, as its own results give them (it names files by content, so equal originals share files).
+ */
 async function eleventy(scratch, files) {
   const outDir = mkdtempSync(path.join(scratch, 'formats-eleventy-'));
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'eleventy', outDir, ...files], {
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
   const code = await new Promise((resolve) => child.on('exit', resolve));
   if (code !== 0) throw new Error(`eleventy-img exited with ${code}`);
-  const bytes = { webp: 0, jpeg: 0 };
-  for (const name of readdirSync(outDir)) {
-    bytes[name.endsWith('.webp') ? 'webp' : 'jpeg'] += statSync(path.join(outDir, name)).size;
-  }
-  return bytes;
+  return JSON.parse(output);
 }
 
 async function eleventyChild(outDir, files) {
   const { createRequire } = await import('node:module');
   const require = createRequire(import.meta.url);
   const Image = require('@11ty/eleventy-img');
+  const bytes = { webp: 0, jpeg: 0 };
   for (const file of files) {
     const { width, height } = await sharp(file).metadata();
     const widths = [
       ...new Set(WIDTHS.map((box) => Math.min(width, Math.round((width * box) / Math.max(width, height))))),
     ];
-    await Image(file, { widths, formats: ['webp', 'jpeg'], outputDir: outDir, useCache: false });
+    const stats = await Image(file, { widths, formats: ['webp', 'jpeg'], outputDir: outDir, useCache: false });
+    for (const format of ['webp', 'jpeg']) for (const entry of stats[format]) bytes[format] += entry.size;
   }
+  process.stdout.write(JSON.stringify(bytes));
 }
 
 async function bytesPerFormat(scratch, corpus, avif) {
@@ -221,8 +233,12 @@ async function bytesPerFormat(scratch, corpus, avif) {
   console.log('| corpus | ours jpeg | ours webp | ours avif | eleventy-img jpeg | eleventy-img webp |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const name of ['mixed', 'artwork']) {
+    // One original per name: the mixed corpus has the same picture as .jpg, .png and .webp, whose
+    // outputs in three formats would be the same files (render refuses them all).
+    const stems = new Set();
     const files = readdirSync(corpus[name])
       .sort()
+      .filter((file) => !stems.has(path.parse(file).name) && stems.add(path.parse(file).name))
       .map((file) => path.join(corpus[name], file));
     log(`bytes: ${name} (${files.length} originals)`);
     const outDir = mkdtempSync(path.join(scratch, `formats-bytes-${name}-`));
@@ -244,7 +260,8 @@ async function bytesPerFormat(scratch, corpus, avif) {
 export async function formatsBench(scratch, corpus) {
   const avif = {}; // the defaults
   const original = path.join(corpus.mp24, readdirSync(corpus.mp24).sort()[0]);
-  await avifEfforts(scratch, original);
+  // The effort table takes most of the part's 25 minutes: BENCH_AVIF_EFFORTS=0 leaves it out.
+  if (process.env.BENCH_AVIF_EFFORTS !== '0') await avifEfforts(scratch, original);
   await oneDecode(scratch, await panoramasOf(corpus), avif);
   await bytesPerFormat(scratch, corpus, avif);
 }

@@ -148,7 +148,7 @@ export const renderSettingsSchema = z.object({
       flag: '--formats <list>',
       description:
         'the formats written, comma-separated, the first described by the Image object, the rest its alternates: ' +
-        "keep (the original's own web format), jpeg, png, webp, avif",
+        "keep (the original's own web format), jpeg, png, webp, avif (default: keep)",
       label: 'the formats',
       expected: `a comma-separated list of ${FORMAT_CHOICES.join(', ')}, each at most once`,
       // Each output format is its own manifest key, its format the key's second word.
@@ -226,7 +226,7 @@ export const renderSettingsSchema = z.object({
   webp: z.object({ effort: effort('webp', 6, 4) }).prefault({}),
   /**
    * AVIF's encoder effort and chroma subsampling. Effort 0: a 24 MP original's five renditions in
-   * seconds instead of minutes, for about a tenth more bytes than effort 4 (docs/performance.md#formats).
+   * about 2 s instead of 40-60, for 12% more bytes than effort 4 (docs/performance.md#formats).
    */
   avif: z.object({ effort: effort('avif', 9, 0), chroma: chroma('avif', '4:4:4') }).prefault({}),
   /** Keep EXIF, XMP and IPTC (with an sRGB ICC profile) instead of stripping them. */

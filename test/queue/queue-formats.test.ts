@@ -37,10 +37,9 @@ describe('formats through the queue', () => {
     const queue = ['--queue', redis.url, '--queue-name', 'formats'];
     const first = await runCli(['render', input, '--out', out, ...queue, '--detach'], { env: clean });
     expect(first.code, first.stderr).toBe(0);
-    const second = await runCli(
-      ['render', input, '--out', out, ...queue, '--formats', 'keep,avif,webp', '--detach'],
-      { env: clean },
-    );
+    const second = await runCli(['render', input, '--out', out, ...queue, '--formats', 'keep,avif,webp', '--detach'], {
+      env: clean,
+    });
     expect(second.code, second.stderr).toBe(0);
     // One worker, taking the jobs in the order they were enqueued.
     const worker = startCli(['worker', ...queue, '--concurrency', '1'], { env: clean });
