@@ -142,8 +142,8 @@ function settingOption({ type, meta, fallback }: SettingLeaf): Option {
   } else if (type instanceof z.ZodEnum) {
     option.choices(type.options.map(String));
   } else if (type instanceof z.ZodArray) {
-    // A list is comma-separated; its items are checked with the rest of the settings.
-    option.argParser((value: string) => value.split(','));
+    // A list is comma-separated (spaces around items allowed); its items are checked with the rest of the settings.
+    option.argParser((value: string) => value.split(',').map((item) => item.trim()));
   }
   // A boolean setting is a switch: off unless given, as its default says. A list's default is
   // left to the schema, so that a flag given can be told from one not given.

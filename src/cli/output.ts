@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { WriteStream } from 'node:tty';
 import { ContentApiError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic.js';
+import { kindOf } from '../fs/kind.js';
 import type { Styles } from '../styles.js';
 
 export function stylesFor(stream: NodeJS.WriteStream): Styles {
@@ -33,9 +34,16 @@ function notWritable(flag: string, file: string, reason: string, cause?: unknown
   return new ContentApiError('CONTENT_API_OUTPUT_NOT_WRITABLE', `${flag} ${file}: cannot write (${reason})`, { cause });
 }
 
-/** Fails before any work when `file` could not be written: a folder, or its folder missing or read-only. */
+/**
+ * Fails before any work when `file` could not be written: anything but a regular file in its place,
+ * or its folder missing or read-only.
+ */
 export async function assertWritableFile(flag: string, file: string): Promise<void> {
-  if ((await stat(file).catch(() => null))?.isDirectory()) throw notWritable(flag, file, 'it is a folder');
+  if (file === '') throw notWritable(flag, file, 'no file named');
+  const info = await stat(file).catch(() => null);
+  // A file is replaced whole (written beside it, then renamed over it): a device, FIFO or socket
+  // in its place (or a link to one, /dev/null, /dev/stdout) would be replaced, never written to.
+  if (info && !info.isFile()) throw notWritable(flag, file, `it is ${kindOf(info)}`);
   const dir = path.dirname(path.resolve(file));
   await access(dir, constants.W_OK).catch((error: NodeJS.ErrnoException) => {
     throw notWritable(

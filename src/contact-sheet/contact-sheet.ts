@@ -139,7 +139,10 @@ function summary({ results, failures, warnings, notStarted }: RenderReport): str
   return `<p class="summary${bad ? ' bad' : warnings.length > 0 ? ' warned' : ''}" ${data}>${text}</p>`;
 }
 
-/** Bytes written per format over the whole report, the primary and the alternates alike (a dry run writes none). */
+/**
+ * Bytes of the renditions per format over the whole report, the primary and the alternates alike,
+ * written or up to date.
+ */
 function totals({ results }: RenderReport): string {
   const byFormat = new Map<string, { bytes: number; originals: number }>();
   for (const result of results) {
@@ -156,7 +159,7 @@ function totals({ results }: RenderReport): string {
       `<tr data-format="${html(format)}"><td>${html(format)}</td>${bytesCell(bytes)}` +
       `<td>${originals} original(s)</td></tr>`,
   );
-  return `<table class="totals"><tr><th>format</th><th>bytes written</th><th></th></tr>${rows.join('')}</table>`;
+  return `<table class="totals"><tr><th>format</th><th>bytes</th><th></th></tr>${rows.join('')}</table>`;
 }
 
 function list<T>(title: string, name: string, items: T[], max: number, item: (value: T) => string): string {

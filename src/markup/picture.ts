@@ -113,13 +113,30 @@ export function resolvePictureOptions(options: PictureOptions): { sizes: string;
  * `InvalidArgumentError` for bad options or a placeholder that is not a hex colour and a base64
  * image data URI.
  */
+/**
+ * A `srcset` with each width once: an original smaller than the larger boxes gives lg and xl (or
+ * more) the same file and width, and HTML allows one candidate per width. The first is kept.
+ */
+function distinctWidths(srcset: string): string {
+  const seen = new Set<string>();
+  return srcset
+    .split(/,\s+/)
+    .filter((candidate) => {
+      const width = /\s(\d+w)$/.exec(candidate)?.[1] ?? candidate;
+      if (seen.has(width)) return false;
+      seen.add(width);
+      return true;
+    })
+    .join(', ');
+}
+
 export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): string {
   const { sizes, loading } = resolvePictureOptions(options);
   const { image, alternates = [], placeholder } = item;
   const fallback = image.sizes[FALLBACK];
   const img = tag('img', [
     ['src', fallback.url],
-    ['srcset', image.srcset],
+    ['srcset', distinctWidths(image.srcset)],
     ['sizes', sizes],
     ['width', fallback.width],
     ['height', fallback.height],
@@ -132,7 +149,7 @@ export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): st
   const sources = alternates.map(({ type, srcset }) =>
     tag('source', [
       ['type', type],
-      ['srcset', srcset],
+      ['srcset', distinctWidths(srcset)],
       ['sizes', sizes],
     ]),
   );

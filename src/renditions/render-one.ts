@@ -11,7 +11,7 @@ import { isS3Url } from '../storage/s3-url.js';
 import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
 import type { Claims } from './claims.js';
 import type { Original } from './discover.js';
-import { FILE_EXTENSIONS, type OutputFormat } from './formats.js';
+import { FILE_EXTENSIONS, isAnimationFormat, keepsAnimation, type OutputFormat } from './formats.js';
 import { buildImageObject, type ImageObject, type RenditionFile } from './image-object.js';
 import { isIntact, type Manifest, type ManifestEntry } from './manifest.js';
 import type { RenderOptions } from './options.js';
@@ -172,11 +172,8 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
       }
       return result('skipped', recordedSoFar, placeholder);
     }
-    if (options.dryRun)
-      return result(
-        'planned',
-        outputs.map(() => undefined),
-      );
+    // Planned: the outputs up to date keep their records (and bytes); the others would be written.
+    if (options.dryRun) return result('planned', options.force ? outputs.map(() => undefined) : recordedSoFar);
     bytes ??= await readAndHash(original, stamp);
     const todo = outputs.filter((_, index) => options.force || !fresh[index]);
     for (const output of todo) await claim(context, plan, output, source, bytes.sha256);
@@ -190,6 +187,15 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
         throw changed(original);
     };
     const { written, smallest } = await writeRenditions(context, original, bytes.input, info, todo, unchanged);
+    const still = todo.filter(
+      (output) => info.pages > 1 && isAnimationFormat(info.format) && !keepsAnimation(info, output.format),
+    );
+    if (still.length > 0) {
+      const formats = still.map((output) => output.format).join(', ');
+      context.warnings.push(
+        `${original.source}: animated (${info.pages} frames); its ${formats} renditions show the first frame only`,
+      );
+    }
     const placeholder = await placeholderOf(smallest).catch(() => undefined);
     const { size, ...header } = info;
     for (const [index, output] of todo.entries()) {

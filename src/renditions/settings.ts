@@ -116,7 +116,9 @@ const isQualityMode = (mode: string) => {
   }
 };
 
-const isMediaUrl = (value: string) => value.startsWith('/') || /^https?:\/\/[^/]/i.test(value);
+/** A path or an http(s) URL, with nothing a `srcset` or an HTML attribute would split or end at. */
+const isMediaUrl = (value: string) =>
+  (value.startsWith('/') || /^https?:\/\/[^/]/i.test(value)) && !/[\s"'<>\\,]/.test(value);
 
 export const renderSettingsSchema = z.object({
   /** URL prefix of the output folder in Image objects: a path (`/media/`) or an absolute http(s) URL. */
@@ -124,7 +126,7 @@ export const renderSettingsSchema = z.object({
     flag: '--media-url <prefix>',
     description: 'URL prefix of the output folder in Image objects',
     label: 'the media URL',
-    expected: 'a path starting with / or an absolute http(s) URL',
+    expected: 'a path starting with / or an absolute http(s) URL, without spaces, quotes, <, >, \\ or commas',
     key: 'none',
   }),
   /** `max`: `<name>.max-<n>x<n>.<ext>`; `underscore`: `<name>_<n>x<n>.<ext>`. */

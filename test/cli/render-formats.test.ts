@@ -103,4 +103,23 @@ describe('render --report', () => {
     expect(nowhere.code).toBe(2);
     expect(nowhere.stderr).toContain('--report');
   });
+
+  it('never replaces a device, an input or a file of the output folder (exit 2, nothing written)', async () => {
+    const { dir, input, out } = await originals();
+    const original = path.join(input, 'b-wide.jpg');
+    const refused: Array<[string, string]> = [
+      ['/dev/null', '--report /dev/null: cannot write (it is a device)'],
+      [original, `--report ${original}: it is among the inputs (${input}); write it elsewhere`],
+      [path.join(out, 'report.html'), `--report ${path.join(out, 'report.html')}: it is in the output folder`],
+      ['', '--report : cannot write (no file named)'],
+    ];
+    for (const [file, message] of refused) {
+      const run = await runCli(['render', input, '--out', out, '--report', file]);
+      expect([run.code, run.stderr]).toEqual([2, expect.stringContaining(message)]);
+    }
+    await expect(stat(out)).rejects.toThrow(/ENOENT/);
+    expect((await stat('/dev/null')).isCharacterDevice()).toBe(true);
+    expect((await stat(original)).size).toBeGreaterThan(0);
+    void dir;
+  });
 });

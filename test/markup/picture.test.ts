@@ -191,3 +191,28 @@ describe('picturesHtml', () => {
     expect(picturesHtml([])).toBe('');
   });
 });
+
+describe('a small original', () => {
+  it('lists each width once: lg and xl of a 1000 px original are one file, and HTML allows one candidate a width', () => {
+    const sizes = renditionSizes({ width: 1000, height: 700 });
+    const files = Object.fromEntries(
+      RENDITION_KEYS.map((key) => [
+        key,
+        {
+          ...sizes[key],
+          path: `small.max-${Math.min(RENDITION_BOXES[key], 1200)}x${Math.min(RENDITION_BOXES[key], 1200)}.jpg`,
+        },
+      ]),
+    ) as Record<RenditionKey, RenditionFile>;
+    const image = buildImageObject({ width: 1000, height: 700 }, files, { mediaUrl: '/media/' });
+    expect(image.srcset.match(/ 1000w/g)).toHaveLength(3); // the Image object keeps the spec's five entries
+    const html = pictureHtml({
+      image,
+      alternates: [{ type: 'image/webp', srcset: image.srcset.replace(/\.jpg/g, '.webp') }],
+    });
+    for (const srcset of html.match(/srcset="[^"]*"/g)!) {
+      const widths = srcset.match(/\d+w/g)!;
+      expect(widths).toEqual(['300w', '600w', '1000w']);
+    }
+  });
+});

@@ -4,22 +4,15 @@
  * messages that name the environment variable the queue came from, and a Redis not running.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
-import { type RedisServer, startRedis } from '../fixtures/redis.js';
+import { redisForFile, WITHOUT_QUEUE_ENV } from '../fixtures/redis.js';
 import { tempDir } from '../fixtures/tmp.js';
 
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = redisForFile();
 
-/** No queue from the test runner's own environment. */
-const clean = { CONTENT_API_QUEUE: undefined, CONTENT_API_QUEUE_NAME: undefined };
+const clean = WITHOUT_QUEUE_ENV;
 
 /** Keeps Redis busy for `ms` (a script that loops on TIME): every other client waits for it. */
 function busy(ms: number): Promise<unknown> {

@@ -5,21 +5,15 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
-import { type RedisServer, startRedis } from '../fixtures/redis.js';
+import { redisForFile, WITHOUT_QUEUE_ENV } from '../fixtures/redis.js';
 import { tempDir } from '../fixtures/tmp.js';
 
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = redisForFile();
 
-const clean = { CONTENT_API_QUEUE: undefined, CONTENT_API_QUEUE_NAME: undefined };
+const clean = WITHOUT_QUEUE_ENV;
 
 interface Result {
   source: string;

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { type RenderResult, renderOriginal, renderOriginals } from '../../src/renditions/render.js';
 import { parseSrcset, RENDITION_KEYS } from '../../src/renditions/rules.js';
-import { photo, writeImage } from '../fixtures/images.js';
+import { animatedGif, photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
 
 const LADYBIRD = path.resolve('samples/originals/ladybird.jpg');
@@ -71,6 +71,14 @@ describe('alternates: one decode, every format', () => {
     expect(again).toMatchObject({ status: 'skipped', removed: [] });
     expect(again.alternates[0]!.bytes).toBe(first.alternates[0]!.bytes);
 
+    // A dry run says which formats are up to date and which would be written.
+    const plan = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'webp', 'avif'], dryRun: true });
+    expect(plan.status).toBe('planned');
+    expect([plan.bytes, ...plan.alternates.map((alternate) => alternate.bytes)]).toEqual([
+      first.bytes,
+      first.alternates[0]!.bytes,
+      null,
+    ]);
     const added = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'webp', 'avif'] });
     expect(added.status).toBe('rendered');
     // The JPEG and WebP files were up to date: not written again.
@@ -103,6 +111,17 @@ describe('alternates: one decode, every format', () => {
     expect(planned).toMatchObject({ status: 'planned', format: 'avif', bytes: null });
     expect(planned.alternates).toMatchObject([{ format: 'jpeg', bytes: null }]);
     await expect(stat(out)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('an animation stays animated in GIF; a still format shows its first frame, with a warning', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'spin.gif', await animatedGif(120, 80, 3));
+    const report = await renderOriginals([source], { outDir: path.join(dir, 'media'), formats: ['keep', 'png'] });
+    const [result] = report.results;
+    const pages = async (file: string) => (await sharp(path.join(dir, 'media', file)).metadata()).pages ?? 1;
+    expect(await pages(result!.files.xs.path)).toBe(3);
+    expect(await pages(result!.alternates[0]!.files.xs.path)).toBe(1);
+    expect(report.warnings).toEqual([`${source}: animated (3 frames); its png renditions show the first frame only`]);
   });
 
   it('keep and the format it resolves to are written once', async () => {

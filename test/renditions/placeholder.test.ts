@@ -31,6 +31,22 @@ describe('placeholders', () => {
     expect([meta.format, meta.width, meta.height]).toEqual(['webp', 32, 11]);
   });
 
+  it('a cut-out: the colour of what shows, never of its transparent pixels', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(
+      dir,
+      'cut-out.png',
+      sharp({ create: { width: 600, height: 600, channels: 4, background: { r: 76, g: 105, b: 113, alpha: 0 } } })
+        .composite([
+          { input: { create: { width: 150, height: 150, channels: 4, background: '#c81414' } }, left: 200, top: 200 },
+        ])
+        .png(),
+    );
+    const result = await renderOriginal(source, { outDir: path.join(dir, 'media') });
+    expect(result.placeholder!.color).toBe('#c81414');
+    expect((await sharp(previewOf(result.placeholder!.preview)).metadata()).hasAlpha).toBe(true);
+  });
+
   it('a busy picture fits in the URI bound, and an up-to-date original keeps its placeholder', async () => {
     const dir = await tempDir();
     const source = await writeImage(dir, 'noise.png', photo(1200, 1200));

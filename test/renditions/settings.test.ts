@@ -73,6 +73,7 @@ describe('one definition of the render settings', () => {
     // A list is comma-separated; --format is --formats with one format.
     expect(flags(['--formats', 'keep,avif,webp'])).toMatchObject({ formats: ['keep', 'avif', 'webp'] });
     expect(flags(['--format', 'avif'])).toMatchObject({ formats: ['avif'] });
+    expect(flags(['--formats', 'keep, avif'])).toMatchObject({ formats: ['keep', 'avif'] });
     expect(() => flags(['--format', 'avif', '--formats', 'webp'])).toThrow(
       '--format and --formats do not go together: give one',
     );
@@ -105,9 +106,15 @@ describe('one definition of the render settings', () => {
       [{ pixelLimit: -1 }, 'Expected a non-negative integer for the pixel limit but got -1'],
       [
         { mediaUrl: 'media' },
-        "Expected a path starting with / or an absolute http(s) URL for the media URL but got 'media'",
+        'Expected a path starting with / or an absolute http(s) URL, without spaces, quotes, <, >, \\ or commas ' +
+          "for the media URL but got 'media'",
       ],
       [{ naming: 'dots' }, "Expected one of max, underscore for the naming style but got 'dots'"],
+      [
+        { mediaUrl: '/me dia/' },
+        'Expected a path starting with / or an absolute http(s) URL, without spaces, quotes, <, >, \\ or commas ' +
+          "for the media URL but got '/me dia/'",
+      ],
       [
         { formats: ['tiff'] },
         "Expected a comma-separated list of keep, jpeg, png, webp, avif, each at most once for the formats but got 'tiff'",

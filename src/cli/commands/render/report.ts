@@ -142,8 +142,9 @@ export function resultJson(
 
 export function printDryRun(results: RenderResult[], options: { outDir: string }): void {
   for (const result of results) {
-    const verb = result.status === 'skipped' ? 'up to date' : 'would write';
-    for (const files of [result.files, ...result.alternates.map((alternate) => alternate.files)]) {
+    // A planned output with bytes is one up to date: its record says what is there.
+    for (const { files, bytes } of [result, ...result.alternates]) {
+      const verb = result.status === 'skipped' || bytes !== null ? 'up to date' : 'would write';
       for (const key of RENDITION_KEYS) {
         const file = files[key];
         printData(`${verb}\t${escapeText(joinLocation(options.outDir, file.path))}\t${file.width}x${file.height}`);
