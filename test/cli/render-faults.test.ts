@@ -131,7 +131,7 @@ describe('could not run: exit 2', () => {
     [['--unknown-flag'], /unknown option '--unknown-flag'/],
     [
       ['--media-url', 'media'],
-      /Expected a path starting with \/ or an absolute http\(s\) URL for the media URL but got 'media'/,
+      /Expected a path starting with \/ or an absolute http\(s\) URL, without spaces, .* for the media URL but got 'media'/,
     ],
   ])('%j', async (flags, message) => {
     const dir = await tempDir();
