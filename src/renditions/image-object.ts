@@ -33,18 +33,25 @@ export interface ImageObjectOptions {
   altText?: string | null | undefined;
 }
 
+/** Each rendition's size and URL (an Image's `sizes`): `files` below the output folder, under `prefix`. */
+export function renditionUrls(
+  files: Record<RenditionKey, RenditionFile>,
+  prefix: string,
+): Record<RenditionKey, RenditionSize> {
+  const entries = RENDITION_KEYS.map((key) => {
+    const { width, height, path } = files[key];
+    return [key, { width, height, url: mediaUrl(prefix, path) }];
+  });
+  return Object.fromEntries(entries) as Record<RenditionKey, RenditionSize>;
+}
+
 /** Builds the Image object for an original of `original` size whose renditions are `files`. */
 export function buildImageObject(
   original: PixelSize,
   files: Record<RenditionKey, RenditionFile>,
   options: ImageObjectOptions,
 ): ImageObject {
-  const sizes = Object.fromEntries(
-    RENDITION_KEYS.map((key) => {
-      const { width, height, path } = files[key];
-      return [key, { width, height, url: mediaUrl(options.mediaUrl, path) }];
-    }),
-  ) as Record<RenditionKey, RenditionSize>;
+  const sizes = renditionUrls(files, options.mediaUrl);
   return {
     ...relativeSize(original),
     alt_text: options.altText ?? null,

@@ -12,13 +12,13 @@ import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
 import type { Claims } from './claims.js';
 import type { Original } from './discover.js';
 import { FILE_EXTENSIONS, isAnimationFormat, keepsAnimation, type OutputFormat } from './formats.js';
-import { buildImageObject, type ImageObject, type RenditionFile } from './image-object.js';
+import { buildImageObject, type ImageObject, type RenditionFile, renditionUrls } from './image-object.js';
 import { isIntact, type Manifest, type ManifestEntry } from './manifest.js';
 import type { RenderOptions } from './options.js';
 import { encodeRenditions, readSourceInfo, type SourceInfo } from './pipeline.js';
 import { type Placeholder, placeholderOf } from './placeholder.js';
 import { type Output, outputsOf, type Plan } from './plan.js';
-import { type PixelSize, RENDITION_KEYS, type RenditionKey } from './rules.js';
+import { buildSrcset, type PixelSize, RENDITION_KEYS, type RenditionKey } from './rules.js';
 import { qualityTarget, type RenderSettings, settingsKey } from './settings.js';
 import { changed, readAndHash, type SourceBytes, stampOf } from './source-bytes.js';
 
@@ -118,7 +118,10 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
       files: plan.files,
       bytes: primary!.bytes,
       ...(primary!.measured && { measured: primary!.measured }),
-      alternates: alternates.map((alternate) => ({ ...alternate, srcset: srcsetOf(alternate.files, settings) })),
+      alternates: alternates.map((alternate) => ({
+        ...alternate,
+        srcset: buildSrcset(renditionUrls(alternate.files, settings.mediaUrl)),
+      })),
       removed: stale,
       ...(placeholder && { placeholder }),
       image: buildImageObject(info.size, plan.files, {
@@ -313,10 +316,6 @@ function describeOutput(output: Output, recorded: Renditions | undefined) {
     ...measuredOf(recorded),
   };
 }
-
-/** An output's `srcset`, as its Image object would have it. */
-const srcsetOf = (files: Record<RenditionKey, RenditionFile>, settings: RenderSettings) =>
-  buildImageObject({ width: 1, height: 1 }, files, { mediaUrl: settings.mediaUrl }).srcset;
 
 /**
  * Removes the files of earlier renderings of this original that none of its outputs writes now,
