@@ -11,7 +11,7 @@ import { BASE_URL_PLACEHOLDER } from '../page/common.js';
 import { type Problem, validatePage } from '../page/validate.js';
 import { findImages, formatPath } from '../page/walk.js';
 import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
-import { alternatesOf } from './alternates.js';
+import { type AlternateReference, alternatesOf } from './alternates.js';
 import type { Baseline, BaselineRecorder } from './baseline.js';
 import { type MediaReference, mediaReferences } from './media.js';
 import { PictureCheck } from './picture.js';
@@ -211,27 +211,34 @@ export class CheckRun {
     const results = await Promise.all(references.map((reference) => this.#probe(reference.url, files)));
     const problems: Finding[] = [];
     const locations = new Map<string, string>();
+    // Files whose header cannot be read: the file rules said so, and the picture rule says no more.
+    const failed = new Set<string>();
     references.forEach((reference, i) => {
       const result = results[i]!;
       locations.set(reference.url, result.location);
+      if (!result.ok) failed.add(reference.url);
       problems.push(...fileFindings(reference, result));
     });
+    let alternates: AlternateReference[] = [];
     if (this.#recorded && files.kind === 'store') {
       const recorded = this.#recorded;
-      const alternates = (
-        await Promise.all(images.map((image) => alternatesOf(image, recorded, files.mediaPrefix)))
-      ).flat();
+      alternates = (await Promise.all(images.map((image) => alternatesOf(image, recorded, files.mediaPrefix)))).flat();
       const probed = await Promise.all(alternates.map((alternate) => this.#probe(alternate.url, files)));
       alternates.forEach((alternate, i) => {
+        if (!probed[i]!.ok) failed.add(alternate.url);
         problems.push(...fileFindings(alternate, probed[i]!, `${alternate.format} alternate `));
       });
     }
     for (const image of images)
       for (const size of Object.values(image.sizes)) size.src = locations.get(size.url) ?? size.src;
     if (this.#pictures) {
-      const found = await Promise.all(images.map((image) => this.#pictures!.problems(image)));
-      for (const { path, message } of found.flat())
-        problems.push({ severity: 'error', path, rule: 'file-picture', message });
+      const pictures = this.#pictures;
+      const found = await Promise.all([
+        ...images.map((image) => pictures.problems(image)),
+        pictures.alternates(alternates),
+      ]);
+      for (const { path, rule, url, message } of found.flat())
+        if (!failed.has(url)) problems.push({ severity: 'error', path, rule, message });
     }
     return problems;
   }

@@ -8,10 +8,16 @@
  * costs a few milliseconds), once per run however many pages name it. CI needs only the renditions
  * and the manifest beside them, never the originals. sharp, the fingerprints and the manifest are
  * loaded on first use: a `check` without `--verify-files` never pays for them.
+ *
+ * Reading every rendition whole, it also finds the files whose header reads but whose pixels do not
+ * decode (truncated, corrupt): `file-unreadable`, which the header rules cannot see. An Image's
+ * alternates (other formats, known from the manifest) are held to their own records the same way.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
+import { oneLine } from '../errors.js';
 import type { FingerprintComparison } from '../quality/fingerprint.js';
 import { RENDITION_KEYS } from '../renditions/rules.js';
+import type { AlternateReference } from './alternates.js';
 import { type FileSource, readMedia } from './probe.js';
 import { RecordedRenditions } from './recorded.js';
 
@@ -23,6 +29,10 @@ export interface PictureImage {
 
 export interface PictureFinding {
   path: string;
+  /** `file-unreadable`: the file's pixels do not decode. */
+  rule: 'file-picture' | 'file-unreadable';
+  /** The media URL of the file it is about. */
+  url: string;
   message: string;
 }
 
@@ -39,7 +49,8 @@ const MIN_SIDE = 64;
 /** Fingerprints remembered, so a file many pages share is read once; bounded, so memory is. */
 const CACHE = 20_000;
 
-type Read = { ok: true; location: string; print: string } | { ok: false };
+/** A file read and fingerprinted; not ok without a picture to compare, with `error` when its pixels do not decode. */
+type Read = { ok: true; location: string; print: string } | { ok: false; location?: string; error?: string };
 
 /** What the rule needs beyond reading files, loaded on first use. */
 const load = async () => {
@@ -91,21 +102,17 @@ export class PictureCheck {
     const seen = urls.flatMap((url, i) =>
       reads[i]!.ok ? [{ url, ...(reads[i] as Extract<Read, { ok: true }>) }] : [],
     );
-    const findings: PictureFinding[] = [];
+    const findings: PictureFinding[] = urls.flatMap((url, i) => unreadable(url, pathOf(url), reads[i]!));
     const unrecorded: typeof seen = [];
     for (const file of seen) {
-      const record = await this.#recorded.lookup(file.url);
-      const expected = record?.entry.renditions[record.rendition].fingerprint;
-      if (expected === undefined) {
-        unrecorded.push(file);
-        continue;
-      }
-      const comparison = compareFingerprints(expected, file.print);
-      if (!comparison.same) {
-        const what = comparison.differences.join('; ');
+      const against = await this.#againstRecord(file.url, file.print);
+      if (against === undefined) unrecorded.push(file);
+      else if (against.length > 0) {
         findings.push({
           path: pathOf(file.url),
-          message: `${file.location} is not the picture render recorded: ${what}`,
+          rule: 'file-picture',
+          url: file.url,
+          message: `${file.location} is not the picture render recorded: ${against.join('; ')}`,
         });
       }
     }
@@ -114,10 +121,41 @@ export class PictureCheck {
     for (const { file, against, differences } of others) {
       findings.push({
         path: pathOf(file.url),
+        rule: 'file-picture',
+        url: file.url,
         message: `${file.location} shows another picture than ${against.location}: ${differences.join('; ')}`,
       });
     }
     return findings;
+  }
+
+  /**
+   * The findings of an Image's alternates (known only from the manifest): each must decode and show
+   * the picture recorded for it, as a rendition the JSON names must.
+   */
+  async alternates(alternates: AlternateReference[]): Promise<PictureFinding[]> {
+    const found = await Promise.all(
+      alternates.map(async ({ path, url, format }): Promise<PictureFinding[]> => {
+        const read = await this.#read(url);
+        const label = `${format} alternate `;
+        if (!read.ok) return unreadable(url, path, read, label);
+        const against = await this.#againstRecord(url, read.print);
+        if (!against?.length) return [];
+        const message = `${label}${read.location} is not the picture render recorded: ${against.join('; ')}`;
+        return [{ path, rule: 'file-picture', url, message }];
+      }),
+    );
+    return found.flat();
+  }
+
+  /** What differs between the file `url` names and the picture recorded for it; undefined when none is recorded. */
+  async #againstRecord(url: string, print: string): Promise<string[] | undefined> {
+    const record = await this.#recorded.lookup(url);
+    const expected = record?.entry.renditions[record.rendition].fingerprint;
+    if (expected === undefined) return undefined;
+    const { compareFingerprints } = await tools();
+    const comparison = compareFingerprints(expected, print);
+    return comparison.same ? [] : comparison.differences;
   }
 
   /** The fingerprint of the file `url` names, read whole and decoded shrunk; not ok when it cannot be. */
@@ -131,7 +169,9 @@ export class PictureCheck {
       // Missing, unreadable or too large: the file rules say so; there is no picture to compare.
       if (!file.ok || !file.complete) return { ok: false };
       try {
-        const pixels = await sharp(file.bytes, { failOn: 'none', animated: false })
+        // A truncated file is an error (its missing rows would be decoded as grey); any other
+        // decoder warning is not a finding of this rule.
+        const pixels = await sharp(file.bytes, { failOn: 'truncated', animated: false })
           .rotate()
           .resize(DECODE_SIDE, DECODE_SIDE, { fit: 'outside', withoutEnlargement: true })
           .toColourspace('srgb')
@@ -139,8 +179,8 @@ export class PictureCheck {
           .toBuffer({ resolveWithObject: true });
         if (Math.min(pixels.info.width, pixels.info.height) < MIN_SIDE) return { ok: false };
         return { ok: true, location: file.location, print: fingerprint(pixels) };
-      } catch {
-        return { ok: false };
+      } catch (error) {
+        return { ok: false, location: file.location, error: oneLine(error) };
       }
     });
     this.#prints.set(url, read);
@@ -150,6 +190,12 @@ export class PictureCheck {
 }
 
 type Seen = { url: string; location: string; print: string };
+
+/** The finding of a file whose pixels do not decode, if `read` is one. */
+function unreadable(url: string, path: string, read: Read, label = ''): PictureFinding[] {
+  if (read.ok || read.error === undefined) return [];
+  return [{ path, rule: 'file-unreadable', url, message: `${label}${read.location} does not decode: ${read.error}` }];
+}
 
 /**
  * The renditions among `files` that show another picture than the largest one most of `all` agree

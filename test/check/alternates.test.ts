@@ -18,6 +18,8 @@ import { startMediaServer } from './media-server.js';
 
 const MD = 'meadow.max-1200x1200';
 
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** Where the renditions are, and how a test changes one of their files. */
 interface Place {
   /** `render --out` and `check --verify-files`. */
@@ -147,6 +149,45 @@ describe.each(places)('alternates the manifest records (%s)', (_, open) => {
         message: `webp alternate ${place.named(`${MD}.webp`)} is jpeg, its name says webp`,
       },
     ]);
+  });
+
+  it('a truncated alternate or rendition is file-unreadable: its header reads, its pixels do not decode', async () => {
+    const place = await open();
+    const page = await rendered(place);
+    const cut = async (file: string) => {
+      const bytes = await place.read(file);
+      await place.write(file, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+    };
+    await cut(`${MD}.webp`);
+    await cut('meadow.max-600x600.jpg');
+    const found = findings(await check(place, page));
+    expect(found.map((f) => `${f.rule} ${f.path}`)).toEqual([
+      'file-unreadable $.images[0].sizes.sm.url',
+      'file-unreadable $.images[0].sizes.md.url',
+    ]);
+    expect(found[0]!.message).toMatch(
+      new RegExp(`^${literal(place.named('meadow.max-600x600.jpg'))} does not decode: `),
+    );
+    expect(found[1]!.message).toMatch(
+      new RegExp(`^webp alternate ${literal(place.named(`${MD}.webp`))} does not decode: `),
+    );
+  });
+
+  it('an alternate that shows another picture than its record is file-picture', async () => {
+    const place = await open();
+    const page = await rendered(place);
+    await place.write(
+      `${MD}.webp`,
+      await sharp(await place.read(`${MD}.webp`))
+        .rotate(180)
+        .webp()
+        .toBuffer(),
+    );
+    const found = findings(await check(place, page));
+    expect(found.map((f) => `${f.rule} ${f.path}`)).toEqual(['file-picture $.images[0].sizes.md.url']);
+    expect(found[0]!.message).toMatch(
+      new RegExp(`^webp alternate ${literal(place.named(`${MD}.webp`))} is not the picture render recorded: `),
+    );
   });
 
   it('an alternate that is not an image is file-unreadable', async () => {
