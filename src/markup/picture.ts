@@ -97,9 +97,33 @@ export function resolvePictureOptions(options: PictureOptions): { sizes: string;
   const { sizes = DEFAULT_SIZES[loading] } = options;
   if (typeof sizes !== 'string' || sizes.trim() === '')
     throw new InvalidArgumentError(`Expected a sizes value such as '100vw' but got ${quoted(String(sizes))}`);
-  if (loading === 'eager' && /^auto\b/i.test(sizes.trim()))
+  const autoAt = topLevelEntries(sizes).findIndex((entry) => entry.trim().toLowerCase() === 'auto');
+  if (loading === 'eager' && autoAt >= 0)
     throw new InvalidArgumentError(`Expected a sizes value without auto for an eager image but got ${quoted(sizes)}`);
+  if (autoAt > 0) {
+    throw new InvalidArgumentError(
+      `Expected auto only as the first entry of sizes (a browser skips it anywhere else) but got ${quoted(sizes)}`,
+    );
+  }
   return { sizes: sizes.trim(), loading };
+}
+
+/** The comma-separated entries of a `sizes` value, commas inside parentheses (`min(50vw, 600px)`) kept. */
+function topLevelEntries(sizes: string): string[] {
+  const entries: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    const c = sizes[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (c === ',' && depth === 0) {
+      entries.push(sizes.slice(start, i));
+      start = i + 1;
+    }
+  }
+  entries.push(sizes.slice(start));
+  return entries;
 }
 
 /**

@@ -28,6 +28,8 @@ const LADYBIRD: MarkupImage = {
 };
 
 /** Each tag of `html` with its attributes, values decoded as a browser decodes them. */
+const sizesOf = (html: string) => tags(html).map((t) => t.attributes.sizes);
+
 function tags(html: string): Array<{ name: string; attributes: Record<string, string> }> {
   const decode = (value: string) =>
     value.replace(/&(amp|quot|#39|lt|gt);/g, (_, entity: string) => {
@@ -105,7 +107,6 @@ describe('pictureHtml', () => {
 
   it('defaults sizes to auto, 100vw for a lazy image, to 100vw for an eager one (auto is for lazy ones only)', () => {
     expect(DEFAULT_SIZES).toEqual({ lazy: 'auto, 100vw', eager: '100vw' });
-    const sizesOf = (html: string) => tags(html).map((t) => t.attributes.sizes);
     expect(sizesOf(pictureHtml(LADYBIRD))).toEqual([undefined, 'auto, 100vw', 'auto, 100vw', 'auto, 100vw', undefined]);
     expect(sizesOf(pictureHtml(LADYBIRD, { loading: 'eager' }))).toEqual([
       undefined,
@@ -126,6 +127,13 @@ describe('pictureHtml', () => {
     expect(() => pictureHtml(LADYBIRD, { sizes: 'AUTO, 100vw', loading: 'eager' })).toThrow(
       "Expected a sizes value without auto for an eager image but got 'AUTO, 100vw'",
     );
+    expect(() => pictureHtml(LADYBIRD, { sizes: '100vw, auto' })).toThrow(
+      "Expected auto only as the first entry of sizes (a browser skips it anywhere else) but got '100vw, auto'",
+    );
+    expect(() => pictureHtml(LADYBIRD, { sizes: '(min-width: 900px) 50vw, Auto ' })).toThrow(/auto only as the first/);
+    expect(() => pictureHtml(LADYBIRD, { sizes: '50vw, auto', loading: 'eager' })).toThrow(/without auto/);
+    // A comma inside a CSS function is not an entry's end, and auto first is the lazy default's form.
+    expect(sizesOf(pictureHtml(LADYBIRD, { sizes: 'auto, min(100vw, 600px)' }))).toContain('auto, min(100vw, 600px)');
     expect(() => picturesHtml([], { loading: 'soon' as 'lazy' })).toThrow(InvalidArgumentError);
   });
 
