@@ -3,7 +3,8 @@
  *
  * 1. AVIF effort: a 24 MP original's five AVIF renditions at each effort and chroma, wall time
  *    (median of 3, `-j 1`, in this process) and bytes, beside effort 4 (sharp's default), and the
- *    md rendition's SSIMULACRA2 against the same pixels before encoding.
+ *    md rendition's SSIMULACRA2 against the same pixels before encoding; then every 24 MP original
+ *    at the default effort and effort 0, beside effort 4's bytes.
  * 2. One decode: on decode-heavy originals (PNG panoramas), the CPU time of one render with
  *    `--formats jpeg,webp,avif` against three single-format renders, and where the time goes per
  *    format (decode, resize, encode: measured with sharp directly, the pipeline's steps).
@@ -84,6 +85,43 @@ async function avifEfforts(scratch, original) {
         `${fmt(row.bytes / base.bytes)}x | ${fmt(row.score)} |`,
     );
   }
+}
+
+/**
+ * The goal over every 24 MP original of the corpus, not one: the default effort's wall time (median of 3,
+ * `-j 1`, alternating with effort 0's runs) and its bytes against effort 4's (one run: bytes do not vary).
+ */
+async function avifPerOriginal(scratch, folder) {
+  const originals = readdirSync(folder)
+    .sort()
+    .map((file) => path.join(folder, file));
+  const fallback = resolveSettings({}).avif.effort;
+  const efforts = [fallback, ...[0, 1].filter((effort) => effort !== fallback)];
+  const render = async (original, effort) => {
+    const outDir = mkdtempSync(path.join(scratch, 'formats-avif-'));
+    const run = await timed(() =>
+      renderOriginal(original, { outDir, formats: ['avif'], avif: { effort }, concurrency: 1, force: true }),
+    );
+    return { wall: run.wall, bytes: sumBytes(outDir, run.value.files) };
+  };
+  console.log(`\n### AVIF on every 24 MP original: five renditions, quality 50, 4:4:4, median of 3\n`);
+  const heads = efforts.map((effort) => `effort ${effort}${effort === fallback ? ' (default)' : ''} s | vs effort 4`);
+  console.log(`| original | ${heads.join(' | ')} |`);
+  console.log(`|---|${efforts.map(() => '---:|---:').join('|')}|`);
+  const totals = { 4: 0, ...Object.fromEntries(efforts.map((effort) => [effort, 0])) };
+  for (const original of originals) {
+    log(`AVIF per original: ${path.basename(original)}`);
+    const base = await render(original, 4);
+    totals[4] += base.bytes;
+    const runs = Object.fromEntries(efforts.map((effort) => [effort, []]));
+    for (let run = 0; run < 3; run++) for (const effort of efforts) runs[effort].push(await render(original, effort));
+    const cells = efforts.map((effort) => {
+      totals[effort] += runs[effort][0].bytes;
+      return `${fmt(median(runs[effort].map((r) => r.wall)))} | ${fmt(runs[effort][0].bytes / base.bytes, 3)}x`;
+    });
+    console.log(`| ${path.basename(original)} | ${cells.join(' | ')} |`);
+  }
+  console.log(`| all, bytes | ${efforts.map((effort) => ` | ${fmt(totals[effort] / totals[4], 3)}x`).join(' | ')} |`);
 }
 
 /** sharp's options for each format at the render defaults, as the pipeline passes them. */
@@ -260,8 +298,11 @@ async function bytesPerFormat(scratch, corpus, avif) {
 export async function formatsBench(scratch, corpus) {
   const avif = {}; // the defaults
   const original = path.join(corpus.mp24, readdirSync(corpus.mp24).sort()[0]);
-  // The effort table takes most of the part's 25 minutes: BENCH_AVIF_EFFORTS=0 leaves it out.
-  if (process.env.BENCH_AVIF_EFFORTS !== '0') await avifEfforts(scratch, original);
+  // The effort tables take most of the part's 30 minutes: BENCH_AVIF_EFFORTS=0 leaves them out.
+  if (process.env.BENCH_AVIF_EFFORTS !== '0') {
+    await avifEfforts(scratch, original);
+    await avifPerOriginal(scratch, corpus.mp24);
+  }
   await oneDecode(scratch, await panoramasOf(corpus), avif);
   await bytesPerFormat(scratch, corpus, avif);
 }

@@ -91,7 +91,7 @@ describe('one definition of the render settings', () => {
       jpeg: { mozjpeg: false, chroma: '4:2:0' },
       png: { palette: 'auto', compression: 6, filtering: true },
       webp: { effort: 4 },
-      avif: { effort: 0, chroma: '4:4:4' },
+      avif: { effort: 1, chroma: '4:4:4' },
       keepMetadata: false,
       pixelLimit: DEFAULT_PIXEL_LIMIT,
     });
@@ -146,9 +146,10 @@ describe('one definition of the render settings', () => {
     );
     expect(
       settingsKey(resolveSettings({ naming: 'underscore', keepMetadata: true, quality: { avif: 40 } }), 'avif'),
-    ).toBe('v2 avif q40 underscore keep-metadata srgb');
-    // AVIF's default effort became 0: its files made at effort 4 are redone; one asking for 4 says so.
-    expect(settingsKey(resolveSettings({ avif: { effort: 4 } }), 'avif')).toBe('v2 avif q50 max avif.effort=4');
+    ).toBe('v3 avif q40 underscore keep-metadata srgb');
+    // AVIF's default effort became 0, then 1: its files made before are redone; one asking for 4 says so.
+    expect(settingsKey(resolveSettings({ avif: { effort: 4 } }), 'avif')).toBe('v3 avif q50 max avif.effort=4');
+    expect(settingsKey(resolveSettings({ avif: { effort: 0 } }), 'avif')).toBe('v3 avif q50 max avif.effort=0');
     // The formats listed are not in a key: each output format is a key of its own.
     expect(settingsKey(resolveSettings({ formats: ['keep', 'avif'] }), 'jpeg')).toBe('v1 jpeg q80 max');
     // The quality mode shapes the lossy formats' files, not PNG's or GIF's.
