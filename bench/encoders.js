@@ -33,7 +33,7 @@ const CONTENDERS = {
     ['--webp-effort 6', { webp: { effort: 6 } }],
   ],
   avif: [
-    ['defaults (q50, effort 0, 4:4:4)', {}],
+    ['defaults (q50, effort 1, 4:4:4)', {}],
     ['--avif-effort 2', { avif: { effort: 2 } }],
     ['--avif-effort 4', { avif: { effort: 4 } }],
     ['--avif-chroma 4:2:0', { avif: { chroma: '4:2:0' } }],

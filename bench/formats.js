@@ -298,7 +298,7 @@ async function bytesPerFormat(scratch, corpus, avif) {
 export async function formatsBench(scratch, corpus) {
   const avif = {}; // the defaults
   const original = path.join(corpus.mp24, readdirSync(corpus.mp24).sort()[0]);
-  // The effort tables take most of the part's 30 minutes: BENCH_AVIF_EFFORTS=0 leaves them out.
+  // The effort tables take most of the part's 20 minutes: BENCH_AVIF_EFFORTS=0 leaves them out.
   if (process.env.BENCH_AVIF_EFFORTS !== '0') {
     await avifEfforts(scratch, original);
     await avifPerOriginal(scratch, corpus.mp24);

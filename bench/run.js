@@ -58,7 +58,7 @@ if (!only || only === 'quality') {
 }
 
 if (!only || only === 'formats') {
-  console.error('bench: formats (AVIF effort, one decode for three formats, bytes per format; 10-15 minutes)');
+  console.error('bench: formats (AVIF effort, one decode for three formats, bytes per format; about 20 minutes)');
   await formatsBench(scratch, await buildCorpus(path.join(root, '.bench')));
 }
 

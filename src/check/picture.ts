@@ -134,8 +134,12 @@ export class PictureCheck {
    * the picture recorded for it, as a rendition the JSON names must.
    */
   async alternates(alternates: AlternateReference[]): Promise<PictureFinding[]> {
+    // One finding per file, at its first rendition's path (lg and xl share a file below 2400 px), as for
+    // the Image's own renditions.
+    const seen = new Set<string>();
+    const once = alternates.filter(({ url }) => !seen.has(url) && seen.add(url));
     const found = await Promise.all(
-      alternates.map(async ({ path, url, format }): Promise<PictureFinding[]> => {
+      once.map(async ({ path, url, format }): Promise<PictureFinding[]> => {
         const read = await this.#read(url);
         const label = `${format} alternate `;
         if (!read.ok) return unreadable(url, path, read, label);
@@ -168,6 +172,7 @@ export class PictureCheck {
       if (file.ok) this.#onRead(file.bytes.length);
       // Missing, unreadable or too large: the file rules say so; there is no picture to compare.
       if (!file.ok || !file.complete) return { ok: false };
+      if (cutGif(file.bytes)) return { ok: false, location: file.location, error: GIF_CUT };
       try {
         // A truncated file is an error (its missing rows would be decoded as grey); any other
         // decoder warning is not a finding of this rule.
@@ -188,6 +193,11 @@ export class PictureCheck {
     return read;
   }
 }
+
+/** A GIF's last byte (`;`): libvips decodes a GIF cut short without a word, its last frames dropped. */
+const GIF_TRAILER = 0x3b;
+const GIF_CUT = 'the GIF ends before its trailer (cut short)';
+const cutGif = (bytes: Buffer) => bytes.subarray(0, 4).toString('latin1') === 'GIF8' && bytes.at(-1) !== GIF_TRAILER;
 
 type Seen = { url: string; location: string; print: string };
 

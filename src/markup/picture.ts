@@ -97,12 +97,14 @@ export function resolvePictureOptions(options: PictureOptions): { sizes: string;
   const { sizes = DEFAULT_SIZES[loading] } = options;
   if (typeof sizes !== 'string' || sizes.trim() === '')
     throw new InvalidArgumentError(`Expected a sizes value such as '100vw' but got ${quoted(String(sizes))}`);
-  const autoAt = topLevelEntries(sizes).findIndex((entry) => entry.trim().toLowerCase() === 'auto');
-  if (loading === 'eager' && autoAt >= 0)
+  // An entry's size is its last word: `auto`, `100vw` or `(min-width: 600px) 50vw`.
+  const autos = topLevelEntries(sizes).map((entry) => /(^|[\s)])auto$/i.test(entry.trim()) && entry.trim());
+  if (loading === 'eager' && autos.some(Boolean))
     throw new InvalidArgumentError(`Expected a sizes value without auto for an eager image but got ${quoted(sizes)}`);
-  if (autoAt > 0) {
+  if (autos.some((auto, at) => auto && (at > 0 || auto.toLowerCase() !== 'auto'))) {
     throw new InvalidArgumentError(
-      `Expected auto only as the first entry of sizes (a browser skips it anywhere else) but got ${quoted(sizes)}`,
+      'Expected auto only as the first entry of sizes, on its own (a browser skips it anywhere else) ' +
+        `but got ${quoted(sizes)}`,
     );
   }
   return { sizes: sizes.trim(), loading };

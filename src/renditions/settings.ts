@@ -229,7 +229,7 @@ export const renderSettingsSchema = z.object({
   webp: z.object({ effort: effort('webp', 6, 4) }).prefault({}),
   /**
    * AVIF's encoder effort and chroma subsampling. Effort 1: a 24 MP original's five renditions in
-   * 2.4-5.3 s instead of 38, for 7.5% more bytes than effort 4 over the corpus (docs/performance.md#formats).
+   * 2.4-5.3 s instead of 38-57, for 7.5% more bytes than effort 4 over the corpus (docs/performance.md#formats).
    */
   avif: z.object({ effort: effort('avif', 9, 1), chroma: chroma('avif', '4:4:4') }).prefault({}),
   /** Keep EXIF, XMP and IPTC (with an sRGB ICC profile) instead of stripping them. */

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CheckReport, checkPages } from '../../src/check/check.js';
 import { closeFileSource, openFileSource } from '../../src/check/probe.js';
 import { renderOriginal } from '../../src/renditions/render.js';
-import { photo, writeImage } from '../fixtures/images.js';
+import { animatedGif, photo, writeImage } from '../fixtures/images.js';
 import { applyEnv, startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { startMediaServer } from './media-server.js';
@@ -211,6 +211,25 @@ describe('alternates: the guards of every media file, and no manifest', () => {
     const found = findings(await check(place, page));
     expect(found.map((f) => `${f.rule} ${f.path}`)).toEqual(['file-outside $.images[0].sizes.md.url']);
     expect(found[0]!.message).toMatch(/^webp alternate .* is a symlink to .*elsewhere\.webp, outside /);
+  });
+
+  it('an animated GIF cut short is file-unreadable (libvips would decode what is left without a word)', async () => {
+    const place = (await places[0]![1]()) as Place;
+    const original = await writeImage(await tempDir(), 'flicker.gif', await animatedGif(400, 300, 4));
+    const result = await renderOriginal(original, { outDir: place.location, formats: ['keep', 'webp'] });
+    const page = { source: 'page.json', text: '', json: { id: 1, images: [result.image] } };
+    page.text = JSON.stringify(page.json);
+    expect(findings(await check(place, page))).toEqual([]);
+    const md = result.files.md.path;
+    const bytes = await place.read(md);
+    await place.write(md, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+    expect(findings(await check(place, page))).toEqual([
+      {
+        rule: 'file-unreadable',
+        path: '$.images[0].sizes.md.url',
+        message: `${place.named(md)} does not decode: the GIF ends before its trailer (cut short)`,
+      },
+    ]);
   });
 
   it('over HTTP there is no manifest: only the renditions the Image names are probed', async () => {

@@ -27,9 +27,10 @@ const LADYBIRD: MarkupImage = {
   alternates: [alternate('ladybird', 'avif'), alternate('ladybird', 'webp')],
 };
 
-/** Each tag of `html` with its attributes, values decoded as a browser decodes them. */
+/** Each tag's `sizes` attribute. */
 const sizesOf = (html: string) => tags(html).map((t) => t.attributes.sizes);
 
+/** Each tag of `html` with its attributes, values decoded as a browser decodes them. */
 function tags(html: string): Array<{ name: string; attributes: Record<string, string> }> {
   const decode = (value: string) =>
     value.replace(/&(amp|quot|#39|lt|gt);/g, (_, entity: string) => {
@@ -128,9 +129,10 @@ describe('pictureHtml', () => {
       "Expected a sizes value without auto for an eager image but got 'AUTO, 100vw'",
     );
     expect(() => pictureHtml(LADYBIRD, { sizes: '100vw, auto' })).toThrow(
-      "Expected auto only as the first entry of sizes (a browser skips it anywhere else) but got '100vw, auto'",
+      "Expected auto only as the first entry of sizes, on its own (a browser skips it anywhere else) but got '100vw, auto'",
     );
     expect(() => pictureHtml(LADYBIRD, { sizes: '(min-width: 900px) 50vw, Auto ' })).toThrow(/auto only as the first/);
+    expect(() => pictureHtml(LADYBIRD, { sizes: '(min-width: 600px) auto, 100vw' })).toThrow(/on its own/);
     expect(() => pictureHtml(LADYBIRD, { sizes: '50vw, auto', loading: 'eager' })).toThrow(/without auto/);
     // A comma inside a CSS function is not an entry's end, and auto first is the lazy default's form.
     expect(sizesOf(pictureHtml(LADYBIRD, { sizes: 'auto, min(100vw, 600px)' }))).toContain('auto, min(100vw, 600px)');
