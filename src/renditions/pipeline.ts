@@ -13,7 +13,6 @@ import { isAnimationFormat, keepsAnimation, type OutputFormat, type SourceFormat
 import { PNG_HEADER_LIMIT, pngHeaderExcess } from './png-chunks.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
 import { qualityTarget, type RenderSettings } from './settings.js';
-import { startPipeline } from './threads.js';
 
 /** What an original's header says, with its size as displayed (EXIF orientation applied). */
 export interface SourceInfo extends SourceFormatInfo {
@@ -97,15 +96,12 @@ export async function* encodeRenditions(
   const groups = groupBySize(renditionSizes(info.size));
   const withFormat = (format: OutputFormat): EncodeSettings => ({ ...settings, format });
   const alone = formats.filter((format) => keepsAnimation(info, format) || settings.keepMetadata);
-  const end = startPipeline();
   try {
     for (const format of alone) yield* sizeBySize(input, info, groups, withFormat(format));
     const shared = formats.filter((format) => !alone.includes(format));
     if (shared.length > 0) yield* cascade(input, groups, shared.map(withFormat));
   } catch (error) {
     throw sourceErrorFromSharp(source, error);
-  } finally {
-    end();
   }
 }
 

@@ -19,6 +19,7 @@ import type { SourceInfo } from './pipeline.js';
 import { type Plan, planOriginal, splitCollisions } from './plan.js';
 import { type Context, type RenderResult, renderOne, unrecorded } from './render-one.js';
 import { type RenderSettings, resolveSettings } from './settings.js';
+import { shareCores } from './threads.js';
 
 /**
  * An output location open for rendering: its store, manifest and claims, with the temporary
@@ -154,10 +155,13 @@ async function renderInto(
     progress(error.source, 'failed');
   }
 
+  // Each of the originals rendered at once gets its share of the cores (libvips threads).
+  const release = shareCores(Math.min(concurrency, Math.max(1, plans.length)));
   try {
     await renderAll(context, plans, limit, tally, progress);
     if (!options.dryRun) await flushManifest(manifest, plans, tally.results, errors);
   } finally {
+    release();
     // A claim that cannot be removed (the folder turned read-only, say) must not cost the batch its
     // report: the next run into this folder takes it over, its writer being gone.
     const released = await Promise.allSettled(context.releases.map((release) => release()));
