@@ -23,7 +23,11 @@ if (!outDir.startsWith('s3://')) mkdirSync(outDir, { recursive: true });
 
 const contenders = {
   async 'content-api'() {
-    const report = await renderOriginals([inputDir], { outDir, concurrency, force: force === 'force' });
+    // The pipeline at the others' encoder settings: PNG as sharp writes it by default, unfiltered.
+    // (render's default, adaptive filtering, halves a photographic PNG for about 1.8x its encode
+    // time: docs/performance.md#quality; on the mixed batch it is a quarter more time in all.)
+    const png = { filtering: false };
+    const report = await renderOriginals([inputDir], { outDir, concurrency, force: force === 'force', png });
     if (report.failures.length > 0) throw new Error(JSON.stringify(report.failures));
     return report.results.length * 5;
   },
