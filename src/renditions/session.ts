@@ -156,12 +156,12 @@ async function renderInto(
   }
 
   // Each of the originals rendered at once gets its share of the cores (libvips threads).
-  const release = shareCores(Math.min(concurrency, Math.max(1, plans.length)));
+  const releaseCores = shareCores(Math.min(concurrency, Math.max(1, plans.length)));
   try {
     await renderAll(context, plans, limit, tally, progress);
     if (!options.dryRun) await flushManifest(manifest, plans, tally.results, errors);
   } finally {
-    release();
+    releaseCores();
     // A claim that cannot be removed (the folder turned read-only, say) must not cost the batch its
     // report: the next run into this folder takes it over, its writer being gone.
     const released = await Promise.allSettled(context.releases.map((release) => release()));
