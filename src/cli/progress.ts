@@ -30,12 +30,10 @@ export async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promis
     const report = await run({
       signal: controller.signal,
       // What is under way, not what finished last: a long encode shows as the file being encoded.
+      // Between one original's end and the next one's start nothing is, and nothing is named.
       onProgress: ({ done, total, active, source }) => {
-        progress.update(
-          done,
-          total,
-          active.length === 0 ? source : `${active[0]}${active.length > 1 ? ` (+${active.length - 1} more)` : ''}`,
-        );
+        const more = active.length > 1 ? ` (+${active.length - 1} more)` : '';
+        progress.update(done, total, active.length > 0 ? `${active[0]}${more}` : done < total ? '' : source);
       },
       onDownload: (event) => progress.update(event.done, event.total, `download ${event.url}`),
     });
