@@ -134,8 +134,8 @@ export class PictureCheck {
    * the picture recorded for it, as a rendition the JSON names must.
    */
   async alternates(alternates: AlternateReference[]): Promise<PictureFinding[]> {
-    // One finding per file, at its first rendition's path (lg and xl share a file below 2400 px), as for
-    // the Image's own renditions.
+    // One finding per file, at its first rendition's path (a manifest may name one file for two
+    // renditions), as for the Image's own renditions.
     const seen = new Set<string>();
     const once = alternates.filter(({ url }) => !seen.has(url) && seen.add(url));
     const found = await Promise.all(

@@ -129,17 +129,6 @@ function topLevelEntries(sizes: string): string[] {
 }
 
 /**
- * The HTML of one image: `<picture>` with a `<source type srcset sizes>` per alternate, in
- * order, then the `<img>`; without alternates, the `<img>` alone. The `<img>` has the primary
- * format's `srcset`, `sizes` (`DEFAULT_SIZES` unless given), `src` and the real `width` and
- * `height` of its md rendition (the box is reserved before a byte arrives: no layout shift),
- * `alt` (empty when the alt text is null: the image is then taken as decorative), `loading`
- * (lazy by default) and `decoding="async"`, and with a placeholder a `style` that paints it in
- * the box until the image covers it. Every attribute value is HTML-escaped. Throws
- * `InvalidArgumentError` for bad options or a placeholder that is not a hex colour and a base64
- * image data URI.
- */
-/**
  * A `srcset` with each width once: an original smaller than the larger boxes gives lg and xl (or
  * more) the same file and width, and HTML allows one candidate per width. The first is kept.
  */
@@ -156,6 +145,17 @@ function distinctWidths(srcset: string): string {
     .join(', ');
 }
 
+/**
+ * The HTML of one image: `<picture>` with a `<source type srcset sizes>` per alternate, in
+ * order, then the `<img>`; without alternates, the `<img>` alone. The `<img>` has the primary
+ * format's `srcset`, `sizes` (`DEFAULT_SIZES` unless given), `src` and the real `width` and
+ * `height` of its md rendition (the box is reserved before a byte arrives: no layout shift),
+ * `alt` (empty when the alt text is null: the image is then taken as decorative), `loading`
+ * (lazy by default) and `decoding="async"`, and with a placeholder a `style` that paints it in
+ * the box until the image covers it. Every attribute value is HTML-escaped. Throws
+ * `InvalidArgumentError` for bad options or a placeholder that is not a hex colour and a base64
+ * image data URI.
+ */
 export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): string {
   const { sizes, loading } = resolvePictureOptions(options);
   const { image, alternates = [], placeholder } = item;
