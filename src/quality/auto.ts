@@ -2,7 +2,7 @@
  * `--quality auto`: the lowest encoder quality whose SSIMULACRA2 score, against the pixels before
  * encoding, reaches a target. A bounded search (at most MAX_ENCODES encodes), which starts where
  * the neighbouring rendition ended, over a sample of the rendition's tiles that lose most when it is
- * larger than SAMPLE_PIXELS (the metric costs about 0.4 s of CPU a megapixel; the sample keeps the
+ * larger than SAMPLE_PIXELS (the metric costs about 0.45 s of CPU a megapixel; the sample keeps the
  * search's cost the same for a 1 MP and a 15 MP rendition), aimed TILE_MARGIN over the target.
  */
 import type { RawPixels } from './linear.js';
@@ -10,7 +10,7 @@ import type { RawPixels } from './linear.js';
 /** Encodes tried per rendition, at most. */
 export const MAX_ENCODES = 6;
 /** Renditions up to this many pixels are scored whole; larger ones on a sample of this size. */
-export const SAMPLE_PIXELS = 1 << 19;
+export const SAMPLE_PIXELS = 1 << 18;
 /**
  * The sample's tiles: 256 px squares at multiples of 256 px from the top left, so a JPEG tile's
  * 8x8 and 16x16 blocks are the blocks of the whole image and encode to the same coefficients.
@@ -44,14 +44,23 @@ export interface SearchOptions {
   max: number;
   /** Encodes at most (default MAX_ENCODES). */
   encodes?: number;
+  /** Score points per quality step assumed until two trials measure it (default SLOPE): the neighbour's. */
+  slope?: number;
 }
+
+/** The slope assumed before two trials give one: score points per quality step (JPEG near 80 gains 0.5-0.7). */
+export const SLOPE = 0.5;
+/** Slopes are taken within these bounds: a flat or steep stretch between two trials is not the curve. */
+const SLOPES = [0.2, 2] as const;
 
 /**
  * The lowest quality in `min..max` whose trial scores at least `target`, assuming the score grows
- * with the quality: from `start`, steps towards the target by the score's slope, then narrows the
- * bracket by interpolation until it is 2 qualities wide (JPEG's and WebP's scores move by about
- * half a point per quality step) or the encodes run out. When no quality reaches the target, the
- * highest is tried last and kept, whatever its score; `trials` lists every encode, in order.
+ * with the quality by about `slope` a step: from `start`, each next quality is where the line
+ * through the last trials meets the target (rounded towards passing), and the search stops at a
+ * passing quality once the quality below it has failed or, by the slope, would fail (its score
+ * less than a step's slope over the target). Starting next to the answer, that is one or two
+ * encodes. When no quality reaches the target, the highest is tried last and kept, whatever its
+ * score; `trials` lists every encode, in order.
  */
 export async function searchQuality<T>(
   trial: (quality: number) => Promise<{ score: number; result: T }>,
@@ -69,44 +78,41 @@ export async function searchQuality<T>(
     if (tried.score >= target) {
       if (!pass || quality < pass.quality) pass = tried;
     } else if (!fail || quality > fail.quality) fail = tried;
-    if (pass && (pass.quality === min || (fail && pass.quality - fail.quality <= 2))) break;
     if (!pass && fail?.quality === max) break;
-    const next = nextQuality(pass, fail, trials, options);
+    const slope = slopeOf(pass && fail ? [fail, pass] : trials.slice(-2)) ?? options.slope ?? SLOPE;
+    if (pass && (pass.quality === min || pass.score - slope < target || (fail && pass.quality - fail.quality <= 1))) {
+      break;
+    }
+    let next: number;
+    if (pass && fail) {
+      // A quarter of the way in at least: over a wide bracket the line is not the curve, and a point
+      // that lands next to one end again and again would narrow it one quality per encode.
+      const margin = Math.max(1, Math.round((pass.quality - fail.quality) / 4));
+      next = clamp(
+        fail.quality + Math.ceil((target - fail.score) / slope),
+        fail.quality + margin,
+        pass.quality - margin,
+      );
+    } else if (pass) next = pass.quality - Math.max(1, Math.floor((pass.score - target) / slope));
+    else next = fail!.quality + Math.max(1, Math.ceil((target - fail!.score) / slope));
     // The last encode, with the target not reached yet, goes to the top of the range.
-    quality = !pass && trials.length === encodes - 1 ? max : next;
+    quality = !pass && trials.length === encodes - 1 ? max : clamp(next, min, max);
     if (trials.some((t) => t.quality === quality)) break;
   }
   const best = pass ?? trials.reduce((a, b) => (b.quality > a.quality ? b : a));
   return { best, trials };
 }
 
-/** The slope assumed before two trials give one: score points per quality step. */
-const SLOPE = 0.5;
-
-function nextQuality<T>(
-  pass: Trial<T> | undefined,
-  fail: Trial<T> | undefined,
-  trials: Array<Trial<T>>,
-  { target, min, max }: SearchOptions,
-): number {
-  if (pass && fail) {
-    // Between the two, where the line through them meets the target, but a quarter of the way in at
-    // least: scores are not straight lines (libjpeg's tables move in steps), and a point that lands
-    // next to one end again and again would narrow the bracket one quality per encode.
-    const width = pass.quality - fail.quality;
-    const at = fail.quality + ((target - fail.score) * width) / (pass.score - fail.score);
-    const margin = Math.max(1, Math.round(width / 4));
-    return clamp(Math.round(at), fail.quality + margin, pass.quality - margin);
-  }
-  const last = trials.at(-1)!;
-  const before = trials.at(-2);
-  const measured =
-    before && before.quality !== last.quality && (last.score - before.score) / (last.quality - before.quality);
-  const slope = measured && measured > 0.1 ? Math.min(measured, 2) : SLOPE;
-  // Half as far again as the line says: a bracket early, then narrowing it, takes fewer encodes
-  // than creeping up on a curve that flattens out.
-  const step = clamp(Math.round((1.5 * Math.abs(target - last.score)) / slope), 2, 40);
-  return clamp(pass ? last.quality - step : last.quality + step, min, max);
+/**
+ * Score points per quality step between the trials (by their lowest and highest quality), within
+ * SLOPES; undefined for fewer than two qualities or a score that did not grow.
+ */
+export function slopeOf(trials: ReadonlyArray<{ quality: number; score: number }>): number | undefined {
+  const low = trials.reduce((a, b) => (b.quality < a.quality ? b : a));
+  const high = trials.reduce((a, b) => (b.quality > a.quality ? b : a));
+  if (high.quality === low.quality) return undefined;
+  const slope = (high.score - low.score) / (high.quality - low.quality);
+  return slope > 0 ? clamp(slope, ...SLOPES) : undefined;
 }
 
 const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
@@ -127,24 +133,62 @@ export function isSampled(info: RawPixels['info'], budget = SAMPLE_PIXELS): bool
 export const PROBE_QUALITY = 80;
 const LOSS_FLOOR = 10;
 /**
- * Points added to the target when a rendition is scored on tiles. A sample is an estimate: on the
- * bench corpus the tiles' score was 3 points under to 1.8 over the whole rendition's (docs/quality.md).
+ * Points added to the target when a rendition is scored on tiles. A sample is an estimate: on 16
+ * originals of the bench corpus (md, lg and xl, at JPEG quality 84 and 88) the tiles scored 2.25
+ * points under to 2.35 over the whole rendition (docs/quality.md).
  */
-export const TILE_MARGIN = 2;
+export const TILE_MARGIN = 2.5;
+
+/**
+ * The 8x8 blocks the probe reads: every other block row, and in those rows every other block,
+ * shifted by one from one such row to the next, so a quarter of the blocks of every tile, spread
+ * over the whole of it. They are packed into a plane of half the width and height, in which each
+ * keeps its place on the 8 px grid: a JPEG of the plane has each block's coefficients, so its
+ * losses are the blocks' losses in a JPEG of the whole rendition, at a quarter of the cost.
+ */
+const probeGrid = ({ width, height }: RawPixels['info']) => {
+  const across = Math.floor(width / TILE) * (TILE / 8);
+  const down = Math.floor(height / TILE) * (TILE / 8);
+  return { across, down, width: (across / 2) * 8, height: (down / 2) * 8 };
+};
+
+/**
+ * The plane a probe encodes: the green channel (grey for grey pixels) of the blocks it reads (see
+ * `probeGrid`), packed. `jpegProbe` (read.ts) round-trips it through JPEG at PROBE_QUALITY.
+ */
+export function probeBlocks(pixels: RawPixels): RawPixels {
+  const { width, channels } = pixels.info;
+  const grid = probeGrid(pixels.info);
+  const data = Buffer.alloc(grid.width * grid.height);
+  const first = channels >= 3 ? 1 : 0;
+  for (let row = 0; row < grid.down / 2; row++) {
+    for (let column = 0; column < grid.across / 2; column++) {
+      const bx = 2 * column + (row & 1);
+      for (let y = 0; y < 8; y++) {
+        let at = ((16 * row + y) * width + 8 * bx) * channels + first;
+        let to = (8 * row + y) * grid.width + 8 * column;
+        for (let x = 0; x < 8; x++, at += channels) data[to++] = pixels.data[at]!;
+      }
+    }
+  }
+  return { data, info: { width: grid.width, height: grid.height, channels: 1 } };
+}
 
 /**
  * The pixels a search scores when `isSampled`: a mosaic of the rendition's 256 px tiles that lose
- * most, as many as fit in `budget` in a full rectangle, in their order in the image. `probe` is the
- * rendition's green channel (grey for grey images) after a JPEG round trip at PROBE_QUALITY, one
- * channel: a tile's loss is the mean over its 8x8 blocks of (squared error / (variance + 10))^2,
- * the places where an encoder's losses are largest for what the block shows, which is where the
- * metric finds them. Tiles sit on a 256 px grid, so a JPEG of a tile has the blocks of the whole.
+ * most, as many as fit in `budget` in a full rectangle, in their order in the image. `probe` is
+ * `probeBlocks(pixels)` after a JPEG round trip at PROBE_QUALITY (`jpegProbe`): a tile's loss is
+ * the mean over its probed 8x8 blocks of (squared error / (variance + 10))^2, the places where an
+ * encoder's losses are largest for what the block shows, which is where the metric finds them.
+ * Tiles sit on a 256 px grid, so a JPEG of a tile has the blocks of the whole.
  */
 export function samplePixels(pixels: RawPixels, probe: RawPixels, budget = SAMPLE_PIXELS): RawPixels {
   const { width, height, channels } = pixels.info;
-  if (probe.info.width !== width || probe.info.height !== height || probe.info.channels !== 1) {
+  const grid = probeGrid(pixels.info);
+  if (probe.info.width !== grid.width || probe.info.height !== grid.height || probe.info.channels !== 1) {
     throw new Error(
-      `the probe is ${probe.info.width}x${probe.info.height}x${probe.info.channels}, not ${width}x${height}x1`,
+      `the probe is ${probe.info.width}x${probe.info.height}x${probe.info.channels}, ` +
+        `not ${grid.width}x${grid.height}x1 (probeBlocks of ${width}x${height})`,
     );
   }
   const across = Math.floor(width / TILE);
@@ -156,10 +200,18 @@ export function samplePixels(pixels: RawPixels, probe: RawPixels, budget = SAMPL
     if (more > 0 || (more === 0 && Math.abs(c - count / c) < Math.abs(columns - count / columns))) columns = c;
   }
   const rows = Math.floor(count / columns);
+  const losses = blockLosses(pixels, probe);
   const tiles: Array<{ index: number; loss: number }> = [];
   const down = Math.floor(height / TILE);
+  const perTile = TILE / 16; // probed block rows (and blocks per such row) in a tile
   for (let index = 0; index < across * down; index++) {
-    tiles.push({ index, loss: loss(pixels, probe, (index % across) * TILE, Math.floor(index / across) * TILE) });
+    const [tx, ty] = [index % across, Math.floor(index / across)];
+    let loss = 0;
+    for (let row = ty * perTile; row < (ty + 1) * perTile; row++) {
+      for (let column = tx * perTile; column < (tx + 1) * perTile; column++)
+        loss += losses[row * (grid.across / 2) + column]!;
+    }
+    tiles.push({ index, loss });
   }
   const chosen = tiles
     .sort((a, b) => b.loss - a.loss || a.index - b.index)
@@ -182,33 +234,33 @@ export function samplePixels(pixels: RawPixels, probe: RawPixels, budget = SAMPL
   return { data, info: { width: outWidth, height: rows * TILE, channels } };
 }
 
-/** The tile's loss in the probe (see `samplePixels`), over 8x8 blocks of the green (or grey) channel. */
-function loss(pixels: RawPixels, probe: RawPixels, left: number, top: number): number {
-  const { width, channels } = pixels.info;
-  const { data } = pixels;
+/**
+ * Each probed block's loss, in the probe's packed order: (squared error / (variance + 10))^2 over
+ * its 64 pixels, the variance the block's own (in the probe's plane before encoding).
+ */
+function blockLosses(pixels: RawPixels, probe: RawPixels): Float64Array {
+  const plain = probeBlocks(pixels).data;
   const lossy = probe.data;
-  const first = channels >= 3 ? 1 : 0;
-  let sum = 0;
-  for (let by = top; by < top + TILE; by += 8) {
-    for (let bx = left; bx < left + TILE; bx += 8) {
-      let level = 0;
-      let square = 0;
-      let error = 0;
-      for (let y = by; y < by + 8; y++) {
-        for (let x = bx, at = (y * width + bx) * channels + first, p = y * width + bx; x < bx + 8; x++) {
-          const value = data[at]!;
-          const difference = lossy[p]! - value;
-          level += value;
-          square += value * value;
-          error += difference * difference;
-          at += channels;
-          p++;
-        }
+  const { width } = probe.info;
+  const losses = new Float64Array((width / 8) * (probe.info.height / 8));
+  for (let block = 0; block < losses.length; block++) {
+    const left = (block % (width / 8)) * 8;
+    const top = Math.floor(block / (width / 8)) * 8;
+    let level = 0;
+    let square = 0;
+    let error = 0;
+    for (let y = top; y < top + 8; y++) {
+      for (let p = y * width + left, end = p + 8; p < end; p++) {
+        const value = plain[p]!;
+        const difference = lossy[p]! - value;
+        level += value;
+        square += value * value;
+        error += difference * difference;
       }
-      const variance = square / 64 - (level / 64) ** 2;
-      const ratio = error / 64 / (variance + LOSS_FLOOR);
-      sum += ratio * ratio;
     }
+    const variance = square / 64 - (level / 64) ** 2;
+    const ratio = error / 64 / (variance + LOSS_FLOOR);
+    losses[block] = ratio * ratio;
   }
-  return sum;
+  return losses;
 }

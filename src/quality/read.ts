@@ -4,7 +4,7 @@
  */
 import sharp from 'sharp';
 import { sourceErrorFromSharp } from '../errors.js';
-import { PROBE_QUALITY } from './auto.js';
+import { PROBE_QUALITY, probeBlocks } from './auto.js';
 import type { RawPixels } from './linear.js';
 
 /**
@@ -27,14 +27,13 @@ export async function rawPixels(input: string | Uint8Array, name?: string): Prom
 }
 
 /**
- * The probe `samplePixels` ranks a rendition's tiles by: its green channel (grey for grey pixels)
- * after a JPEG round trip at PROBE_QUALITY, one channel of the same size.
+ * The probe `samplePixels` ranks a rendition's tiles by: `probeBlocks(pixels)` (a quarter of the
+ * blocks of its green channel, or grey) after a JPEG round trip at PROBE_QUALITY.
  */
 export async function jpegProbe(pixels: RawPixels): Promise<RawPixels> {
-  const { width, height, channels } = pixels.info;
-  const raw = { width, height, channels: channels as 1 | 2 | 3 | 4 };
-  const jpeg = await sharp(pixels.data, { raw })
-    .extractChannel(channels >= 3 ? 1 : 0)
+  const plane = probeBlocks(pixels);
+  const { width, height } = plane.info;
+  const jpeg = await sharp(plane.data, { raw: { width, height, channels: 1 } })
     .jpeg({ quality: PROBE_QUALITY })
     .toBuffer();
   const { data, info } = await sharp(jpeg).toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });

@@ -4,7 +4,7 @@
  */
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { SourceError, sourceErrorFromSharp } from '../errors.js';
-import { isSampled, type Measured, samplePixels, searchQuality, TILE_MARGIN } from '../quality/auto.js';
+import { isSampled, type Measured, SLOPE, samplePixels, searchQuality, slopeOf, TILE_MARGIN } from '../quality/auto.js';
 import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
 import { jpegProbe } from '../quality/read.js';
@@ -115,6 +115,7 @@ async function* sizeBySize(
   const animated = keepsAnimation(info, settings.format);
   const done: EncodedRendition[] = [];
   const prints: Array<string | undefined> = [];
+  let searched: Searched | undefined;
   for (const group of groups) {
     const sized = (frames: boolean) =>
       open(input, settings, frames)
@@ -126,7 +127,8 @@ async function* sizeBySize(
     const own = isSmall(group.size) || search ? await rawOf(sized(false)) : undefined;
     prints.push(own && isSmall(group.size) ? fingerprint(own) : undefined);
     // Frames are not scored: an animation keeps the fixed quality.
-    const auto = search ? await chooseQuality(own!, settings, done.at(-1)?.measured?.quality) : undefined;
+    const auto = search ? await chooseQuality(own!, settings, searched) : undefined;
+    searched = auto ?? searched;
     // EXIF, XMP and IPTC kept; pixels converted to sRGB and tagged with its profile, as without.
     if (settings.keepMetadata) pipeline.withMetadata();
     const data = await encode(pipeline, withQuality(settings, auto?.measured.quality)).toBuffer();
@@ -155,6 +157,8 @@ async function* cascade(
   // JPEG has no alpha: flattened onto white before resizing when it is the only format (as
   // always), else each size is flattened for it alone and the others keep their alpha.
   const onlyJpeg = formats.every((format) => format.format === 'jpeg');
+  // The metric's threads start while the original decodes.
+  if (formats.some(searches)) scorePool().warm();
   let pixels = await open(input, settings, false)
     .resize(first.size.width, first.size.height, { fit: 'fill' })
     .flatten(onlyJpeg ? { background: WHITE } : false)
@@ -221,10 +225,11 @@ const flattenRaw = (pixels: RawPixels): Promise<RawPixels> =>
   fromRaw(pixels.data, pixels.info).flatten({ background: WHITE }).raw().toBuffer({ resolveWithObject: true });
 
 /**
- * `--quality auto` over each size's pixels, in the order of `groups`: one search after another from
- * the smallest, each starting at the quality the size below it chose. The small sizes are scored
- * whole and cheaply, and a larger size needs about the same quality or a little less, so the costly
- * searches start next to their answer.
+ * `--quality auto` over each size's pixels: the sizes scored whole, cheaply, one after another from
+ * the smallest, then the sizes scored on tiles, the costly searches, all at once (they share the
+ * cores). Each starts where the largest size scored whole before it ended (its quality, moved by the
+ * difference in target at its score's slope) and assumes that slope: a larger size needs about the
+ * same quality, so every search starts next to its answer.
  */
 function searchSmallestFirst(
   groups: SizeGroup[],
@@ -232,15 +237,19 @@ function searchSmallestFirst(
   settings: EncodeSettings,
 ): Array<Promise<EncodedRendition>> {
   const found: Array<Promise<EncodedRendition>> = [];
-  let below: Promise<EncodedRendition> | undefined;
+  let below: Promise<Searched> | undefined;
   for (let index = groups.length - 1; index >= 0; index--) {
     const before = below;
-    below = (async () => {
-      const auto = await chooseQuality(pixels[index]!, settings, (await before)?.measured?.quality);
-      return { ...groups[index]!, format: settings.format, data: auto!.data, measured: auto!.measured };
-    })();
-    below.catch(() => undefined); // awaited by the caller, in order; this only marks it handled meanwhile
-    found[index] = below;
+    const search = (async () => chooseQuality(pixels[index]!, settings, await before))();
+    if (!isSampled(pixels[index]!.info)) below = search;
+    const rendition = search.then(({ data, measured }) => ({
+      ...groups[index]!,
+      format: settings.format,
+      data,
+      measured,
+    }));
+    rendition.catch(() => undefined); // awaited by the caller, in order; this only marks it handled meanwhile
+    found[index] = rendition;
   }
   return found;
 }
@@ -273,31 +282,40 @@ const searches = (settings: EncodeSettings) =>
 /** Each lossy encoder's quality range, for the search. */
 const QUALITY_RANGE = { min: 10, max: 100 };
 
+/** A rendition's search: its file and what was measured, and where the next size's search starts. */
+interface Searched {
+  data: Buffer;
+  measured: Measured;
+  /** The score aimed at (the target, plus TILE_MARGIN when scored on tiles). */
+  aim: number;
+  /** Score points per quality step between its trials, when they measured one. */
+  slope: number | undefined;
+}
+
 /**
  * With `--quality auto` and a lossy format: the lowest quality whose SSIMULACRA2 score against
- * `pixels` reaches the target, searched from `start` (the next smaller size's choice; else the format's
- * fixed quality), with the rendition encoded at it. Undefined for fixed quality or a lossless format.
+ * `pixels` reaches the target, searched from where the next smaller size's search (`below`) ended,
+ * else from the format's fixed quality, with the rendition encoded at it.
  */
-async function chooseQuality(
-  pixels: RawPixels,
-  settings: EncodeSettings,
-  start: number | undefined,
-): Promise<{ data: Buffer; measured: Measured } | undefined> {
+async function chooseQuality(pixels: RawPixels, settings: EncodeSettings, below?: Searched): Promise<Searched> {
   const target = qualityTarget(settings.quality.mode);
   const format = settings.format;
-  if (target === null || !isLossy(format)) return undefined;
+  if (target === null || !isLossy(format)) throw new Error(`no quality to search for ${format}`);
   const sampled = isSampled(pixels.info);
   const sample = sampled ? samplePixels(pixels, await jpegProbe(pixels)) : pixels;
   const encodeAt = (quality: number, what: RawPixels) =>
     encode(fromRaw(what.data, what.info), withQuality(settings, quality)).toBuffer();
+  const aim = target + (sampled ? TILE_MARGIN : 0);
+  const slope = below?.slope ?? SLOPE;
+  const start = below ? below.measured.quality + (aim - below.aim) / slope : settings.quality[format];
   // The reference's half of the metric done once for every quality tried, in a thread of its own.
   const reference = await scorePool().prepare(sample);
-  const { best } = await searchQuality(
+  const { best, trials } = await searchQuality(
     async (quality) => {
       const data = await encodeAt(quality, sample);
       return { score: await reference.score(await rawOf(sharp(data))), result: data };
     },
-    { target: target + (sampled ? TILE_MARGIN : 0), start: start ?? settings.quality[format], ...QUALITY_RANGE },
+    { target: aim, start, slope, ...QUALITY_RANGE },
   ).finally(reference.release);
   // A sample's encode is not the rendition's: encode the whole of it at the quality found.
   const data = sampled ? await encodeAt(best.quality, pixels) : best.result;
@@ -306,7 +324,7 @@ async function chooseQuality(
     score: round(best.score),
     scored: sampled ? 'tiles' : 'rendition',
   };
-  return { data, measured };
+  return { data, measured, aim, slope: slopeOf(trials) ?? below?.slope };
 }
 
 const round = (score: number) => Math.round(score * 100) / 100;

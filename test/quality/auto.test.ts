@@ -4,7 +4,14 @@
  */
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { isSampled, MAX_ENCODES, samplePixels, searchQuality } from '../../src/quality/auto.js';
+import {
+  isSampled,
+  MAX_ENCODES,
+  PROBE_QUALITY,
+  probeBlocks,
+  samplePixels,
+  searchQuality,
+} from '../../src/quality/auto.js';
 import { jpegProbe } from '../../src/quality/read.js';
 import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
 
@@ -50,11 +57,11 @@ describe('searchQuality', () => {
     expect(high.tried.length).toBeLessThanOrEqual(MAX_ENCODES);
   });
 
-  it('starting at the answer costs two encodes', async () => {
+  it('starting at the answer costs one encode, when the slope says the quality below falls short', async () => {
     const curve = (q: number) => 30 + 0.6 * q; // 80 first reached at 84
-    const { chosen, tried } = await search(curve, 80, 84);
-    expect(chosen).toBe(84);
-    expect(tried).toEqual([84, 82]);
+    expect(await search(curve, 80, 84)).toMatchObject({ chosen: 84, tried: [84] });
+    // 90 passes by 4 points: down by the slope to 82, which fails, then between the two.
+    expect(await search(curve, 80, 90)).toMatchObject({ chosen: 84, tried: [90, 82, 84] });
   });
 });
 
@@ -90,12 +97,13 @@ describe('samplePixels', () => {
       if (smooth.has(tileOf(x, y))) return 3;
       return noisy.has(tileOf(x, y)) ? 12 : 1;
     };
-    const probe = {
+    // What a JPEG of the whole would be, cut down to the blocks a probe reads.
+    const probe = probeBlocks({
       data: Buffer.from(
         Array.from({ length: 2048 * 1024 }, (_, i) => level(i % 2048, i >> 11) + off(i % 2048, i >> 11)),
       ),
       info: { width: 2048, height: 1024, channels: 1 },
-    };
+    });
     const sample = samplePixels(pixels, probe, 4 * 256 * 256);
     expect(sample.info).toEqual({ width: 512, height: 512, channels: 3 });
     // The smooth tiles, in their order in the image, each copied whole.
@@ -116,6 +124,21 @@ describe('samplePixels', () => {
     for (const [slot, [tx, ty]] of expected.entries()) {
       expect(tile(sample, slot % 2, slot >> 1).equals(tile(pixels, tx!, ty!)), `slot ${slot}`).toBe(true);
     }
+  });
+
+  it("probes a quarter of the blocks, each as a JPEG of the whole rendition's green channel loses it", async () => {
+    const pixels = await sharp('samples/originals/ladybird.jpg')
+      .resize(1024, 768, { fit: 'cover' })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const probe = await jpegProbe(pixels);
+    expect(probe.info).toEqual({ width: 512, height: 384, channels: 1 });
+    const whole = await sharp(pixels.data, { raw: pixels.info })
+      .extractChannel(1)
+      .jpeg({ quality: PROBE_QUALITY })
+      .toBuffer();
+    const decoded = await sharp(whole).toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
+    expect(Buffer.from(probe.data).equals(Buffer.from(probeBlocks(decoded).data))).toBe(true);
   });
 
   it('a JPEG of the sample has the blocks of the whole image: tiles sit on the 16 px grid', async () => {

@@ -52,13 +52,16 @@ describe('ScorePool', () => {
     expect(await prepared.score(reference)).toBe(100);
   });
 
-  it('idle threads do not keep a process alive', async () => {
-    // A script that scores through the compiled pool and never closes it: it must end by itself.
+  it('idle threads, started ahead or after a score, do not keep a process alive', async () => {
+    // A script that starts the compiled pool's threads ahead (warm), scores through one and never
+    // closes the pool: it must end by itself.
     const pool = fileURLToPath(new URL('../../dist/quality/score-pool.js', import.meta.url));
     const script = `
       const { ScorePool } = await import(${JSON.stringify(pool)});
       const pixels = { data: Buffer.alloc(64 * 64 * 3, 128), info: { width: 64, height: 64, channels: 3 } };
-      const reference = await new ScorePool({ threads: 2 }).prepare(pixels);
+      const pool = new ScorePool({ threads: 2 });
+      pool.warm();
+      const reference = await pool.prepare(pixels);
       console.log(await reference.score(pixels));`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
     let out = '';
