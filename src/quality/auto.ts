@@ -108,6 +108,7 @@ export async function searchQuality<T>(
  * SLOPES; undefined for fewer than two qualities or a score that did not grow.
  */
 export function slopeOf(trials: ReadonlyArray<{ quality: number; score: number }>): number | undefined {
+  if (trials.length === 0) return undefined;
   const low = trials.reduce((a, b) => (b.quality < a.quality ? b : a));
   const high = trials.reduce((a, b) => (b.quality > a.quality ? b : a));
   if (high.quality === low.quality) return undefined;

@@ -282,7 +282,7 @@ const searches = (settings: EncodeSettings) =>
 /** Each lossy encoder's quality range, for the search. */
 const QUALITY_RANGE = { min: 10, max: 100 };
 
-/** A rendition's search: its file and what was measured, and where the next size's search starts. */
+/** A rendition's search: its file and what was measured, and what a neighbouring size's search starts from. */
 interface Searched {
   data: Buffer;
   measured: Measured;
@@ -294,10 +294,10 @@ interface Searched {
 
 /**
  * With `--quality auto` and a lossy format: the lowest quality whose SSIMULACRA2 score against
- * `pixels` reaches the target, searched from where the next smaller size's search (`below`) ended,
- * else from the format's fixed quality, with the rendition encoded at it.
+ * `pixels` reaches the target, searched from where a neighbouring size's search ended, else from the
+ * format's fixed quality, with the rendition encoded at it.
  */
-async function chooseQuality(pixels: RawPixels, settings: EncodeSettings, below?: Searched): Promise<Searched> {
+async function chooseQuality(pixels: RawPixels, settings: EncodeSettings, neighbour?: Searched): Promise<Searched> {
   const target = qualityTarget(settings.quality.mode);
   const format = settings.format;
   if (target === null || !isLossy(format)) throw new Error(`no quality to search for ${format}`);
@@ -306,8 +306,8 @@ async function chooseQuality(pixels: RawPixels, settings: EncodeSettings, below?
   const encodeAt = (quality: number, what: RawPixels) =>
     encode(fromRaw(what.data, what.info), withQuality(settings, quality)).toBuffer();
   const aim = target + (sampled ? TILE_MARGIN : 0);
-  const slope = below?.slope ?? SLOPE;
-  const start = below ? below.measured.quality + (aim - below.aim) / slope : settings.quality[format];
+  const slope = neighbour?.slope ?? SLOPE;
+  const start = neighbour ? neighbour.measured.quality + (aim - neighbour.aim) / slope : settings.quality[format];
   // The reference's half of the metric done once for every quality tried, in a thread of its own.
   const reference = await scorePool().prepare(sample);
   const { best, trials } = await searchQuality(
@@ -324,7 +324,7 @@ async function chooseQuality(pixels: RawPixels, settings: EncodeSettings, below?
     score: round(best.score),
     scored: sampled ? 'tiles' : 'rendition',
   };
-  return { data, measured, aim, slope: slopeOf(trials) ?? below?.slope };
+  return { data, measured, aim, slope: slopeOf(trials) ?? neighbour?.slope };
 }
 
 const round = (score: number) => Math.round(score * 100) / 100;

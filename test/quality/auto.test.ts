@@ -11,6 +11,7 @@ import {
   probeBlocks,
   samplePixels,
   searchQuality,
+  slopeOf,
 } from '../../src/quality/auto.js';
 import { jpegProbe } from '../../src/quality/read.js';
 import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
@@ -62,6 +63,18 @@ describe('searchQuality', () => {
     expect(await search(curve, 80, 84)).toMatchObject({ chosen: 84, tried: [84] });
     // 90 passes by 4 points: down by the slope to 82, which fails, then between the two.
     expect(await search(curve, 80, 90)).toMatchObject({ chosen: 84, tried: [90, 82, 84] });
+  });
+});
+
+describe('slopeOf', () => {
+  it('is the score per quality step between the lowest and highest quality tried, within bounds', () => {
+    const trial = (quality: number, score: number) => ({ quality, score });
+    expect(slopeOf([trial(90, 84), trial(82, 79.2), trial(84, 80.4)])).toBeCloseTo(0.6, 10);
+    expect(slopeOf([trial(80, 70), trial(81, 75)])).toBe(2);
+    expect(slopeOf([trial(80, 70), trial(90, 70.5)])).toBe(0.2);
+    expect(slopeOf([trial(80, 70)])).toBeUndefined();
+    expect(slopeOf([trial(80, 70), trial(90, 69)])).toBeUndefined();
+    expect(slopeOf([])).toBeUndefined();
   });
 });
 
