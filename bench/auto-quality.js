@@ -1,9 +1,10 @@
 /**
  * `npm run bench -- quality`: `render --quality auto` (#20) against fixed quality, on the bench corpus,
- * everything as JPEG so that the contenders compare like with like. Per corpus, four contenders:
+ * everything as JPEG so that the contenders compare like with like. Per corpus, five contenders:
  *
  * - fixed: today's default, quality 80;
  * - auto: `quality: { mode: 'auto' }`, target DEFAULT_QUALITY_TARGET (80);
+ * - auto, mozjpeg: the same with `jpeg: { mozjpeg: true }` (`--jpeg-mozjpeg`);
  * - uniform: the lowest `--jpeg-quality` at which every rendition of the corpus reaches the target by
  *   the full-image score, found by a bracketing search from fixed's render (quality 80): a level's
  *   renditions scored lowest first, and the level stopped at its first failure;
@@ -25,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import pLimit from 'p-limit';
 import { DEFAULT_QUALITY_TARGET, RENDITION_KEYS, renderOriginals, renditionSizes } from '../dist/index.js';
+import { SAMPLE_PIXELS, TILE_MARGIN } from '../dist/quality/auto.js';
 import { rawPixels } from '../dist/quality/read.js';
 import * as metric from '../dist/quality/ssimulacra2.js';
 import { butteraugli, findButteraugli } from './butteraugli.js';
@@ -337,6 +339,11 @@ async function corpusBench(scratch, corpus, files, pool) {
   const fixed = await render(scratch, `${corpus}-fixed`, files, 'jpeg');
   log(`${corpus}: auto`);
   const auto = await render(scratch, `${corpus}-auto`, files, 'jpeg', { quality: { mode: 'auto' } });
+  log(`${corpus}: auto with mozjpeg`);
+  const autoMoz = await render(scratch, `${corpus}-auto-mozjpeg`, files, 'jpeg', {
+    quality: { mode: 'auto' },
+    jpeg: { mozjpeg: true },
+  });
   log(`${corpus}: eleventy-img`);
   const eleventyRun = await eleventy(scratch, corpus, files);
 
@@ -349,6 +356,9 @@ async function corpusBench(scratch, corpus, files, pool) {
   log(`${corpus}: scoring auto`);
   const autoJpegs = filesOf(auto, corpus);
   const autoScores = await scoreAll(autoJpegs);
+  log(`${corpus}: scoring auto with mozjpeg`);
+  const autoMozJpegs = filesOf(autoMoz, corpus);
+  const autoMozScores = await scoreAll(autoMozJpegs);
   const uniform = await uniformSearch(scratch, corpus, files, renditions, pool, {
     quality: 80,
     run: fixed,
@@ -365,15 +375,19 @@ async function corpusBench(scratch, corpus, files, pool) {
   for (const result of auto.results) {
     for (const key of RENDITION_KEYS) measured.set(idOf(corpus, result.source, key), result.measured[key]);
   }
-  const autoQualities = [...measured.values()].map((m) => m.quality);
+  const qualities = (run) => {
+    const chosen = run.results.flatMap((result) => RENDITION_KEYS.map((key) => result.measured[key].quality));
+    return `${Math.min(...chosen)}-${Math.max(...chosen)}, median ${median(chosen)}`;
+  };
   const contenders = [
     { label: 'fixed', quality: '80', run: fixed, jpegs: fixedJpegs, scores: fixedScores },
+    { label: 'auto', quality: qualities(auto), run: auto, jpegs: autoJpegs, scores: autoScores },
     {
-      label: 'auto',
-      quality: `${Math.min(...autoQualities)}-${Math.max(...autoQualities)}, median ${median(autoQualities)}`,
-      run: auto,
-      jpegs: autoJpegs,
-      scores: autoScores,
+      label: 'auto, mozjpeg',
+      quality: qualities(autoMoz),
+      run: autoMoz,
+      jpegs: autoMozJpegs,
+      scores: autoMozScores,
     },
     {
       label: 'uniform',
@@ -393,6 +407,9 @@ async function corpusBench(scratch, corpus, files, pool) {
   ].map((c) => ({ ...c, bytes: bytesOf([...c.jpegs.values()]), seconds: c.run.seconds }));
   return { corpus, files, renditions, contenders, measured };
 }
+
+/** The contender of a corpus's results by its label. */
+const contender = ({ contenders }, label) => contenders.find((c) => c.label === label);
 
 function printScores(results) {
   console.log(
@@ -422,23 +439,28 @@ function printScores(results) {
     }
   }
   console.log(
-    `\nUniform: the qualities tried, ${results.map((r) => `${r.corpus}: ${r.contenders[2].note}`).join('; ')}.`,
+    `\nUniform: the qualities tried, ${results.map((r) => `${r.corpus}: ${contender(r, 'uniform').note}`).join('; ')}.`,
   );
 
   console.log(
     `\nAuto against the goals: its bytes at most 0.75x uniform's, every rendition at least ${TARGET} by the ` +
-      'full-image score. Auto records the score it searched with: of the whole rendition up to 512 K pixels, of ' +
-      'a sample of its 256 px tiles above (chosen by a JPEG probe, aimed 2 points over); full - recorded ' +
+      'full-image score. Auto records the score it searched with: of the whole rendition up to ' +
+      `${SAMPLE_PIXELS / 1024} K pixels, of a sample of its 256 px tiles above (as many pixels, twice as many ` +
+      `over 8 MP; chosen by a JPEG probe, aimed ` +
+      `${TILE_MARGIN} points over); full - recorded ` +
       'compares the two on the renditions scored on tiles.\n',
   );
   console.log(
     `| corpus | auto / uniform bytes | goal <= 0.75x | auto under ${TARGET} | lowest | ` +
       `under ${TARGET}: scored whole | ` +
-      'scored on tiles | full - recorded (tiles), min | max | auto quality per size, xs..xl (median) |',
+      'scored on tiles | full - recorded (tiles), min | max | auto quality per size, xs..xl (median) | ' +
+      `auto with mozjpeg / uniform bytes | its under ${TARGET} |`,
   );
-  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|');
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|');
   for (const { corpus, contenders, measured, renditions } of results) {
-    const [auto, uniform] = [contenders[1], contenders[2]];
+    const [auto, uniform] = [contender({ contenders }, 'auto'), contender({ contenders }, 'uniform')];
+    const moz = contender({ contenders }, 'auto, mozjpeg');
+    const mozScores = [...moz.scores.values()];
     const scores = [...auto.scores.values()];
     const ratio = auto.bytes / uniform.bytes;
     const under = (scored) => {
@@ -456,7 +478,8 @@ function printScores(results) {
         `${scores.filter((s) => s < TARGET).length} of ${scores.length} | ${fmt(Math.min(...scores))} | ` +
         `${under('rendition')} | ${under('tiles')} | ` +
         `${gaps.length ? fmt(Math.min(...gaps)) : '-'} | ${gaps.length ? fmt(Math.max(...gaps)) : '-'} | ` +
-        `${perKey.join(', ')} |`,
+        `${perKey.join(', ')} | ${fmt(moz.bytes / uniform.bytes)}x | ` +
+        `${mozScores.filter((score) => score < TARGET).length} of ${mozScores.length} |`,
     );
   }
 }

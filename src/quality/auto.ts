@@ -9,8 +9,17 @@ import type { RawPixels } from './linear.js';
 
 /** Encodes tried per rendition, at most. */
 export const MAX_ENCODES = 6;
-/** Renditions up to this many pixels are scored whole; larger ones on a sample of this size. */
+/** Renditions up to this many pixels are scored whole; larger ones on a sample (`sampleBudget`). */
 export const SAMPLE_PIXELS = 1 << 18;
+/**
+ * Above this many pixels (the xl rendition of a large original) the sample is twice as large: there
+ * it covers the least of the rendition, and a 256 K sample misjudged it most (docs/quality.md).
+ */
+const LARGE_PIXELS = 8 << 20;
+
+/** The pixels a rendition's sample holds: SAMPLE_PIXELS, twice that above LARGE_PIXELS. */
+export const sampleBudget = ({ width, height }: RawPixels['info']): number =>
+  width * height > LARGE_PIXELS ? 2 * SAMPLE_PIXELS : SAMPLE_PIXELS;
 /**
  * The sample's tiles: 256 px squares at multiples of 256 px from the top left, so a JPEG tile's
  * 8x8 and 16x16 blocks are the blocks of the whole image and encode to the same coefficients.
@@ -119,7 +128,7 @@ export function slopeOf(trials: ReadonlyArray<{ quality: number; score: number }
 const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
 
 /** True when a rendition of this size is scored on a sample of its tiles (`samplePixels`), not whole. */
-export function isSampled(info: RawPixels['info'], budget = SAMPLE_PIXELS): boolean {
+export function isSampled(info: RawPixels['info'], budget = sampleBudget(info)): boolean {
   const { width, height } = info;
   return (
     width * height > budget && Math.floor(width / TILE) * Math.floor(height / TILE) >= 2 && budget >= 2 * TILE * TILE
@@ -135,10 +144,10 @@ export const PROBE_QUALITY = 80;
 const LOSS_FLOOR = 10;
 /**
  * Points added to the target when a rendition is scored on tiles. A sample is an estimate: on 16
- * originals of the bench corpus (md, lg and xl, at JPEG quality 84 and 88) the tiles scored 2.25
- * points under to 2.35 over the whole rendition (docs/quality.md).
+ * originals of the bench corpus (md and lg on 256 K, xl on 512 K, at JPEG quality 84 and 88) the
+ * tiles scored 2.25 points under to 1.79 over the whole rendition (docs/quality.md).
  */
-export const TILE_MARGIN = 2.5;
+export const TILE_MARGIN = 2;
 
 /**
  * The 8x8 blocks the probe reads: every other block row, and in those rows every other block,
@@ -183,7 +192,7 @@ export function probeBlocks(pixels: RawPixels): RawPixels {
  * encoder's losses are largest for what the block shows, which is where the metric finds them.
  * Tiles sit on a 256 px grid, so a JPEG of a tile has the blocks of the whole.
  */
-export function samplePixels(pixels: RawPixels, probe: RawPixels, budget = SAMPLE_PIXELS): RawPixels {
+export function samplePixels(pixels: RawPixels, probe: RawPixels, budget = sampleBudget(pixels.info)): RawPixels {
   const { width, height, channels } = pixels.info;
   const grid = probeGrid(pixels.info);
   if (probe.info.width !== grid.width || probe.info.height !== grid.height || probe.info.channels !== 1) {

@@ -9,6 +9,7 @@ import {
   MAX_ENCODES,
   PROBE_QUALITY,
   probeBlocks,
+  sampleBudget,
   samplePixels,
   searchQuality,
   slopeOf,
@@ -91,6 +92,9 @@ describe('samplePixels', () => {
     expect(isSampled({ width: 600, height: 400, channels: 3 })).toBe(false);
     expect(isSampled({ width: 2048, height: 1024, channels: 3 })).toBe(true);
     expect(isSampled({ width: 2048, height: 1024, channels: 3 }, 4 << 20)).toBe(false);
+    // 256 K pixels, twice that for an xl rendition of more than 8 MP.
+    expect(sampleBudget({ width: 2400, height: 1600, channels: 3 })).toBe(256 * 1024);
+    expect(sampleBudget({ width: 4800, height: 3200, channels: 3 })).toBe(512 * 1024);
   });
 
   it('takes the tiles the probe lost most in for what they show, in a full rectangle, pixel for pixel', () => {
