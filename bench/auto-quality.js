@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import pLimit from 'p-limit';
 import { DEFAULT_QUALITY_TARGET, RENDITION_KEYS, renderOriginals, renditionSizes } from '../dist/index.js';
-import { SAMPLE_PIXELS, TILE_MARGIN } from '../dist/quality/auto.js';
+import { LARGE_PIXELS, SAMPLE_PIXELS, TILE_MARGIN, WHOLE_PIXELS } from '../dist/quality/auto.js';
 import { rawPixels } from '../dist/quality/read.js';
 import * as metric from '../dist/quality/ssimulacra2.js';
 import { butteraugli, findButteraugli } from './butteraugli.js';
@@ -444,10 +444,10 @@ function printScores(results) {
 
   console.log(
     `\nAuto against the goals: its bytes at most 0.75x uniform's, every rendition at least ${TARGET} by the ` +
-      'full-image score. Auto records the score it searched with: of the whole rendition up to ' +
-      `${SAMPLE_PIXELS / 1024} K pixels, of a sample of its 256 px tiles above (as many pixels, twice as many ` +
-      `over 8 MP; chosen by a JPEG probe, aimed ` +
-      `${TILE_MARGIN} points over); full - recorded ` +
+      `full-image score. Auto records the score it searched with: of the whole rendition up to ${WHOLE_PIXELS >> 10} ` +
+      `K pixels, of a sample of its 256 px tiles above (${SAMPLE_PIXELS >> 10} K pixels, ` +
+      `${(2 * SAMPLE_PIXELS) >> 10} K over ${LARGE_PIXELS >> 20} MP; chosen by a JPEG probe, aimed ${TILE_MARGIN} ` +
+      'points over); full - recorded ' +
       'compares the two on the renditions scored on tiles.\n',
   );
   console.log(

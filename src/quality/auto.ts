@@ -2,20 +2,22 @@
  * `--quality auto`: the lowest encoder quality whose SSIMULACRA2 score, against the pixels before
  * encoding, reaches a target. A bounded search (at most MAX_ENCODES encodes), which starts where
  * the neighbouring rendition ended, over a sample of the rendition's tiles that lose most when it is
- * larger than SAMPLE_PIXELS (the metric costs about 0.45 s of CPU a megapixel; the sample keeps the
- * search's cost the same for a 1 MP and a 15 MP rendition), aimed TILE_MARGIN over the target.
+ * larger than WHOLE_PIXELS (the metric costs about 0.45 s of CPU a megapixel; the sample keeps the
+ * search's cost about the same for a 1 MP and a 15 MP rendition), aimed TILE_MARGIN over the target.
  */
 import type { RawPixels } from './linear.js';
 
 /** Encodes tried per rendition, at most. */
 export const MAX_ENCODES = 6;
-/** Renditions up to this many pixels are scored whole; larger ones on a sample (`sampleBudget`). */
+/** Renditions up to this many pixels (every xs and sm rendition) are scored whole, larger ones on a sample. */
+export const WHOLE_PIXELS = 1 << 19;
+/** The pixels of a sample (`sampleBudget`): 4 tiles. */
 export const SAMPLE_PIXELS = 1 << 18;
 /**
  * Above this many pixels (the xl rendition of a large original) the sample is twice as large: there
  * it covers the least of the rendition, and a 256 K sample misjudged it most (docs/quality.md).
  */
-const LARGE_PIXELS = 8 << 20;
+export const LARGE_PIXELS = 8 << 20;
 
 /** The pixels a rendition's sample holds: SAMPLE_PIXELS, twice that above LARGE_PIXELS. */
 export const sampleBudget = ({ width, height }: RawPixels['info']): number =>
@@ -46,7 +48,10 @@ export interface Trial<T> {
 export interface SearchOptions {
   /** The score to reach. */
   target: number;
-  /** The first quality tried (the neighbouring rendition's, or the format's fixed quality). */
+  /**
+   * The first quality tried: where the neighbouring rendition's search ended (moved by the difference
+   * in target at its slope), or the format's fixed quality.
+   */
   start: number;
   /** The encoder's quality range. */
   min: number;
@@ -128,11 +133,9 @@ export function slopeOf(trials: ReadonlyArray<{ quality: number; score: number }
 const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
 
 /** True when a rendition of this size is scored on a sample of its tiles (`samplePixels`), not whole. */
-export function isSampled(info: RawPixels['info'], budget = sampleBudget(info)): boolean {
+export function isSampled(info: RawPixels['info'], whole = WHOLE_PIXELS): boolean {
   const { width, height } = info;
-  return (
-    width * height > budget && Math.floor(width / TILE) * Math.floor(height / TILE) >= 2 && budget >= 2 * TILE * TILE
-  );
+  return width * height > whole && Math.floor(width / TILE) * Math.floor(height / TILE) >= 2;
 }
 
 /**
@@ -154,13 +157,19 @@ export const TILE_MARGIN = 2;
  * shifted by one from one such row to the next, so a quarter of the blocks of every tile, spread
  * over the whole of it. They are packed into a plane of half the width and height, in which each
  * keeps its place on the 8 px grid: a JPEG of the plane has each block's coefficients, so its
- * losses are the blocks' losses in a JPEG of the whole rendition, at a quarter of the cost.
+ * losses are the blocks' losses in a JPEG of the rendition's whole channel, at a quarter of the cost.
  */
 const probeGrid = ({ width, height }: RawPixels['info']) => {
   const across = Math.floor(width / TILE) * (TILE / 8);
   const down = Math.floor(height / TILE) * (TILE / 8);
   return { across, down, width: (across / 2) * 8, height: (down / 2) * 8 };
 };
+
+/** A probe: the plane of the blocks it reads (`probeBlocks`), before and after a JPEG round trip. */
+export interface Probe {
+  plain: RawPixels;
+  lossy: RawPixels;
+}
 
 /**
  * The plane a probe encodes: the green channel (grey for grey pixels) of the blocks it reads (see
@@ -187,19 +196,22 @@ export function probeBlocks(pixels: RawPixels): RawPixels {
 /**
  * The pixels a search scores when `isSampled`: a mosaic of the rendition's 256 px tiles that lose
  * most, as many as fit in `budget` in a full rectangle, in their order in the image. `probe` is
- * `probeBlocks(pixels)` after a JPEG round trip at PROBE_QUALITY (`jpegProbe`): a tile's loss is
- * the mean over its probed 8x8 blocks of (squared error / (variance + 10))^2, the places where an
+ * `probeBlocks(pixels)` before and after a JPEG round trip at PROBE_QUALITY (`jpegProbe`): a tile's
+ * loss is the sum over its probed 8x8 blocks of (squared error / (variance + 10))^2, the places where an
  * encoder's losses are largest for what the block shows, which is where the metric finds them.
  * Tiles sit on a 256 px grid, so a JPEG of a tile has the blocks of the whole.
  */
-export function samplePixels(pixels: RawPixels, probe: RawPixels, budget = sampleBudget(pixels.info)): RawPixels {
+export function samplePixels(pixels: RawPixels, probe: Probe, budget = sampleBudget(pixels.info)): RawPixels {
   const { width, height, channels } = pixels.info;
+  if (!isSampled(pixels.info, 0)) throw new Error(`a ${width}x${height} image has fewer than two 256 px tiles`);
   const grid = probeGrid(pixels.info);
-  if (probe.info.width !== grid.width || probe.info.height !== grid.height || probe.info.channels !== 1) {
-    throw new Error(
-      `the probe is ${probe.info.width}x${probe.info.height}x${probe.info.channels}, ` +
-        `not ${grid.width}x${grid.height}x1 (probeBlocks of ${width}x${height})`,
-    );
+  for (const plane of [probe.plain, probe.lossy]) {
+    if (plane.info.width !== grid.width || plane.info.height !== grid.height || plane.info.channels !== 1) {
+      throw new Error(
+        `the probe is ${plane.info.width}x${plane.info.height}x${plane.info.channels}, ` +
+          `not ${grid.width}x${grid.height}x1 (probeBlocks of ${width}x${height})`,
+      );
+    }
   }
   const across = Math.floor(width / TILE);
   const count = Math.min(Math.floor(budget / (TILE * TILE)), across * Math.floor(height / TILE));
@@ -210,7 +222,7 @@ export function samplePixels(pixels: RawPixels, probe: RawPixels, budget = sampl
     if (more > 0 || (more === 0 && Math.abs(c - count / c) < Math.abs(columns - count / columns))) columns = c;
   }
   const rows = Math.floor(count / columns);
-  const losses = blockLosses(pixels, probe);
+  const losses = blockLosses(probe);
   const tiles: Array<{ index: number; loss: number }> = [];
   const down = Math.floor(height / TILE);
   const perTile = TILE / 16; // probed block rows (and blocks per such row) in a tile
@@ -248,11 +260,9 @@ export function samplePixels(pixels: RawPixels, probe: RawPixels, budget = sampl
  * Each probed block's loss, in the probe's packed order: (squared error / (variance + 10))^2 over
  * its 64 pixels, the variance the block's own (in the probe's plane before encoding).
  */
-function blockLosses(pixels: RawPixels, probe: RawPixels): Float64Array {
-  const plain = probeBlocks(pixels).data;
-  const lossy = probe.data;
-  const { width } = probe.info;
-  const losses = new Float64Array((width / 8) * (probe.info.height / 8));
+function blockLosses({ plain: { data: plain }, lossy: { data: lossy, info } }: Probe): Float64Array {
+  const { width, height } = info;
+  const losses = new Float64Array((width / 8) * (height / 8));
   for (let block = 0; block < losses.length; block++) {
     const left = (block % (width / 8)) * 8;
     const top = Math.floor(block / (width / 8)) * 8;

@@ -4,7 +4,7 @@
  */
 import sharp from 'sharp';
 import { sourceErrorFromSharp } from '../errors.js';
-import { PROBE_QUALITY, probeBlocks } from './auto.js';
+import { PROBE_QUALITY, type Probe, probeBlocks } from './auto.js';
 import type { RawPixels } from './linear.js';
 
 /**
@@ -28,14 +28,14 @@ export async function rawPixels(input: string | Uint8Array, name?: string): Prom
 
 /**
  * The probe `samplePixels` ranks a rendition's tiles by: `probeBlocks(pixels)` (a quarter of the
- * blocks of its green channel, or grey) after a JPEG round trip at PROBE_QUALITY.
+ * blocks of its green channel, or grey), and the same after a JPEG round trip at PROBE_QUALITY.
  */
-export async function jpegProbe(pixels: RawPixels): Promise<RawPixels> {
-  const plane = probeBlocks(pixels);
-  const { width, height } = plane.info;
-  const jpeg = await sharp(plane.data, { raw: { width, height, channels: 1 } })
+export async function jpegProbe(pixels: RawPixels): Promise<Probe> {
+  const plain = probeBlocks(pixels);
+  const { width, height } = plain.info;
+  const jpeg = await sharp(plain.data, { raw: { width, height, channels: 1 } })
     .jpeg({ quality: PROBE_QUALITY })
     .toBuffer();
   const { data, info } = await sharp(jpeg).toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
-  return { data, info: { width: info.width, height: info.height, channels: info.channels } };
+  return { plain, lossy: { data, info: { width: info.width, height: info.height, channels: info.channels } } };
 }

@@ -116,6 +116,8 @@ async function* sizeBySize(
   const done: EncodedRendition[] = [];
   const prints: Array<string | undefined> = [];
   let searched: Searched | undefined;
+  // The metric's threads start while the first size decodes.
+  if (!animated && searches(settings)) scorePool().warm();
   for (const group of groups) {
     const sized = (frames: boolean) =>
       open(input, settings, frames)

@@ -89,12 +89,18 @@ function grey(width: number, height: number, pick: (x: number, y: number) => num
 
 describe('samplePixels', () => {
   it('scores a rendition within the budget whole', () => {
+    // Every sm rendition (at most 600x600) is scored whole; an md rendition is sampled.
     expect(isSampled({ width: 600, height: 400, channels: 3 })).toBe(false);
+    expect(isSampled({ width: 600, height: 600, channels: 3 })).toBe(false);
+    expect(isSampled({ width: 1200, height: 800, channels: 3 })).toBe(true);
     expect(isSampled({ width: 2048, height: 1024, channels: 3 })).toBe(true);
     expect(isSampled({ width: 2048, height: 1024, channels: 3 }, 4 << 20)).toBe(false);
     // 256 K pixels, twice that for an xl rendition of more than 8 MP.
     expect(sampleBudget({ width: 2400, height: 1600, channels: 3 })).toBe(256 * 1024);
     expect(sampleBudget({ width: 4800, height: 3200, channels: 3 })).toBe(512 * 1024);
+    // An image without two whole tiles has no sample to take.
+    const narrow = grey(300, 500, () => 128);
+    expect(() => samplePixels(narrow, { plain: narrow, lossy: narrow })).toThrow(/fewer than two 256 px tiles/);
   });
 
   it('takes the tiles the probe lost most in for what they show, in a full rectangle, pixel for pixel', () => {
@@ -115,12 +121,13 @@ describe('samplePixels', () => {
       return noisy.has(tileOf(x, y)) ? 12 : 1;
     };
     // What a JPEG of the whole would be, cut down to the blocks a probe reads.
-    const probe = probeBlocks({
+    const lossy = probeBlocks({
       data: Buffer.from(
         Array.from({ length: 2048 * 1024 }, (_, i) => level(i % 2048, i >> 11) + off(i % 2048, i >> 11)),
       ),
       info: { width: 2048, height: 1024, channels: 1 },
     });
+    const probe = { plain: probeBlocks(pixels), lossy };
     const sample = samplePixels(pixels, probe, 4 * 256 * 256);
     expect(sample.info).toEqual({ width: 512, height: 512, channels: 3 });
     // The smooth tiles, in their order in the image, each copied whole.
@@ -148,14 +155,15 @@ describe('samplePixels', () => {
       .resize(1024, 768, { fit: 'cover' })
       .raw()
       .toBuffer({ resolveWithObject: true });
-    const probe = await jpegProbe(pixels);
-    expect(probe.info).toEqual({ width: 512, height: 384, channels: 1 });
+    const { plain, lossy } = await jpegProbe(pixels);
+    expect(lossy.info).toEqual({ width: 512, height: 384, channels: 1 });
+    expect(plain).toEqual(probeBlocks(pixels));
     const whole = await sharp(pixels.data, { raw: pixels.info })
       .extractChannel(1)
       .jpeg({ quality: PROBE_QUALITY })
       .toBuffer();
     const decoded = await sharp(whole).toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
-    expect(Buffer.from(probe.data).equals(Buffer.from(probeBlocks(decoded).data))).toBe(true);
+    expect(Buffer.from(lossy.data).equals(Buffer.from(probeBlocks(decoded).data))).toBe(true);
   });
 
   it('a JPEG of the sample has the blocks of the whole image: tiles sit on the 16 px grid', async () => {
