@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { failureReason, oneLine, SourceError } from '../errors.js';
-import type { Measured } from '../quality/auto.js';
+import { type Measured, TILE_MARGIN } from '../quality/auto.js';
 import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
 import { isS3Url } from '../storage/s3-url.js';
 import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
@@ -350,14 +350,27 @@ function measuredOf(recorded: ManifestEntry['renditions'] | undefined): Pick<Ren
   return { measured: measured as Record<RenditionKey, Measured> };
 }
 
-/** With `--quality auto`, the renditions whose highest quality stays under the target, if any, in words. */
+/**
+ * With `--quality auto`, the renditions whose highest quality stays under the score aimed at (the
+ * target, TILE_MARGIN over it on a sample of tiles), if any, in words, with why where a setting says.
+ */
 function underTarget(settings: RenderSettings, format: OutputFormat, written: Renditions) {
   const target = qualityTarget(settings.quality.mode);
   if (target === null) return null;
-  const under = RENDITION_KEYS.filter((key) => (written[key].score ?? target) < target);
+  const aim = (key: RenditionKey) => target + (written[key].scored === 'tiles' ? TILE_MARGIN : 0);
+  const under = RENDITION_KEYS.filter((key) => (written[key].score ?? Number.POSITIVE_INFINITY) < aim(key));
   if (under.length === 0) return null;
-  const scores = under.map((key) => `${key} ${written[key].score} at quality ${written[key].quality}`).join(', ');
-  const hint = format === 'webp' ? ' (lossy WebP always halves colour resolution)' : '';
+  const scores = under
+    .map((key) => {
+      const { score, quality, scored } = written[key];
+      return `${key} ${score}${scored === 'tiles' ? ` on tiles (aiming at ${aim(key)})` : ''} at quality ${quality}`;
+    })
+    .join(', ');
+  let hint = '';
+  if (format === 'webp') hint = ' (lossy WebP always halves colour resolution)';
+  if (format === 'jpeg' && settings.jpeg.chroma === '4:2:0') {
+    hint = ' (4:2:0 chroma halves colour resolution; --jpeg-chroma 4:4:4 keeps it)';
+  }
   return `SSIMULACRA2 ${target} not reached by ${format}${hint}: ${scores}; kept at the highest quality tried`;
 }
 

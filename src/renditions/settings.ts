@@ -44,6 +44,8 @@ export interface SettingMeta {
   key?: 'none' | 'v1';
   /** The formats whose files it shapes, where its path does not name one (`quality.mode`: the lossy ones). */
   formats?: readonly OutputFormat[];
+  /** The value the key records, where one setting has several spellings (`auto:80` is `auto`). */
+  canonical?: (value: unknown) => unknown;
   /** A second flag that sets it, with a value of its own (`--format webp` for `--formats webp`). */
   alias?: { flag: string; description: string; choices: readonly string[]; value: (given: string) => unknown };
 }
@@ -106,6 +108,13 @@ export function qualityTarget(mode: string): number | null {
   const score = match ? Number(match[1]) : Number.NaN;
   if (!(score >= TARGET_RANGE[0] && score <= TARGET_RANGE[1])) throw new RangeError(`not a quality mode: ${mode}`);
   return score;
+}
+
+/** `mode` as the key records it: `auto` for the default target (`auto:80`), `auto:70` for `auto:70.0`. */
+function canonicalQualityMode(mode: string): string {
+  const target = qualityTarget(mode);
+  if (target === null) return 'fixed';
+  return target === DEFAULT_QUALITY_TARGET ? 'auto' : `auto:${target}`;
 }
 
 const isQualityMode = (mode: string) => {
@@ -178,11 +187,13 @@ export const renderSettingsSchema = z.object({
         .register(settingMeta, {
           flag: '--quality <mode>',
           description:
-            `fixed: each format's --<format>-quality; auto: per rendition, the lowest quality whose SSIMULACRA2 ` +
-            `score reaches ${DEFAULT_QUALITY_TARGET}; auto:<score>: reaches <score>`,
+            `fixed: each format's --<format>-quality; auto: per rendition, the lowest quality (within a step) whose ` +
+            `SSIMULACRA2 score reaches ${DEFAULT_QUALITY_TARGET}; auto:<score>: reaches <score> ` +
+            `(${TARGET_RANGE[0]}-${TARGET_RANGE[1]}; slower than fixed)`,
           label: 'the quality mode',
           expected: `fixed, auto, or auto:<score> with a score from ${TARGET_RANGE[0]} to ${TARGET_RANGE[1]}`,
           formats: ['jpeg', 'webp', 'avif'],
+          canonical: (mode) => canonicalQualityMode(mode as string),
         }),
       jpeg: quality('jpeg', 80),
       webp: quality('webp', 80),
@@ -353,7 +364,10 @@ export function settingsKey(
   const first = `v${PIPELINE_VERSIONS[format]} ${format} q${quality} ${settings.naming}`;
   const added = settingLeaves(schema)
     .filter((leaf) => leaf.meta.key === undefined && appliesTo(leaf, format))
-    .map((leaf) => ({ name: leaf.path.join('.'), value: valueAt(settings, leaf.path), fallback: leaf.fallback }))
+    .map((leaf) => {
+      const value = valueAt(settings, leaf.path);
+      return { name: leaf.path.join('.'), value: leaf.meta.canonical?.(value) ?? value, fallback: leaf.fallback };
+    })
     .filter(({ value, fallback }) => JSON.stringify(value) !== JSON.stringify(fallback))
     .map(({ name, value }) => `${name}=${JSON.stringify(value)}`);
   return [first, ...(settings.keepMetadata ? ['keep-metadata srgb'] : []), ...added].join(' ');

@@ -84,6 +84,21 @@ describe('render --quality auto', () => {
         ),
       ),
     ]);
+    // Every size kept under what it aimed at is named, those scored on tiles with their aim.
+    for (const key of RENDITION_KEYS) {
+      const { score, scored } = result!.measured![key];
+      expect(out.warnings[0]).toContain(`${key} ${score}${scored === 'tiles' ? ' on tiles (aiming at 97)' : ''} at`);
+    }
+  });
+
+  it("JPEG's 4:2:0 chroma out of reach of a high target is a warning that says why", async () => {
+    const outDir = path.join(await tempDir(), 'jpeg');
+    const out = await renderOriginals([LADYBIRD], { outDir, quality: { mode: 'auto:97' } });
+    expect(out.warnings).toEqual([
+      expect.stringContaining(
+        'SSIMULACRA2 97 not reached by jpeg (4:2:0 chroma halves colour resolution; --jpeg-chroma 4:4:4 keeps it): xs ',
+      ),
+    ]);
   });
 
   it('fixed quality, the default, measures nothing and records no score', async () => {

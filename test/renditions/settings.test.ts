@@ -156,6 +156,12 @@ describe('one definition of the render settings', () => {
     const auto = resolveSettings({ quality: { mode: 'auto:85' } });
     expect(settingsKey(auto, 'webp')).toBe('v1 webp q80 max quality.mode="auto:85"');
     expect(settingsKey(auto, 'png')).toBe('v2 png q- max');
+    // One target, however spelled, is one key: auto is auto:80, auto:70.0 is auto:70.
+    const key = (mode: string) => settingsKey(resolveSettings({ quality: { mode } }), 'jpeg');
+    expect(key('auto:80')).toBe('v1 jpeg q80 max quality.mode="auto"');
+    expect(key('auto:80.0')).toBe(key('auto'));
+    expect(key('auto:70.0')).toBe('v1 jpeg q80 max quality.mode="auto:70"');
+    expect(key('auto:72.5')).toBe('v1 jpeg q80 max quality.mode="auto:72.5"');
     // Settings that do not change the bytes are not in it.
     expect(settingsKey(resolveSettings({ mediaUrl: 'https://cdn.example.org/', pixelLimit: 0 }), 'jpeg')).toBe(
       'v1 jpeg q80 max',

@@ -41,6 +41,7 @@ const EXAMPLES = [
   'content-api render scan.tif --out media --media-url https://cdn.example.org/media/ --dry-run',
   'content-api render photos/ --out public/media --formats keep,avif,webp --html > pictures.html',
   'content-api render photos/ --out media --report report.html',
+  'content-api render photos/ --out media --quality auto --jpeg-mozjpeg',
   'content-api render --page 101 --base-url http://127.0.0.1:8000 --originals samples/originals --out media ' +
     '--write-page page-101.json',
   'content-api render --page page.json --base-url https://gallery.example.org --out media --write-page page.json',
