@@ -96,6 +96,8 @@ export async function* encodeRenditions(
   const groups = groupBySize(renditionSizes(info.size));
   const withFormat = (format: OutputFormat): EncodeSettings => ({ ...settings, format });
   const alone = formats.filter((format) => keepsAnimation(info, format) || settings.keepMetadata);
+  // With --quality auto, the metric's threads start while the original decodes (frames are not scored).
+  if (formats.some((format) => !keepsAnimation(info, format) && searches(withFormat(format)))) scorePool().warm();
   try {
     for (const format of alone) yield* sizeBySize(input, info, groups, withFormat(format));
     const shared = formats.filter((format) => !alone.includes(format));
@@ -116,8 +118,6 @@ async function* sizeBySize(
   const done: EncodedRendition[] = [];
   const prints: Array<string | undefined> = [];
   let searched: Searched | undefined;
-  // The metric's threads start while the first size decodes.
-  if (!animated && searches(settings)) scorePool().warm();
   for (const group of groups) {
     const sized = (frames: boolean) =>
       open(input, settings, frames)
@@ -159,8 +159,6 @@ async function* cascade(
   // JPEG has no alpha: flattened onto white before resizing when it is the only format (as
   // always), else each size is flattened for it alone and the others keep their alpha.
   const onlyJpeg = formats.every((format) => format.format === 'jpeg');
-  // The metric's threads start while the original decodes.
-  if (formats.some(searches)) scorePool().warm();
   let pixels = await open(input, settings, false)
     .resize(first.size.width, first.size.height, { fit: 'fill' })
     .flatten(onlyJpeg ? { background: WHITE } : false)
