@@ -9,6 +9,7 @@ import { HTTP_DEFAULTS } from '../client/defaults.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { QueueOptions } from '../queue/connection.js';
 import {
+  expectedValue,
   type RenderSettingsInput,
   renderSettingsSchema,
   type SettingLeaf,
@@ -16,7 +17,7 @@ import {
   settingLeaves,
 } from '../renditions/settings.js';
 import type { S3Options } from '../storage/s3-url.js';
-import { httpUrl, integerIn } from './parse.js';
+import { checkedBy, httpUrl, integerIn } from './parse.js';
 
 /** Parsed flags, as commander hands them to an action. */
 export type Flags = Record<string, unknown>;
@@ -134,11 +135,15 @@ export function addSettingOptions(command: Command, schema: SettingsSchema = ren
   return command;
 }
 
-function settingOption({ type, meta, fallback }: SettingLeaf): Option {
+function settingOption(leaf: SettingLeaf): Option {
+  const { type, meta, fallback } = leaf;
   const option = new Option(meta.flag, meta.description);
   const name = option.long ?? meta.flag;
   if (type instanceof z.ZodNumber) {
     option.argParser(integerIn(name, type.minValue ?? 0, type.maxValue ?? Number.MAX_SAFE_INTEGER));
+  } else if (type instanceof z.ZodString) {
+    // Checked as it is parsed, so that the message names the flag (the library's names the setting).
+    option.argParser(checkedBy(name, expectedValue(leaf), (value) => type.safeParse(value).success));
   } else if (type instanceof z.ZodEnum) {
     option.choices(type.options.map(String));
   } else if (type instanceof z.ZodArray) {

@@ -3,6 +3,14 @@
  */
 import { InvalidArgumentError } from 'commander';
 
+/** A flag's value as given when `valid` accepts it; else `Expected <expected> for <flag> but got '<value>'.` */
+export function checkedBy(flag: string, expected: string, valid: (value: string) => boolean) {
+  return (value: string): string => {
+    if (!valid(value)) throw new InvalidArgumentError(`Expected ${expected} for ${flag} but got '${value}'.`);
+    return value;
+  };
+}
+
 export function integerIn(flag: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     const number = Number(value);

@@ -131,7 +131,11 @@ describe('could not run: exit 2', () => {
     [['--unknown-flag'], /unknown option '--unknown-flag'/],
     [
       ['--media-url', 'media'],
-      /Expected a path starting with \/ or an absolute http\(s\) URL, without spaces, .* for the media URL but got 'media'/,
+      /Expected a path starting with \/ or an absolute http\(s\) URL, without spaces, .* for --media-url but got 'media'/,
+    ],
+    [
+      ['--quality', 'best'],
+      /Expected fixed, auto, or auto:<score> with a score from 30 to 99 for --quality but got 'best'/,
     ],
   ])('%j', async (flags, message) => {
     const dir = await tempDir();

@@ -148,8 +148,10 @@ describe('render --quality auto', () => {
     }
     const bad = await runCli(['render', LADYBIRD, '--out', outDir, '--quality', 'auto:101']);
     expect(bad.code).toBe(2);
+    // Named by its flag, in one line, before anything is read or written.
     expect(bad.stderr).toContain(
-      "Expected fixed, auto, or auto:<score> with a score from 30 to 99 for the quality mode but got 'auto:101'",
+      "Expected fixed, auto, or auto:<score> with a score from 30 to 99 for --quality but got 'auto:101'",
     );
+    expect(bad.stdout).toBe('');
   });
 });
