@@ -75,6 +75,10 @@ export function outputFormatsFor(info: SourceFormatInfo, formats: readonly Forma
 /** The formats whose frames are an animation, decoded together; other pages (a TIFF's) are not. */
 export const isAnimationFormat = (format: string | undefined): boolean => format === 'gif' || format === 'webp';
 
+/** The formats with an encoder quality, which `--quality auto` chooses; PNG and GIF are lossless. */
+export const isLossy = (format: OutputFormat): format is 'jpeg' | 'webp' | 'avif' =>
+  format === 'jpeg' || format === 'webp' || format === 'avif';
+
 /** GIF and WebP keep their animation; other outputs take the first frame. */
 export function keepsAnimation(info: SourceFormatInfo, output: OutputFormat): boolean {
   return info.pages > 1 && isAnimationFormat(output) && isAnimationFormat(info.format);

@@ -9,7 +9,7 @@ import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
 import { jpegProbe } from '../quality/read.js';
 import { scorePool } from '../quality/score-pool.js';
-import { isAnimationFormat, keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
+import { isAnimationFormat, isLossy, keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
 import { PNG_HEADER_LIMIT, pngHeaderExcess } from './png-chunks.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
 import { qualityTarget, type RenderSettings } from './settings.js';
@@ -273,9 +273,6 @@ function fillFingerprints(prints: Array<string | undefined>): string[] {
   return filled;
 }
 
-/** The formats `--quality auto` chooses a quality for. */
-const isLossy = (format: OutputFormat): format is 'jpeg' | 'webp' | 'avif' =>
-  format === 'jpeg' || format === 'webp' || format === 'avif';
 /** True when `--quality auto` searches this format's quality. */
 const searches = (settings: EncodeSettings) =>
   qualityTarget(settings.quality.mode) !== null && isLossy(settings.format);

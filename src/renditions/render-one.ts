@@ -11,7 +11,7 @@ import { isS3Url } from '../storage/s3-url.js';
 import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
 import type { Claims } from './claims.js';
 import type { Original } from './discover.js';
-import { FILE_EXTENSIONS, isAnimationFormat, keepsAnimation, type OutputFormat } from './formats.js';
+import { FILE_EXTENSIONS, isAnimationFormat, isLossy, keepsAnimation, type OutputFormat } from './formats.js';
 import { buildImageObject, type ImageObject, type RenditionFile, renditionUrls } from './image-object.js';
 import { isIntact, type Manifest, type ManifestEntry } from './manifest.js';
 import type { RenderOptions } from './options.js';
@@ -199,6 +199,8 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
         `${original.source}: animated (${info.pages} frames); its ${formats} renditions show the first frame only`,
       );
     }
+    const unsearched = animatedUnsearched(settings, info, todo);
+    if (unsearched) context.warnings.push(`${original.source}: ${unsearched}`);
     const placeholder = await placeholderOf(smallest).catch(() => undefined);
     const { size, ...header } = info;
     for (const [index, output] of todo.entries()) {
@@ -348,6 +350,21 @@ function measuredOf(recorded: ManifestEntry['renditions'] | undefined): Pick<Ren
     measured[key] = { quality, score, scored };
   }
   return { measured: measured as Record<RenditionKey, Measured> };
+}
+
+/**
+ * With `--quality auto`, what an animation's lossy renditions were encoded at instead, if any kept
+ * the animation: the search scores still pictures.
+ */
+function animatedUnsearched(settings: RenderSettings, info: SourceInfo, outputs: readonly Output[]): string | null {
+  if (qualityTarget(settings.quality.mode) === null) return null;
+  const kept = outputs
+    .map((output) => output.format)
+    .filter(isLossy)
+    .filter((format) => keepsAnimation(info, format));
+  if (kept.length === 0) return null;
+  const fixed = kept.map((format) => `--${format}-quality ${settings.quality[format]}`).join(', ');
+  return `animated (${info.pages} frames): --quality auto scores still pictures, so its ${kept.join(', ')} renditions are at ${fixed}`;
 }
 
 /**

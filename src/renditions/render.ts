@@ -5,10 +5,11 @@
  */
 import type { SourceError } from '../errors.js';
 import { discoverOriginals, type Original } from './discover.js';
+import { isLossy } from './formats.js';
 import type { RenderOptions } from './options.js';
 import type { RenderResult } from './render-one.js';
 import { openRenderSession } from './session.js';
-import { type RenderSettings, resolveSettings } from './settings.js';
+import { qualityTarget, type RenderSettings, resolveSettings } from './settings.js';
 import { inShard } from './shard.js';
 
 export type { RenderOptions, RenderProgress } from './options.js';
@@ -39,7 +40,7 @@ export async function renderOriginals(inputs: string[], options: RenderOptions):
   const originals = inShard(discovered.originals, options.shard);
   try {
     const rendered = report(await runBatch(originals, discovered.failures, settings, options));
-    return { ...rendered, warnings: [...discovered.warnings, ...rendered.warnings] };
+    return { ...rendered, warnings: [...settingsWarnings(settings), ...discovered.warnings, ...rendered.warnings] };
   } finally {
     await Promise.all(discovered.stores.map((store) => store.close()));
   }
@@ -50,7 +51,9 @@ export async function renderOriginals(inputs: string[], options: RenderOptions):
  * files or bytes in memory: what `render --page` does once it has found each image's source.
  */
 export async function renderSources(originals: Original[], options: RenderOptions): Promise<RenderReport> {
-  return report(await runBatch(originals, [], resolveSettings(options), options));
+  const settings = resolveSettings(options);
+  const rendered = report(await runBatch(originals, [], settings, options));
+  return { ...rendered, warnings: [...settingsWarnings(settings), ...rendered.warnings] };
 }
 
 /** Renders one original file; throws its `SourceError` if it fails. */
@@ -67,6 +70,16 @@ export async function renderOriginal(source: string, options: RenderOptions): Pr
   } finally {
     await Promise.all(discovered.stores.map((store) => store.close()));
   }
+}
+
+/** What the settings ask for that no original can give, said once for the batch. */
+function settingsWarnings(settings: RenderSettings): string[] {
+  const { formats, quality } = settings;
+  if (qualityTarget(quality.mode) === null || formats.some((choice) => choice === 'keep' || isLossy(choice))) return [];
+  return [
+    `--quality ${quality.mode} searches nothing here: ${formats.join(', ')} renditions are lossless ` +
+      '(it chooses the quality of jpeg, webp and avif)',
+  ];
 }
 
 function report({ results, errors, warnings, notStarted }: Awaited<ReturnType<typeof runBatch>>): RenderReport {

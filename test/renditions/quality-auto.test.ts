@@ -14,6 +14,7 @@ import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { renderOriginal, renderOriginals } from '../../src/renditions/render.js';
 import { RENDITION_KEYS } from '../../src/renditions/rules.js';
 import { runCli } from '../cli/run-cli.js';
+import { animatedGif, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
 
 const SAMPLES = path.resolve(import.meta.dirname, '../../samples/originals');
@@ -24,6 +25,36 @@ const bytesOf = async (outDir: string, files: Record<string, { path: string }>) 
   (await Promise.all(Object.values(files).map((f) => stat(path.join(outDir, f.path))))).reduce((a, s) => a + s.size, 0);
 
 describe('render --quality auto', () => {
+  it('says where it searched nothing: an animation kept animated, a batch of lossless renditions only', async () => {
+    const dir = await tempDir();
+    const frames = await (await animatedGif(160, 120, 3)).toBuffer();
+    const source = await writeImage(dir, 'loop.webp', sharp(frames, { animated: true }).webp());
+    const outDir = path.join(dir, 'media');
+    const report = await renderOriginals([source], { outDir, formats: ['webp', 'jpeg'], quality: { mode: 'auto' } });
+    const [result] = report.results;
+    // The animated WebP keeps the fixed quality; its JPEG alternate, a still picture, is searched.
+    expect(result!.measured).toBeUndefined();
+    expect((await sharp(path.join(outDir, result!.files.xs.path)).metadata()).pages).toBe(3);
+    expect(Object.keys(result!.alternates[0]!.measured ?? {})).toEqual([...RENDITION_KEYS]);
+    expect(report.warnings).toEqual([
+      `${source}: animated (3 frames); its jpeg renditions show the first frame only`,
+      `${source}: animated (3 frames): --quality auto scores still pictures, so its webp renditions are at ` +
+        '--webp-quality 80',
+    ]);
+
+    const png = await renderOriginals([source], {
+      outDir: path.join(dir, 'png'),
+      formats: ['png'],
+      quality: { mode: 'auto:85' },
+    });
+    expect(png.failures).toEqual([]);
+    expect(png.warnings).toEqual([
+      '--quality auto:85 searches nothing here: png renditions are lossless (it chooses the quality of jpeg, webp ' +
+        'and avif)',
+      `${source}: animated (3 frames); its png renditions show the first frame only`,
+    ]);
+  });
+
   it("records each rendition's quality and its score, which the written file, measured again, gives", async () => {
     const outDir = path.join(await tempDir(), 'auto');
     const auto = await renderOriginal(LADYBIRD, { outDir, quality: { mode: 'auto' } });
