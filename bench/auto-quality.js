@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- quality`: `render --quality auto` (#20) against fixed quality, on the bench corpus,
- * everything as JPEG so that the contenders compare like with like. Per corpus, five contenders:
+ * everything as JPEG so that the contenders compare like with like. Per corpus, five contenders and a bound:
  *
  * - fixed: today's default, quality 80;
  * - auto: `quality: { mode: 'auto' }`, target DEFAULT_QUALITY_TARGET (80);
@@ -8,6 +8,9 @@
  * - uniform: the lowest `--jpeg-quality` at which every rendition of the corpus reaches the target by
  *   the full-image score, found by a bracketing search from fixed's render (quality 80): a level's
  *   renditions scored lowest first, and the level stopped at its first failure;
+ * - lowest per rendition: each rendition at the lowest `--jpeg-quality` at which it reaches the target
+ *   by its own full-image score, stepping from auto's choice: the bound on what choosing a quality per
+ *   rendition can save with this encoder (not a render: not timed);
  * - eleventy-img 6 with its defaults (sharp 0.33, quality 80), JPEG, our five rendition widths, in a
  *   process of its own (this file run as `node bench/auto-quality.js eleventy <job.json>`).
  *
@@ -317,7 +320,62 @@ async function uniformSearch(scratch, corpus, files, renditions, pool, known) {
     else low = quality;
   }
   const chosen = levels.get(Math.min(high, HIGHEST));
-  return { ...chosen, reached: high <= HIGHEST, tried: [...levels.keys()].sort((a, b) => a - b) };
+  return { ...chosen, reached: high <= HIGHEST, tried: [...levels.keys()].sort((a, b) => a - b), levels };
+}
+
+/**
+ * The bound on what any choice of quality per rendition can save: for each rendition, the lowest
+ * quality whose full-image score reaches TARGET (no sample, no margin), found by stepping one quality
+ * at a time from auto's choice (down while it passes, up until it does). `known` holds the corpus's
+ * renders at uniform qualities ({ quality, jpegs, scores }), reused; a quality not rendered yet is
+ * rendered whole. Returns the jpegs chosen (by id) and the qualities (by id).
+ */
+async function perRenditionBound(scratch, corpus, files, renditions, pool, known, start) {
+  const levels = new Map(known.map((level) => [level.quality, level]));
+  const scored = new Map();
+  for (const level of known) for (const [id, score] of level.scores) scored.set(`${id}@${level.quality}`, score);
+  const levelAt = async (quality) => {
+    if (!levels.has(quality)) {
+      const run = await render(scratch, `${corpus}-q${quality}`, files, 'jpeg', { quality: { jpeg: quality } });
+      levels.set(quality, { quality, jpegs: filesOf(run, corpus) });
+    }
+    return levels.get(quality);
+  };
+  // Per rendition: the lowest passing quality seen, the highest failing one, and the next to try.
+  const state = new Map(renditions.map((r) => [r.id, { pass: Infinity, fail: -Infinity, next: start.get(r.id) }]));
+  for (;;) {
+    const open = renditions.filter((r) => state.get(r.id).next !== undefined);
+    if (open.length === 0) break;
+    const jobs = [];
+    for (const r of open) {
+      const quality = state.get(r.id).next;
+      if (!scored.has(`${r.id}@${quality}`))
+        jobs.push({ rendition: r, quality, distorted: (await levelAt(quality)).jpegs.get(r.id) });
+    }
+    const scores = await pool.score(jobs);
+    for (const job of jobs) scored.set(`${job.rendition.id}@${job.quality}`, scores.get(job.rendition.id));
+    for (const r of open) {
+      const at = state.get(r.id);
+      if (scored.get(`${r.id}@${at.next}`) >= TARGET) at.pass = Math.min(at.pass, at.next);
+      else at.fail = Math.max(at.fail, at.next);
+      // Done once a pass sits one step over a fail, or at either end of the range.
+      if (at.pass - at.fail === 1 || at.pass === LOWEST || at.fail === HIGHEST) at.next = undefined;
+      else at.next = at.pass === Infinity ? at.fail + 1 : at.pass - 1;
+    }
+  }
+  const chosen = new Map();
+  const qualities = new Map();
+  for (const r of renditions) {
+    const { pass } = state.get(r.id);
+    const quality = Math.min(pass, HIGHEST);
+    qualities.set(r.id, quality);
+    chosen.set(r.id, (await levelAt(quality)).jpegs.get(r.id));
+  }
+  return {
+    jpegs: chosen,
+    qualities,
+    scores: new Map(renditions.map((r) => [r.id, scored.get(`${r.id}@${qualities.get(r.id)}`)])),
+  };
 }
 
 /** Per contender: { label, quality, bytes, seconds, scores (by id) }, and the pairs Butteraugli needs. */
@@ -365,6 +423,20 @@ async function corpusBench(scratch, corpus, files, pool) {
     scores: fixedScores,
     jpegs: fixedJpegs,
   });
+  log(`${corpus}: the lowest quality per rendition by the full-image score, from auto's`);
+  const autoQuality = new Map();
+  for (const result of auto.results) {
+    for (const key of RENDITION_KEYS) autoQuality.set(idOf(corpus, result.source, key), result.measured[key].quality);
+  }
+  const bound = await perRenditionBound(
+    scratch,
+    corpus,
+    files,
+    renditions,
+    pool,
+    [...uniform.levels.values()],
+    autoQuality,
+  );
   await pool.drop();
   log(`${corpus}: scoring eleventy-img`);
   const eleventyScores = new Map();
@@ -375,10 +447,9 @@ async function corpusBench(scratch, corpus, files, pool) {
   for (const result of auto.results) {
     for (const key of RENDITION_KEYS) measured.set(idOf(corpus, result.source, key), result.measured[key]);
   }
-  const qualities = (run) => {
-    const chosen = run.results.flatMap((result) => RENDITION_KEYS.map((key) => result.measured[key].quality));
-    return `${Math.min(...chosen)}-${Math.max(...chosen)}, median ${median(chosen)}`;
-  };
+  const span = (chosen) => `${Math.min(...chosen)}-${Math.max(...chosen)}, median ${median(chosen)}`;
+  const qualities = (run) =>
+    span(run.results.flatMap((result) => RENDITION_KEYS.map((key) => result.measured[key].quality)));
   const contenders = [
     { label: 'fixed', quality: '80', run: fixed, jpegs: fixedJpegs, scores: fixedScores },
     { label: 'auto', quality: qualities(auto), run: auto, jpegs: autoJpegs, scores: autoScores },
@@ -396,6 +467,13 @@ async function corpusBench(scratch, corpus, files, pool) {
       run: uniform.run,
       jpegs: uniform.jpegs,
       scores: uniform.scores,
+    },
+    {
+      label: 'lowest per rendition',
+      quality: span([...bound.qualities.values()]),
+      run: { seconds: Number.NaN },
+      jpegs: bound.jpegs,
+      scores: bound.scores,
     },
     {
       label: 'eleventy-img',
@@ -421,7 +499,9 @@ function printScores(results) {
     `Every rendition as JPEG. MB: the five renditions of every original; seconds: the render (both cores; ` +
       `eleventy-img in its own process); SSIMULACRA2 of each rendition, whole, against its own pixels before ` +
       `encoding; under ${TARGET}: renditions scoring under the target (${TARGET}). Uniform: the lowest ` +
-      `--jpeg-quality at which every rendition of the corpus reaches ${TARGET}.\n`,
+      `--jpeg-quality at which every rendition of the corpus reaches ${TARGET}. Lowest per rendition: each ` +
+      `rendition at the lowest --jpeg-quality at which it reaches ${TARGET} by itself, the bound on what any ` +
+      'choice of quality per rendition can save with this encoder (found by scoring them whole, not timed).\n',
   );
   console.log(
     `| corpus | contender | quality | MB | vs uniform | seconds | SSIMULACRA2 min | median | under ${TARGET} |`,
@@ -433,7 +513,8 @@ function printScores(results) {
       const scores = [...c.scores.values()];
       console.log(
         `| ${i === 0 ? `${corpus} (${files.length})` : ''} | ${c.label} | ${c.quality} | ${fmt(c.bytes / 1e6)} | ` +
-          `${fmt(c.bytes / uniform.bytes)}x | ${fmt(c.seconds)} | ${fmt(Math.min(...scores))} | ` +
+          `${fmt(c.bytes / uniform.bytes)}x | ${Number.isNaN(c.seconds) ? '-' : fmt(c.seconds)} | ` +
+          `${fmt(Math.min(...scores))} | ` +
           `${fmt(median(scores))} | ${scores.filter((s) => s < TARGET).length} of ${scores.length} |`,
       );
     }
@@ -454,9 +535,9 @@ function printScores(results) {
     `| corpus | auto / uniform bytes | goal <= 0.75x | auto under ${TARGET} | lowest | ` +
       `under ${TARGET}: scored whole | ` +
       'scored on tiles | full - recorded (tiles), min | max | auto quality per size, xs..xl (median) | ' +
-      `auto with mozjpeg / uniform bytes | its under ${TARGET} |`,
+      `auto with mozjpeg / uniform bytes | its under ${TARGET} | lowest per rendition / uniform bytes |`,
   );
-  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|');
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|');
   for (const { corpus, contenders, measured, renditions } of results) {
     const [auto, uniform] = [contender({ contenders }, 'auto'), contender({ contenders }, 'uniform')];
     const moz = contender({ contenders }, 'auto, mozjpeg');
@@ -479,7 +560,8 @@ function printScores(results) {
         `${under('rendition')} | ${under('tiles')} | ` +
         `${gaps.length ? fmt(Math.min(...gaps)) : '-'} | ${gaps.length ? fmt(Math.max(...gaps)) : '-'} | ` +
         `${perKey.join(', ')} | ${fmt(moz.bytes / uniform.bytes)}x | ` +
-        `${mozScores.filter((score) => score < TARGET).length} of ${mozScores.length} |`,
+        `${mozScores.filter((score) => score < TARGET).length} of ${mozScores.length} | ` +
+        `${fmt(contender({ contenders }, 'lowest per rendition').bytes / uniform.bytes)}x |`,
     );
   }
 }
