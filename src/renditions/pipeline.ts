@@ -8,7 +8,7 @@ import { isSampled, type Measured, SLOPE, samplePixels, searchQuality, slopeOf, 
 import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
 import { jpegProbe } from '../quality/read.js';
-import { scorePool } from '../quality/score-pool.js';
+import { type PooledReference, scorePool } from '../quality/score-pool.js';
 import { isAnimationFormat, isLossy, keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
 import { PNG_HEADER_LIMIT, pngHeaderExcess } from './png-chunks.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
@@ -129,7 +129,7 @@ async function* sizeBySize(
     const own = isSmall(group.size) || search ? await rawOf(sized(false)) : undefined;
     prints.push(own && isSmall(group.size) ? fingerprint(own) : undefined);
     // Frames are not scored: an animation keeps the fixed quality.
-    const auto = search ? await chooseQuality(own!, settings, searched) : undefined;
+    const auto = search ? await searchAlone(own!, settings, searched) : undefined;
     searched = auto ?? searched;
     // EXIF, XMP and IPTC kept; pixels converted to sRGB and tagged with its profile, as without.
     if (settings.keepMetadata) pipeline.withMetadata();
@@ -202,9 +202,11 @@ async function* cascade(
           .toBuffer({ resolveWithObject: true });
       }
     }
+    // Formats searched on the same pixels (all but a flattened JPEG's) share each size's reference.
+    const references = new References(searched.flat());
     for (const [at, format] of formats.entries()) {
       if (!searches(format)) continue;
-      for (const [index, found] of searchSmallestFirst(groups, searched[at]!, format).entries()) {
+      for (const [index, found] of searchSmallestFirst(groups, searched[at]!, format, references).entries()) {
         encodes.push(found);
         tags.push({ format: at, index });
       }
@@ -235,12 +237,19 @@ function searchSmallestFirst(
   groups: SizeGroup[],
   pixels: RawPixels[],
   settings: EncodeSettings,
+  references: References,
 ): Array<Promise<EncodedRendition>> {
   const found: Array<Promise<EncodedRendition>> = [];
   let below: Promise<Searched> | undefined;
   for (let index = groups.length - 1; index >= 0; index--) {
     const before = below;
-    const search = (async () => chooseQuality(pixels[index]!, settings, await before))();
+    const own = pixels[index]!;
+    const search = (async () => chooseQuality(own, settings, references, await before))();
+    // Done with these pixels, however the search ended (a smaller size's failure too).
+    search.then(
+      () => references.done(own),
+      () => references.done(own),
+    );
     if (!isSampled(pixels[index]!.info)) below = search;
     const rendition = search.then(({ data, measured }) => ({
       ...groups[index]!,
@@ -289,31 +298,87 @@ interface Searched {
   slope: number | undefined;
 }
 
+/** What every search on one size's pixels scores against: the pixels or their sample, prepared in the pool. */
+interface Reference {
+  sample: RawPixels;
+  sampled: boolean;
+  pooled: PooledReference;
+}
+
+/**
+ * The references of a render's pixels, each made once (the sample chosen, the metric's reference
+ * half done in the pool) for every format searched on the same pixels, and released when the last
+ * of those searches is `done`. `users` lists the pixels once per search that will take them.
+ */
+class References {
+  readonly #entries = new Map<RawPixels, { users: number; made?: Promise<Reference> }>();
+
+  constructor(users: readonly RawPixels[]) {
+    for (const pixels of users) {
+      const entry = this.#entries.get(pixels) ?? { users: 0 };
+      entry.users++;
+      this.#entries.set(pixels, entry);
+    }
+  }
+
+  take(pixels: RawPixels): Promise<Reference> {
+    const entry = this.#entries.get(pixels);
+    if (!entry) throw new Error('pixels taken that no search was counted for');
+    entry.made ??= makeReference(pixels);
+    return entry.made;
+  }
+
+  done(pixels: RawPixels): void {
+    const entry = this.#entries.get(pixels);
+    if (!entry || --entry.users > 0) return;
+    this.#entries.delete(pixels);
+    entry.made?.then(
+      (reference) => reference.pooled.release(),
+      () => undefined,
+    );
+  }
+}
+
+async function makeReference(pixels: RawPixels): Promise<Reference> {
+  const sampled = isSampled(pixels.info);
+  const sample = sampled ? samplePixels(pixels, await jpegProbe(pixels)) : pixels;
+  return { sample, sampled, pooled: await scorePool().prepare(sample) };
+}
+
+/** `chooseQuality` for one search on its own pixels (each size decoded for one format). */
+async function searchAlone(pixels: RawPixels, settings: EncodeSettings, neighbour?: Searched): Promise<Searched> {
+  const references = new References([pixels]);
+  return chooseQuality(pixels, settings, references, neighbour).finally(() => references.done(pixels));
+}
+
 /**
  * With `--quality auto` and a lossy format: the lowest quality whose SSIMULACRA2 score against
  * `pixels` reaches the target, searched from where a neighbouring size's search ended, else from the
- * format's fixed quality, with the rendition encoded at it.
+ * format's fixed quality, with the rendition encoded at it. The caller tells `references` when done.
  */
-async function chooseQuality(pixels: RawPixels, settings: EncodeSettings, neighbour?: Searched): Promise<Searched> {
+async function chooseQuality(
+  pixels: RawPixels,
+  settings: EncodeSettings,
+  references: References,
+  neighbour?: Searched,
+): Promise<Searched> {
   const target = qualityTarget(settings.quality.mode);
   const format = settings.format;
   if (target === null || !isLossy(format)) throw new Error(`no quality to search for ${format}`);
-  const sampled = isSampled(pixels.info);
-  const sample = sampled ? samplePixels(pixels, await jpegProbe(pixels)) : pixels;
+  // The sample and the reference's half of the metric, done once for every quality (and format) tried.
+  const { sample, sampled, pooled } = await references.take(pixels);
   const encodeAt = (quality: number, what: RawPixels) =>
     encode(fromRaw(what.data, what.info), withQuality(settings, quality)).toBuffer();
   const aim = target + (sampled ? TILE_MARGIN : 0);
   const slope = neighbour?.slope ?? SLOPE;
   const start = neighbour ? neighbour.measured.quality + (aim - neighbour.aim) / slope : settings.quality[format];
-  // The reference's half of the metric done once for every quality tried, in a thread of its own.
-  const reference = await scorePool().prepare(sample);
   const { best, trials } = await searchQuality(
     async (quality) => {
       const data = await encodeAt(quality, sample);
-      return { score: await reference.score(await rawOf(sharp(data))), result: data };
+      return { score: await pooled.score(await rawOf(sharp(data))), result: data };
     },
     { target: aim, start, slope, ...QUALITY_RANGE },
-  ).finally(reference.release);
+  );
   // A sample's encode is not the rendition's: encode the whole of it at the quality found.
   const data = sampled ? await encodeAt(best.quality, pixels) : best.result;
   const measured: Measured = {

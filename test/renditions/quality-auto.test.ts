@@ -6,9 +6,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TILE_MARGIN } from '../../src/quality/auto.js';
 import { rawPixels } from '../../src/quality/read.js';
+import { ScorePool } from '../../src/quality/score-pool.js';
 import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
 import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { renderOriginal, renderOriginals } from '../../src/renditions/render.js';
@@ -89,6 +90,36 @@ describe('render --quality auto', () => {
     const again = await renderOriginal(LADYBIRD, { outDir, quality: { mode: 'auto' } });
     expect(again.status).toBe('skipped');
     expect(again.measured).toEqual(auto.measured);
+  });
+
+  it('searches each format as it would alone, on one reference per size shared by the formats', async () => {
+    const dir = await tempDir();
+    const prepare = vi.spyOn(ScorePool.prototype, 'prepare');
+    try {
+      const alone = async (format: 'jpeg' | 'webp') => {
+        const result = await renderOriginal(LADYBIRD, {
+          outDir: path.join(dir, format),
+          formats: [format],
+          quality: { mode: 'auto' },
+        });
+        return result.measured;
+      };
+      const jpeg = await alone('jpeg');
+      const references = prepare.mock.calls.length;
+      const webp = await alone('webp');
+      expect(prepare.mock.calls.length).toBe(2 * references);
+      const both = await renderOriginal(LADYBIRD, {
+        outDir: path.join(dir, 'both'),
+        formats: ['jpeg', 'webp'],
+        quality: { mode: 'auto' },
+      });
+      expect(both.measured).toEqual(jpeg);
+      expect(both.alternates[0]!.measured).toEqual(webp);
+      // One reference per size for both formats: as many as one format alone prepared.
+      expect(prepare.mock.calls.length).toBe(3 * references);
+    } finally {
+      prepare.mockRestore();
+    }
   });
 
   it('a lower target gives smaller files, a higher one larger; one out of reach is a warning', async () => {
