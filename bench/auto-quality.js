@@ -358,8 +358,8 @@ async function perRenditionBound(scratch, corpus, files, renditions, pool, known
       const at = state.get(r.id);
       if (scored.get(`${r.id}@${at.next}`) >= TARGET) at.pass = Math.min(at.pass, at.next);
       else at.fail = Math.max(at.fail, at.next);
-      // Done once a pass sits one step over a fail, or at either end of the range.
-      if (at.pass - at.fail === 1 || at.pass === LOWEST || at.fail === HIGHEST) at.next = undefined;
+      // Done once a pass sits one step over a fail, or at (or past: auto goes down to 10) either end of the range.
+      if (at.pass - at.fail === 1 || at.pass <= LOWEST || at.fail >= HIGHEST) at.next = undefined;
       else at.next = at.pass === Infinity ? at.fail + 1 : at.pass - 1;
     }
   }
