@@ -8,9 +8,10 @@
  * - uniform: the lowest `--jpeg-quality` at which every rendition of the corpus reaches the target by
  *   the full-image score, found by a bracketing search from fixed's render (quality 80): a level's
  *   renditions scored lowest first, and the level stopped at its first failure;
- * - lowest per rendition: each rendition at the lowest `--jpeg-quality` at which it reaches the target
- *   by its own full-image score, stepping from auto's choice: the bound on what choosing a quality per
- *   rendition can save with this encoder (not a render: not timed);
+ * - lowest per rendition: each rendition at the lowest `--jpeg-quality` (50-100) at which it reaches the
+ *   target by its own full-image score, stepped to one quality at a time from auto's choice: about the
+ *   most that choosing a quality per rendition can save with this encoder (scores are not strictly
+ *   monotone in the quality, so a lower one might pass too); not a render, not timed;
  * - eleventy-img 6 with its defaults (sharp 0.33, quality 80), JPEG, our five rendition widths, in a
  *   process of its own (this file run as `node bench/auto-quality.js eleventy <job.json>`).
  *
@@ -324,9 +325,10 @@ async function uniformSearch(scratch, corpus, files, renditions, pool, known) {
 }
 
 /**
- * The bound on what any choice of quality per rendition can save: for each rendition, the lowest
- * quality whose full-image score reaches TARGET (no sample, no margin), found by stepping one quality
- * at a time from auto's choice (down while it passes, up until it does). `known` holds the corpus's
+ * About the most any choice of quality per rendition can save: for each rendition, the lowest quality
+ * whose full-image score reaches TARGET (no sample, no margin), found by stepping one quality at a
+ * time from auto's choice (down while it passes, up until it does; a lower quality that passes past
+ * one that fails is not looked for). `known` holds the corpus's
  * renders at uniform qualities ({ quality, jpegs, scores }), reused; a quality not rendered yet is
  * rendered whole. Returns the jpegs chosen (by id) and the qualities (by id).
  */
@@ -471,6 +473,7 @@ async function corpusBench(scratch, corpus, files, pool) {
     {
       label: 'lowest per rendition',
       quality: span([...bound.qualities.values()]),
+      qualities: bound.qualities,
       run: { seconds: Number.NaN },
       jpegs: bound.jpegs,
       scores: bound.scores,
@@ -500,8 +503,9 @@ function printScores(results) {
       `eleventy-img in its own process); SSIMULACRA2 of each rendition, whole, against its own pixels before ` +
       `encoding; under ${TARGET}: renditions scoring under the target (${TARGET}). Uniform: the lowest ` +
       `--jpeg-quality at which every rendition of the corpus reaches ${TARGET}. Lowest per rendition: each ` +
-      `rendition at the lowest --jpeg-quality at which it reaches ${TARGET} by itself, the bound on what any ` +
-      'choice of quality per rendition can save with this encoder (found by scoring them whole, not timed).\n',
+      `rendition at the lowest --jpeg-quality at which it reaches ${TARGET} by itself, stepped to from auto's ` +
+      'choice and scored whole: about the most a choice of quality per rendition can save with this encoder ' +
+      '(not timed).\n',
   );
   console.log(
     `| corpus | contender | quality | MB | vs uniform | seconds | SSIMULACRA2 min | median | under ${TARGET} |`,
@@ -535,9 +539,10 @@ function printScores(results) {
     `| corpus | auto / uniform bytes | goal <= 0.75x | auto under ${TARGET} | lowest | ` +
       `under ${TARGET}: scored whole | ` +
       'scored on tiles | full - recorded (tiles), min | max | auto quality per size, xs..xl (median) | ' +
-      `auto with mozjpeg / uniform bytes | its under ${TARGET} | lowest per rendition / uniform bytes |`,
+      `auto with mozjpeg / uniform bytes | its under ${TARGET} | lowest per rendition / uniform bytes | ` +
+      'its quality per size (median) |',
   );
-  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|');
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|');
   for (const { corpus, contenders, measured, renditions } of results) {
     const [auto, uniform] = [contender({ contenders }, 'auto'), contender({ contenders }, 'uniform')];
     const moz = contender({ contenders }, 'auto, mozjpeg');
@@ -554,6 +559,10 @@ function printScores(results) {
     const perKey = RENDITION_KEYS.map((key) =>
       median([...measured].filter(([id]) => id.endsWith(`/${key}`)).map(([, m]) => m.quality)),
     );
+    const bound = contender({ contenders }, 'lowest per rendition');
+    const boundPerKey = RENDITION_KEYS.map((key) =>
+      median([...bound.qualities].filter(([id]) => id.endsWith(`/${key}`)).map(([, quality]) => quality)),
+    );
     console.log(
       `| ${corpus} | ${fmt(ratio)}x | ${ratio <= 0.75 ? 'met' : 'not met'} | ` +
         `${scores.filter((s) => s < TARGET).length} of ${scores.length} | ${fmt(Math.min(...scores))} | ` +
@@ -561,7 +570,7 @@ function printScores(results) {
         `${gaps.length ? fmt(Math.min(...gaps)) : '-'} | ${gaps.length ? fmt(Math.max(...gaps)) : '-'} | ` +
         `${perKey.join(', ')} | ${fmt(moz.bytes / uniform.bytes)}x | ` +
         `${mozScores.filter((score) => score < TARGET).length} of ${mozScores.length} | ` +
-        `${fmt(contender({ contenders }, 'lowest per rendition').bytes / uniform.bytes)}x |`,
+        `${fmt(bound.bytes / uniform.bytes)}x | ${boundPerKey.join(', ')} |`,
     );
   }
 }

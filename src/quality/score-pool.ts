@@ -68,7 +68,7 @@ interface Pending {
 interface Thread {
   worker: Worker | undefined;
   answer: ReturnType<typeof answerer> | undefined;
-  /** References prepared here and not released: how busy the thread will be. */
+  /** References prepared here and not released, each counted once per search on it: how busy the thread will be. */
   references: number;
   pending: Map<number, Pending>;
   /** Why the thread stopped, once it has. */
@@ -95,16 +95,19 @@ export class ScorePool {
     this.#worker = existsSync(fileURLToPath(worker)) ? worker : undefined;
   }
 
-  /** Prepares `reference` in the least busy thread, for scores against it there. */
-  async prepare(reference: RawPixels): Promise<PooledReference> {
+  /**
+   * Prepares `reference` in the least busy thread, for scores against it there; `searches`: how many
+   * searches will score against it at once (several formats of one size), each counting as a reference.
+   */
+  async prepare(reference: RawPixels, searches = 1): Promise<PooledReference> {
     const thread = this.#leastBusy();
     const id = this.#references++;
-    thread.references++;
+    thread.references += searches;
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
-      thread.references--;
+      thread.references -= searches;
       this.#send(thread, { kind: 'release', reference: id });
     };
     try {

@@ -243,13 +243,10 @@ function searchSmallestFirst(
   let below: Promise<Searched> | undefined;
   for (let index = groups.length - 1; index >= 0; index--) {
     const before = below;
-    const own = pixels[index]!;
-    const search = (async () => chooseQuality(own, settings, references, await before))();
-    // Done with these pixels, however the search ended (a smaller size's failure too).
-    search.then(
-      () => references.done(own),
-      () => references.done(own),
-    );
+    const lease = references.lease(pixels[index]!);
+    const search = (async () => chooseQuality(lease, settings, await before))();
+    // Done with these pixels however the search ended (a smaller size's failure too), if not before.
+    search.then(lease.done, lease.done);
     if (!isSampled(pixels[index]!.info)) below = search;
     const rendition = search.then(({ data, measured }) => ({
       ...groups[index]!,
@@ -305,68 +302,79 @@ interface Reference {
   pooled: PooledReference;
 }
 
+/** One search's hold on a size's pixels and their reference: `done` (once or more) when it needs them no more. */
+interface Lease {
+  pixels: RawPixels;
+  take(): Promise<Reference>;
+  done(): void;
+}
+
 /**
  * The references of a render's pixels, each made once (the sample chosen, the metric's reference
  * half done in the pool) for every format searched on the same pixels, and released when the last
- * of those searches is `done`. `users` lists the pixels once per search that will take them.
+ * of those searches is done with it. `searched` lists the pixels once per search that will lease them.
  */
 class References {
-  readonly #entries = new Map<RawPixels, { users: number; made?: Promise<Reference> }>();
+  /** Per pixels: the searches counted, those not done yet, and the reference once one asked for it. */
+  readonly #entries = new Map<RawPixels, { searches: number; users: number; made?: Promise<Reference> }>();
 
-  constructor(users: readonly RawPixels[]) {
-    for (const pixels of users) {
-      const entry = this.#entries.get(pixels) ?? { users: 0 };
+  constructor(searched: readonly RawPixels[]) {
+    for (const pixels of searched) {
+      const entry = this.#entries.get(pixels) ?? { searches: 0, users: 0 };
+      entry.searches++;
       entry.users++;
       this.#entries.set(pixels, entry);
     }
   }
 
-  take(pixels: RawPixels): Promise<Reference> {
+  lease(pixels: RawPixels): Lease {
     const entry = this.#entries.get(pixels);
-    if (!entry) throw new Error('pixels taken that no search was counted for');
-    entry.made ??= makeReference(pixels);
-    return entry.made;
-  }
-
-  done(pixels: RawPixels): void {
-    const entry = this.#entries.get(pixels);
-    if (!entry || --entry.users > 0) return;
-    this.#entries.delete(pixels);
-    entry.made?.then(
-      (reference) => reference.pooled.release(),
-      () => undefined,
-    );
+    if (!entry) throw new Error('pixels leased that no search was counted for');
+    let held = true;
+    return {
+      pixels,
+      take: () => {
+        entry.made ??= makeReference(pixels, entry.searches);
+        return entry.made;
+      },
+      done: () => {
+        if (!held) return;
+        held = false;
+        if (--entry.users > 0) return;
+        entry.made?.then(
+          (reference) => reference.pooled.release(),
+          () => undefined,
+        );
+      },
+    };
   }
 }
 
-async function makeReference(pixels: RawPixels): Promise<Reference> {
+async function makeReference(pixels: RawPixels, searches: number): Promise<Reference> {
   const sampled = isSampled(pixels.info);
   const sample = sampled ? samplePixels(pixels, await jpegProbe(pixels)) : pixels;
-  return { sample, sampled, pooled: await scorePool().prepare(sample) };
+  return { sample, sampled, pooled: await scorePool().prepare(sample, searches) };
 }
 
-/** `chooseQuality` for one search on its own pixels (each size decoded for one format). */
+/** `chooseQuality` for one search on pixels of its own (each size decoded for one format). */
 async function searchAlone(pixels: RawPixels, settings: EncodeSettings, neighbour?: Searched): Promise<Searched> {
-  const references = new References([pixels]);
-  return chooseQuality(pixels, settings, references, neighbour).finally(() => references.done(pixels));
+  const lease = new References([pixels]).lease(pixels);
+  return chooseQuality(lease, settings, neighbour).finally(lease.done);
 }
 
 /**
- * With `--quality auto` and a lossy format: the lowest quality whose SSIMULACRA2 score against
- * `pixels` reaches the target, searched from where a neighbouring size's search ended, else from the
- * format's fixed quality, with the rendition encoded at it. The caller tells `references` when done.
+ * With `--quality auto` and a lossy format: the lowest quality whose SSIMULACRA2 score against the
+ * leased pixels reaches the target, searched from where a neighbouring size's search ended, else
+ * from the format's fixed quality, with the rendition encoded at it. Done with the lease once the
+ * search ends (the caller makes sure of it should this throw first).
  */
-async function chooseQuality(
-  pixels: RawPixels,
-  settings: EncodeSettings,
-  references: References,
-  neighbour?: Searched,
-): Promise<Searched> {
+async function chooseQuality(lease: Lease, settings: EncodeSettings, neighbour?: Searched): Promise<Searched> {
   const target = qualityTarget(settings.quality.mode);
   const format = settings.format;
   if (target === null || !isLossy(format)) throw new Error(`no quality to search for ${format}`);
+  const { pixels } = lease;
   // The sample and the reference's half of the metric, done once for every quality (and format) tried.
-  const { sample, sampled, pooled } = await references.take(pixels);
+  const { sample, sampled, pooled } = await lease.take();
   const encodeAt = (quality: number, what: RawPixels) =>
     encode(fromRaw(what.data, what.info), withQuality(settings, quality)).toBuffer();
   const aim = target + (sampled ? TILE_MARGIN : 0);
@@ -378,7 +386,7 @@ async function chooseQuality(
       return { score: await pooled.score(await rawOf(sharp(data))), result: data };
     },
     { target: aim, start, slope, ...QUALITY_RANGE },
-  );
+  ).finally(lease.done);
   // A sample's encode is not the rendition's: encode the whole of it at the quality found.
   const data = sampled ? await encodeAt(best.quality, pixels) : best.result;
   const measured: Measured = {

@@ -364,7 +364,10 @@ function animatedUnsearched(settings: RenderSettings, info: SourceInfo, outputs:
     .filter((format) => keepsAnimation(info, format));
   if (kept.length === 0) return null;
   const fixed = kept.map((format) => `--${format}-quality ${settings.quality[format]}`).join(', ');
-  return `animated (${info.pages} frames): --quality auto scores still pictures, so its ${kept.join(', ')} renditions are at ${fixed}`;
+  return (
+    `animated (${info.pages} frames): --quality ${settings.quality.mode} scores still pictures, ` +
+    `so its ${kept.join(', ')} renditions are at ${fixed}`
+  );
 }
 
 /**

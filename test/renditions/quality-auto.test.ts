@@ -21,6 +21,7 @@ import { tempDir } from '../fixtures/tmp.js';
 const SAMPLES = path.resolve(import.meta.dirname, '../../samples/originals');
 const LADYBIRD = path.join(SAMPLES, 'ladybird.jpg');
 const RAINDROPS = path.join(SAMPLES, 'raindrops.webp');
+const MARIGOLD = path.join(SAMPLES, 'marigold.png');
 
 const bytesOf = async (outDir: string, files: Record<string, { path: string }>) =>
   (await Promise.all(Object.values(files).map((f) => stat(path.join(outDir, f.path))))).reduce((a, s) => a + s.size, 0);
@@ -94,31 +95,48 @@ describe('render --quality auto', () => {
 
   it('searches each format as it would alone, on one reference per size shared by the formats', async () => {
     const dir = await tempDir();
-    const prepare = vi.spyOn(ScorePool.prototype, 'prepare');
+    // The pool's own prepare, counted, and each reference's release counted too.
+    const prepare = ScorePool.prototype.prepare;
+    let prepared = 0;
+    let released = 0;
+    const spy = vi.spyOn(ScorePool.prototype, 'prepare').mockImplementation(async function (this: ScorePool, ...args) {
+      const reference = await prepare.apply(this, args);
+      prepared++;
+      const release = () => {
+        released++;
+        reference.release();
+      };
+      return { score: reference.score, release };
+    });
     try {
-      const alone = async (format: 'jpeg' | 'webp') => {
-        const result = await renderOriginal(LADYBIRD, {
-          outDir: path.join(dir, format),
-          formats: [format],
+      const render = async (source: string, formats: Array<'jpeg' | 'webp'>) => {
+        const result = await renderOriginal(source, {
+          outDir: path.join(dir, `${path.basename(source)}-${formats.join('-')}`),
+          formats,
           quality: { mode: 'auto' },
         });
-        return result.measured;
+        // Every reference is released by the time the render returns.
+        expect(released).toBe(prepared);
+        return result;
       };
-      const jpeg = await alone('jpeg');
-      const references = prepare.mock.calls.length;
-      const webp = await alone('webp');
-      expect(prepare.mock.calls.length).toBe(2 * references);
-      const both = await renderOriginal(LADYBIRD, {
-        outDir: path.join(dir, 'both'),
-        formats: ['jpeg', 'webp'],
-        quality: { mode: 'auto' },
-      });
+      const jpeg = (await render(LADYBIRD, ['jpeg'])).measured;
+      const references = prepared;
+      const webp = (await render(LADYBIRD, ['webp'])).measured;
+      expect(prepared).toBe(2 * references);
+      const both = await render(LADYBIRD, ['jpeg', 'webp']);
       expect(both.measured).toEqual(jpeg);
       expect(both.alternates[0]!.measured).toEqual(webp);
       // One reference per size for both formats: as many as one format alone prepared.
-      expect(prepare.mock.calls.length).toBe(3 * references);
+      expect(prepared).toBe(3 * references);
+
+      // With alpha, JPEG's pixels are flattened onto white and WebP's are not: a reference each.
+      const before = prepared;
+      await render(MARIGOLD, ['jpeg']);
+      const alpha = prepared - before;
+      await render(MARIGOLD, ['jpeg', 'webp']);
+      expect(prepared - before).toBe(3 * alpha);
     } finally {
-      prepare.mockRestore();
+      spy.mockRestore();
     }
   });
 
@@ -210,7 +228,7 @@ describe('render --quality auto', () => {
     }
     const bad = await runCli(['render', LADYBIRD, '--out', outDir, '--quality', 'auto:101']);
     expect(bad.code).toBe(2);
-    // Named by its flag, in one line, before anything is read or written.
+    // Named by its flag.
     expect(bad.stderr).toContain(
       "Expected fixed, auto, or auto:<score> with a score from 30 to 99 for --quality but got 'auto:101'",
     );
