@@ -196,6 +196,12 @@ function filesOf(run, corpus) {
   return files;
 }
 
+/** The corpus rendered as JPEG at one `--jpeg-quality`: { run, jpegs }. */
+async function renderAt(scratch, corpus, files, quality) {
+  const run = await render(scratch, `${corpus}-q${quality}`, files, 'jpeg', { quality: { jpeg: quality } });
+  return { run, jpegs: filesOf(run, corpus) };
+}
+
 const idOf = (corpus, source, key) => `${corpus}/${path.basename(source)}/${key}`;
 const bytesOf = (paths) => paths.reduce((sum, file) => sum + statSync(file).size, 0);
 
@@ -272,7 +278,8 @@ const POINTS_PER_STEP = 0.5;
  * renditions likeliest to fail are scored first and the level stops at its first failure), one that
  * passes costs every rendition's score, so each guess is interpolated from the lowest scores of the
  * levels around it (at first, POINTS_PER_STEP per step) and rounded down. Returns the chosen level
- * ({ quality, run, scores, jpegs }), whether the target was `reached`, and the qualities `tried`.
+ * ({ quality, run, scores, jpegs }), whether the target was `reached`, the qualities `tried`, and every
+ * level rendered (`levels`, by quality).
  */
 async function uniformSearch(scratch, corpus, files, renditions, pool, known) {
   const levels = new Map();
@@ -289,8 +296,7 @@ async function uniformSearch(scratch, corpus, files, renditions, pool, known) {
     }
   };
   const tryLevel = async (quality) => {
-    const run = await render(scratch, `${corpus}-q${quality}`, files, 'jpeg', { quality: { jpeg: quality } });
-    const jpegs = filesOf(run, corpus);
+    const { run, jpegs } = await renderAt(scratch, corpus, files, quality);
     const order = [...renditions].sort(
       (a, b) => (latest.get(a.id)?.score ?? Infinity) - (latest.get(b.id)?.score ?? Infinity) || a.pixels - b.pixels,
     );
@@ -337,10 +343,7 @@ async function perRenditionBound(scratch, corpus, files, renditions, pool, known
   const scored = new Map();
   for (const level of known) for (const [id, score] of level.scores) scored.set(`${id}@${level.quality}`, score);
   const levelAt = async (quality) => {
-    if (!levels.has(quality)) {
-      const run = await render(scratch, `${corpus}-q${quality}`, files, 'jpeg', { quality: { jpeg: quality } });
-      levels.set(quality, { quality, jpegs: filesOf(run, corpus) });
-    }
+    if (!levels.has(quality)) levels.set(quality, { quality, ...(await renderAt(scratch, corpus, files, quality)) });
     return levels.get(quality);
   };
   // Per rendition: the lowest passing quality seen, the highest failing one, and the next to try.

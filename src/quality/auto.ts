@@ -152,6 +152,10 @@ const LOSS_FLOOR = 10;
  */
 export const TILE_MARGIN = 2;
 
+/** The score a search aims at for `target`: TILE_MARGIN over it when a sample of tiles is scored. */
+export const aimOf = (target: number, scored: Measured['scored']): number =>
+  target + (scored === 'tiles' ? TILE_MARGIN : 0);
+
 /**
  * The 8x8 blocks the probe reads: every other block row, and in those rows every other block,
  * shifted by one from one such row to the next, so a quarter of the blocks of every tile, spread

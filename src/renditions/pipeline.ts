@@ -4,7 +4,7 @@
  */
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { SourceError, sourceErrorFromSharp } from '../errors.js';
-import { isSampled, type Measured, SLOPE, samplePixels, searchQuality, slopeOf, TILE_MARGIN } from '../quality/auto.js';
+import { aimOf, isSampled, type Measured, SLOPE, samplePixels, searchQuality, slopeOf } from '../quality/auto.js';
 import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
 import { jpegProbe } from '../quality/read.js';
@@ -289,7 +289,7 @@ const QUALITY_RANGE = { min: 10, max: 100 };
 interface Searched {
   data: Buffer;
   measured: Measured;
-  /** The score aimed at (the target, plus TILE_MARGIN when scored on tiles). */
+  /** The score aimed at (`aimOf` the target). */
   aim: number;
   /** Score points per quality step between its trials, when they measured one. */
   slope: number | undefined;
@@ -377,7 +377,8 @@ async function chooseQuality(lease: Lease, settings: EncodeSettings, neighbour?:
   const { sample, sampled, pooled } = await lease.take();
   const encodeAt = (quality: number, what: RawPixels) =>
     encode(fromRaw(what.data, what.info), withQuality(settings, quality)).toBuffer();
-  const aim = target + (sampled ? TILE_MARGIN : 0);
+  const scored = sampled ? 'tiles' : 'rendition';
+  const aim = aimOf(target, scored);
   const slope = neighbour?.slope ?? SLOPE;
   const start = neighbour ? neighbour.measured.quality + (aim - neighbour.aim) / slope : settings.quality[format];
   const { best, trials } = await searchQuality(
@@ -392,7 +393,7 @@ async function chooseQuality(lease: Lease, settings: EncodeSettings, neighbour?:
   const measured: Measured = {
     quality: best.quality,
     score: round(best.score),
-    scored: sampled ? 'tiles' : 'rendition',
+    scored,
   };
   return { data, measured, aim, slope: slopeOf(trials) ?? neighbour?.slope };
 }

@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { failureReason, oneLine, SourceError } from '../errors.js';
-import { type Measured, TILE_MARGIN } from '../quality/auto.js';
+import { aimOf, type Measured } from '../quality/auto.js';
 import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
 import { isS3Url } from '../storage/s3-url.js';
 import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
@@ -377,7 +377,7 @@ function animatedUnsearched(settings: RenderSettings, info: SourceInfo, outputs:
 function underTarget(settings: RenderSettings, format: OutputFormat, written: Renditions) {
   const target = qualityTarget(settings.quality.mode);
   if (target === null) return null;
-  const aim = (key: RenditionKey) => target + (written[key].scored === 'tiles' ? TILE_MARGIN : 0);
+  const aim = (key: RenditionKey) => aimOf(target, written[key].scored ?? 'rendition');
   const under = RENDITION_KEYS.filter((key) => (written[key].score ?? Number.POSITIVE_INFINITY) < aim(key));
   if (under.length === 0) return null;
   const scores = under
