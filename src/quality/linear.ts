@@ -87,7 +87,7 @@ const tables = new Map<number, Float32Array>();
  * `a * v + (1 - a) * bg`), then makes the result linear (`TransformTo(LinearSRGB)`); with 8-bit
  * input that is a 64 K table, and alpha 255 gives back the plain transfer function.
  */
-function linearTable(background: number): Float32Array {
+export function linearTable(background: number): Float32Array {
   let table = tables.get(background);
   if (table === undefined) {
     table = new Float32Array(256 * 256);

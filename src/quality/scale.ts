@@ -387,7 +387,7 @@ export function addErrorsWithBranches(
 }
 
 /** The norms of one scale from the sums of its errors over `pixels` pixels. */
-function norms(sums: Float64Array, pixels: number): ScaleNorms {
+export function norms(sums: Float64Array, pixels: number): ScaleNorms {
   const ssim = new Float64Array(6);
   const edge = new Float64Array(12);
   for (let c = 0; c < 3; c++) {

@@ -13,6 +13,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { downsample, hasAlpha, type LinearImage, linearFromRaw, type RawPixels } from './linear.js';
+import { prepareWasmSide, type WasmModule, wasmEngine } from './prepared-wasm.js';
 import { createRecursiveGaussian } from './recursive-gaussian.js';
 import {
   PREPARED_FLOATS_PER_PIXEL,
@@ -93,32 +94,79 @@ export interface PreparedSsimulacra2 {
  * @throws InvalidArgumentError when `reference` is smaller than 8x8 or its pixels do not match its `info`.
  */
 export function prepareSsimulacra2(reference: RawPixels): PreparedSsimulacra2 {
+  return prepareWith(reference, wasmEngine() ? 'wasm' : 'typescript');
+}
+
+/**
+ * `prepareSsimulacra2` on a chosen engine: the TypeScript, or the WebAssembly of prepared-wasm.ts
+ * where `wasmEngine()` says it can run. Both give the same scores; the tests compare them.
+ */
+export function prepareWith(reference: RawPixels, engine: 'typescript' | 'wasm'): PreparedSsimulacra2 {
   checkPixels(reference, 'reference');
   checkMinimum(reference);
   const { width, height } = reference.info;
   const info = { width, height, channels: reference.info.channels };
   const alpha = hasAlpha(reference);
   const referenceOpaque = opaque(reference);
+  const prepare = engine === 'wasm' ? wasmSide(wasmEngine()) : typescriptSide;
   // Over middle grey without alpha, else over the dark grey and then the light one. Opaque pixels
   // are linear values independent of the background (alpha 1 blends in nothing): one set of planes
   // serves every background unless the reference has transparent pixels.
-  const first = prepareOver(reference, alpha ? 0.1 : 0.5);
-  const light = referenceOpaque ? first : prepareOver(reference, 0.9);
+  const first = prepare(reference, alpha ? 0.1 : 0.5);
+  const light = referenceOpaque ? first : prepare(reference, 0.9);
   const kept = referenceOpaque ? [first] : [first, light];
-  const bytes = kept.flat().reduce((sum, scale) => sum + scale.width * scale.height * PREPARED_FLOATS_PER_PIXEL * 4, 0);
+  const score = (side: Side, distorted: RawPixels, background: number) =>
+    scoreFromNorms(side.norms(distorted, background));
   return {
     width,
     height,
-    bytes,
+    bytes: kept.reduce((sum, side) => sum + side.bytes, 0),
     score(distorted: RawPixels): number {
       checkPixels(distorted, 'distorted');
       checkSizes({ info }, distorted);
-      if (!alpha) return scorePrepared(first, distorted, 0.5);
-      const dark = scorePrepared(first, distorted, 0.1);
+      if (!alpha) return score(first, distorted, 0.5);
+      const dark = score(first, distorted, 0.1);
       if (referenceOpaque && opaque(distorted)) return dark;
-      return Math.min(dark, scorePrepared(light, distorted, 0.9));
+      return Math.min(dark, score(light, distorted, 0.9));
     },
   };
+}
+
+/**
+ * A reference prepared over one background: the norms of every scale of a distorted image, blended
+ * over `background`, against it (an opaque reference's one side serves both backgrounds).
+ */
+interface Side {
+  readonly bytes: number;
+  norms(distorted: RawPixels, background: number): ScaleNorms[];
+}
+
+/** The reference's side in TypeScript: whole float32 planes (`PreparedScale`) of every scale. */
+function typescriptSide(reference: RawPixels, background: number): Side {
+  const scales = prepareOver(reference, background);
+  return {
+    bytes: scales.reduce((sum, scale) => sum + scale.width * scale.height * PREPARED_FLOATS_PER_PIXEL * 4, 0),
+    norms: (distorted, over) => scoresOver(scales, distorted, over),
+  };
+}
+
+/** The reference's side in WebAssembly, at the scales `prepareOver` makes. */
+const wasmSide =
+  (module: WasmModule | undefined) =>
+  (reference: RawPixels, background: number): Side => {
+    if (!module) throw new Error('the WebAssembly SSIMULACRA2 cannot run here (relaxed SIMD with FMA)');
+    return prepareWasmSide(module, reference, background, scaleSizes(reference.info), BLUR);
+  };
+
+/** The width and height of each scale `prepareOver` makes of an image of this size. */
+function scaleSizes({ width, height }: RawPixels['info']): Array<{ width: number; height: number }> {
+  const sizes = [];
+  for (let scale = 0, w = width, h = height; scale < SCALES; scale++) {
+    if (w < MIN_SIZE || h < MIN_SIZE) break;
+    if (scale > 0) [w, h] = [(w + 1) >> 1, (h + 1) >> 1];
+    sizes.push({ width: w, height: h });
+  }
+  return sizes;
 }
 
 /** Throws unless the two images have the same size, of at least 8x8. */
@@ -155,15 +203,15 @@ function prepareOver(reference: RawPixels, background: number): PreparedScale[] 
   return scales;
 }
 
-/** `scoreOver` from the reference's prepared scales. */
-function scorePrepared(scales: readonly PreparedScale[], distorted: RawPixels, background: number): number {
+/** The norms of `distorted` at every scale against the reference's prepared scales. */
+function scoresOver(scales: readonly PreparedScale[], distorted: RawPixels, background: number): ScaleNorms[] {
   let b: LinearImage = linearFromRaw(distorted, background);
   const norms: ScaleNorms[] = [];
   for (let scale = 0; scale < scales.length; scale++) {
     if (scale > 0) b = downsample(b);
     norms.push(preparedScaleNorms(scales[scale]!, b, BLUR));
   }
-  return scoreFromNorms(norms);
+  return norms;
 }
 
 /** The score with any alpha blended over a grey of level `background` (`ComputeSSIMULACRA2(orig, dist, bg)`). */

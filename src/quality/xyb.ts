@@ -19,7 +19,7 @@ const M21 = f(0.20476744424496821);
 const M22 = f(f(1 - M20) - M21);
 /** `kOpsinAbsorbanceBias` (the same for the three mixes), and minus its cube root, added after mixing. */
 const BIAS = f(0.0037930732552754493);
-const NEG_BIAS_CBRT = -f(Math.cbrt(BIAS));
+export const NEG_BIAS_CBRT = -f(Math.cbrt(BIAS));
 
 /** MakePositiveXYB's rescaling: X * 14 + 0.42, Y + 0.01, B - Y + 0.55, float32 constants. */
 const MAKE_POSITIVE = [f(14), f(0.42), f(0.01), f(0.55)] as const;

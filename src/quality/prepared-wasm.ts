@@ -1,0 +1,169 @@
+/**
+ * A prepared SSIMULACRA2 reference in WebAssembly (wasm/ssimulacra2.c): the hot loops of a prepared
+ * score (linear light, downsampling, XYB, both blur passes, the products and the error sums) with
+ * 128-bit SIMD and relaxed SIMD's fused multiply-add, about four times the TypeScript's speed
+ * (docs/performance.md). Same operations, same order, same rounding: its scores are the TypeScript's.
+ *
+ * It is used where it can be: relaxed SIMD compiles (Node 22 and later; Node 20 behind V8's
+ * `--experimental-wasm-relaxed-simd`, which is turned on here the first time), and the CPU fuses its
+ * multiply-adds (FMA; without it the rounding would not be the reference's). Elsewhere, or with
+ * CONTENT_API_WASM=0 in the environment, `wasmEngine()` is undefined and the TypeScript runs.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { type LinearImage, linearTable, type RawPixels } from './linear.js';
+import type { RecursiveGaussian } from './recursive-gaussian.js';
+import { norms } from './scale.js';
+import type { ScaleNorms } from './score.js';
+import { SSIMULACRA2_WASM } from './wasm/module.js';
+import { NEG_BIAS_CBRT } from './xyb.js';
+
+/** The WebAssembly API used here (@types/node 20 does not declare it). */
+interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
+  Module: new (bytes: Uint8Array) => WasmModule;
+  Instance: new (module: WasmModule, imports: object) => { exports: object };
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
+}
+/** A compiled module: instantiated once per prepared side. */
+export type WasmModule = { readonly compiled: unique symbol };
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+const WebAssembly = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+interface Exports {
+  readonly __heap_base: { readonly value: number };
+  fused(): number;
+  set_gaussian(mulIn: number, mulPrev: number, mulPrev2: number, n2: number, d1: number, radius: number): void;
+  set_xyb(negBiasCbrt: number): void;
+  linear_planes(data: number, pixels: number, channels: number, table: number, r: number, g: number, b: number): void;
+  downsample(input: number, width: number, height: number, output: number): void;
+  scratch_floats(width: number): number;
+  prepare_scale(rgb: number, width: number, height: number, prepared: number, scratch: number): void;
+  prepared_norms(prepared: number, rgb: number, width: number, height: number, sums: number, scratch: number): void;
+}
+
+const PAGE = 65536;
+
+let engine: WasmModule | null | undefined;
+
+/** The compiled module where it can run with the reference's rounding, else undefined (see above). */
+export function wasmEngine(): WasmModule | undefined {
+  if (engine === undefined) engine = compile();
+  return engine ?? undefined;
+}
+
+function compile(): WasmModule | null {
+  if (process.env.CONTENT_API_WASM === '0') return null;
+  const bytes = Buffer.from(SSIMULACRA2_WASM, 'base64');
+  if (!WebAssembly.validate(bytes)) {
+    // Node 20 has relaxed SIMD (V8 11.3) behind a flag; later versions have it on.
+    setFlagsFromString('--experimental-wasm-relaxed-simd');
+    if (!WebAssembly.validate(bytes)) return null;
+  }
+  const module = new WebAssembly.Module(bytes);
+  const probe = instantiate(module).exports;
+  return probe.fused() === 1 ? module : null;
+}
+
+/** An instance in a memory of its own, of a few pages: its stack and statics, and some room above. */
+function instantiate(module: WasmModule): { memory: WasmMemory; exports: Exports } {
+  const memory = new WebAssembly.Memory({ initial: 4 });
+  return { memory, exports: new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as Exports };
+}
+
+/** A reference's side of one background, prepared in its own WebAssembly memory (`bytes` of it). */
+export interface WasmSide {
+  readonly bytes: number;
+  /** The norms of `distorted` blended over `background` at every scale. */
+  norms(distorted: RawPixels, background: number): ScaleNorms[];
+}
+
+/**
+ * `reference` over a grey of level `background` prepared at `scales` scales (their sizes as
+ * ssimulacra2.ts's scale loop makes them), blurred with `rg`.
+ */
+export function prepareWasmSide(
+  module: WasmModule,
+  reference: RawPixels,
+  background: number,
+  sizes: ReadonlyArray<Pick<LinearImage, 'width' | 'height'>>,
+  rg: RecursiveGaussian,
+): WasmSide {
+  const { width, height } = reference.info;
+  const { memory, exports: wasm } = instantiate(module);
+  const base = wasm.__heap_base.value;
+  const at = (offset: number) => base + offset;
+  // The layout, in bytes from __heap_base, each part 16-byte aligned; the filter's constants first.
+  let end = 0;
+  const take = (bytes: number) => {
+    const offset = end;
+    end += Math.ceil(bytes / 16) * 16;
+    return offset;
+  };
+  const constants = at(take(48 * 4));
+  const floats = new Float32Array(memory.buffer, constants, 48);
+  floats.set(rg.mulIn, 0);
+  floats.set(rg.mulPrev, 12);
+  floats.set(rg.mulPrev2, 24);
+  floats.set(rg.n2, 36);
+  floats.set(rg.d1, 40);
+  wasm.set_gaussian(constants, constants + 48, constants + 96, constants + 144, constants + 160, rg.radius);
+  wasm.set_xyb(NEG_BIAS_CBRT);
+  const table = take(256 * 256 * 4);
+  const raw = take(width * height * 4); // any image of this size: 1 to 4 channels
+  const half = (n: number) => (n + 1) >> 1;
+  const linear = [take(3 * width * height * 4), take(3 * half(width) * half(height) * 4)];
+  const prepared = sizes.map((size) => take(9 * size.width * size.height * 4));
+  const sums = take(18 * 8);
+  const scratch = at(take(4 * wasm.scratch_floats(width)));
+  const pages = Math.ceil((base + end) / PAGE) - memory.buffer.byteLength / PAGE;
+  if (pages > 0) memory.grow(pages);
+  let tableOf: number | undefined;
+  const useTable = (over: number) => {
+    if (over !== tableOf) new Float32Array(memory.buffer, at(table), 256 * 256).set(linearTable(over));
+    tableOf = over;
+  };
+
+  /** Linear planes of `pixels` at every scale, each handed to `each` with its scale's index. */
+  const scales = (pixels: RawPixels, over: number, each: (scale: number, rgb: number) => void) => {
+    useTable(over);
+    new Uint8Array(memory.buffer, at(raw), pixels.data.length).set(pixels.data);
+    const planes = linear.map(at);
+    wasm.linear_planes(
+      at(raw),
+      width * height,
+      pixels.info.channels,
+      at(table),
+      planes[0]!,
+      ...thirds(planes[0]!, width * height),
+    );
+    for (let scale = 0; scale < sizes.length; scale++) {
+      if (scale > 0) {
+        const { width: w, height: h } = sizes[scale - 1]!;
+        wasm.downsample(planes[(scale - 1) & 1]!, w, h, planes[scale & 1]!);
+      }
+      each(scale, planes[scale & 1]!);
+    }
+  };
+  scales(reference, background, (scale, rgb) => {
+    const { width: w, height: h } = sizes[scale]!;
+    wasm.prepare_scale(rgb, w, h, at(prepared[scale]!), scratch);
+  });
+  return {
+    bytes: memory.buffer.byteLength,
+    norms(distorted, over) {
+      const result: ScaleNorms[] = [];
+      scales(distorted, over, (scale, rgb) => {
+        const { width: w, height: h } = sizes[scale]!;
+        wasm.prepared_norms(at(prepared[scale]!), rgb, w, h, at(sums), scratch);
+        result.push(norms(new Float64Array(memory.buffer, at(sums), 18), w * h));
+      });
+      return result;
+    },
+  };
+}
+
+/** The g and b planes after the r plane at `r`, of `pixels` floats each. */
+const thirds = (r: number, pixels: number): [number, number] => [r + 4 * pixels, r + 8 * pixels];
