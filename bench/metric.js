@@ -6,9 +6,10 @@
  * Decoding and encoding are done beforehand and not timed; the metric runs on one core (it is
  * synchronous), timed by wall clock and by CPU time, best of `runs`.
  *
- * Each pair is timed twice: `ssimulacra2(reference, distorted)` (plain), and `score(distorted)` of
- * `prepareSsimulacra2(reference)` (prepared: what each further distorted image of a search costs),
- * whose preparation is timed on its own and whose score must equal the plain one to the bit.
+ * Each pair is timed three times: `ssimulacra2(reference, distorted)` (plain), and `score(distorted)`
+ * of a reference prepared (what each further distorted image of a search costs) in TypeScript and
+ * in WebAssembly (`prepareWith`; the second where `wasmEngine()` runs), each preparation timed on
+ * its own; every score must equal the plain one to the bit.
  *
  * `node bench/metric.js` after `npm run build`, or `metricBench(root, { runs })` from bench/run.js.
  * `METRIC_BASELINE=<path of another build's quality/ssimulacra2.js>` times that build's plain
@@ -20,7 +21,8 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import sharp from 'sharp';
-import { prepareSsimulacra2, ssimulacra2 } from '../dist/quality/ssimulacra2.js';
+import { wasmEngine } from '../dist/quality/prepared-wasm.js';
+import { prepareWith, ssimulacra2 } from '../dist/quality/ssimulacra2.js';
 
 const raw = (image) => image.toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
 
@@ -75,8 +77,8 @@ const perMp = (t, megapixels) =>
   `${(t.wall / megapixels).toFixed(0)} ms/MP wall, ${(t.cpu / megapixels).toFixed(0)} CPU`;
 
 /**
- * Prints and returns [{ name, megapixels, score, msPerMp, cpuMsPerMp, preparedMsPerMp,
- * preparedCpuMsPerMp, prepareMs, preparedBytes, baselineMsPerMp? }] for the two pairs.
+ * Prints and returns [{ name, megapixels, score, msPerMp, cpuMsPerMp, prepared: { typescript, wasm? },
+ * baselineMsPerMp? }] for the two pairs, each engine's { msPerMp, cpuMsPerMp, prepareMs, bytes }.
  */
 export async function metricBench(root, { runs = 3, baseline = process.env.METRIC_BASELINE } = {}) {
   const photos = photographs(root);
@@ -85,20 +87,25 @@ export async function metricBench(root, { runs = 3, baseline = process.env.METRI
   const pairs = [await pair('24 MP', photos.large, 6000, 4000), await pair('2.4 MP', photos.small, 1920, 1250)];
   // Warm the JIT on a small pair so the first timed run is not the interpreter's.
   const warm = await pair('warm-up', photos.small, 256, 256);
+  const engines = wasmEngine() ? ['typescript', 'wasm'] : ['typescript'];
+  if (engines.length === 1) console.log('metric: no WebAssembly engine here (relaxed SIMD with FMA): TypeScript only');
   for (let i = 0; i < 3; i++) {
     ssimulacra2(warm.reference, warm.distorted);
-    prepareSsimulacra2(warm.reference).score(warm.distorted);
+    for (const engine of engines) prepareWith(warm.reference, engine).score(warm.distorted);
     before?.(warm.reference, warm.distorted);
   }
   const rows = [];
   for (const { name, reference, distorted } of pairs) {
     const megapixels = (reference.info.width * reference.info.height) / 1e6;
     const plain = best(runs, () => ssimulacra2(reference, distorted));
-    const preparation = best(runs, () => prepareSsimulacra2(reference));
-    const prepared = preparation.result;
-    const scored = best(runs, () => prepared.score(distorted));
-    if (scored.result !== plain.result) {
-      throw new Error(`prepared score ${scored.result} differs from the plain one, ${plain.result}`);
+    const prepared = {};
+    for (const engine of engines) {
+      const preparation = best(runs, () => prepareWith(reference, engine));
+      const scored = best(runs, () => preparation.result.score(distorted));
+      if (scored.result !== plain.result) {
+        throw new Error(`the ${engine} prepared score ${scored.result} differs from the plain one, ${plain.result}`);
+      }
+      prepared[engine] = { ...scored, prepareMs: preparation.wall, bytes: preparation.result.bytes };
     }
     const old = before ? best(runs, () => before(reference, distorted)) : undefined;
     if (old && old.result !== plain.result) {
@@ -110,22 +117,29 @@ export async function metricBench(root, { runs = 3, baseline = process.env.METRI
       score: plain.result,
       msPerMp: plain.wall / megapixels,
       cpuMsPerMp: plain.cpu / megapixels,
-      preparedMsPerMp: scored.wall / megapixels,
-      preparedCpuMsPerMp: scored.cpu / megapixels,
-      prepareMs: preparation.wall,
-      preparedBytes: prepared.bytes,
+      prepared: Object.fromEntries(
+        Object.entries(prepared).map(([engine, p]) => [
+          engine,
+          { msPerMp: p.wall / megapixels, cpuMsPerMp: p.cpu / megapixels, prepareMs: p.prepareMs, bytes: p.bytes },
+        ]),
+      ),
       ...(old ? { baselineMsPerMp: old.wall / megapixels, baselineCpuMsPerMp: old.cpu / megapixels } : {}),
     };
     rows.push(row);
+    const label = { typescript: 'TypeScript', wasm: 'WebAssembly' };
     console.log(
       `metric: ${name} (${reference.info.width}x${reference.info.height}, JPEG q70, score ${row.score.toFixed(2)}), ` +
         `best of ${runs}:\n` +
         (old ? `  baseline plain:  ${perMp(old, megapixels)} (${(old.wall / 1000).toFixed(2)} s)\n` : '') +
         `  plain:           ${perMp(plain, megapixels)} (${(plain.wall / 1000).toFixed(2)} s)\n` +
-        `  prepared score:  ${perMp(scored, megapixels)} (${(scored.wall / 1000).toFixed(2)} s) per distorted image; ` +
-        `the reference prepared once in ${(preparation.wall / 1000).toFixed(2)} s, ` +
-        `holding ${(prepared.bytes / 2 ** 20).toFixed(0)} MiB ` +
-        `(${(prepared.bytes / (megapixels * 1e6)).toFixed(1)} B/pixel)`,
+        Object.entries(prepared)
+          .map(
+            ([engine, p]) =>
+              `  prepared score, ${label[engine]}: ${perMp(p, megapixels)} (${(p.wall / 1000).toFixed(2)} s) ` +
+              `per distorted image; the reference prepared once in ${(p.prepareMs / 1000).toFixed(2)} s, ` +
+              `holding ${(p.bytes / 2 ** 20).toFixed(0)} MiB (${(p.bytes / (megapixels * 1e6)).toFixed(1)} B/pixel)`,
+          )
+          .join('\n'),
     );
   }
   return rows;

@@ -45,6 +45,11 @@ interface Exports {
 }
 
 const PAGE = 65536;
+/**
+ * The most memory one prepared side takes (about 67 bytes a pixel: some 30 MP); a larger image is
+ * prepared in TypeScript, whose planes need no single block of memory (wasm32 stops at 4 GiB).
+ */
+const MAX_BYTES = 2 ** 31;
 
 let engine: WasmModule | null | undefined;
 
@@ -81,8 +86,8 @@ export interface WasmSide {
 }
 
 /**
- * `reference` over a grey of level `background` prepared at `scales` scales (their sizes as
- * ssimulacra2.ts's scale loop makes them), blurred with `rg`.
+ * `reference` over a grey of level `background` prepared at `sizes` (each scale's, as ssimulacra2.ts's
+ * scale loop makes them), blurred with `rg`; undefined when it would take more than MAX_BYTES.
  */
 export function prepareWasmSide(
   module: WasmModule,
@@ -90,7 +95,7 @@ export function prepareWasmSide(
   background: number,
   sizes: ReadonlyArray<Pick<LinearImage, 'width' | 'height'>>,
   rg: RecursiveGaussian,
-): WasmSide {
+): WasmSide | undefined {
   const { width, height } = reference.info;
   const { memory, exports: wasm } = instantiate(module);
   const base = wasm.__heap_base.value;
@@ -118,6 +123,7 @@ export function prepareWasmSide(
   const prepared = sizes.map((size) => take(9 * size.width * size.height * 4));
   const sums = take(18 * 8);
   const scratch = at(take(4 * wasm.scratch_floats(width)));
+  if (base + end > MAX_BYTES) return undefined;
   const pages = Math.ceil((base + end) / PAGE) - memory.buffer.byteLength / PAGE;
   if (pages > 0) memory.grow(pages);
   let tableOf: number | undefined;

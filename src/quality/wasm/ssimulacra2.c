@@ -40,7 +40,8 @@ static float IN[12], PREV[12], PREV2[12], N2[3], NEG_D1[3];
 static int RADIUS;
 
 EXPORT(set_gaussian)
-void set_gaussian(const float *in, const float *prev, const float *prev2, const float *n2, const float *d1, int radius) {
+void set_gaussian(const float *in, const float *prev, const float *prev2, const float *n2, const float *d1,
+                  int radius) {
   for (int i = 0; i < 12; i++) {
     IN[i] = in[i];
     PREV[i] = prev[i];
