@@ -2,7 +2,7 @@
  * `--quality auto`: the lowest encoder quality whose SSIMULACRA2 score, against the pixels before
  * encoding, reaches a target. A bounded search (at most MAX_ENCODES encodes), which starts where
  * the neighbouring rendition ended, over a sample of the rendition's tiles that lose most when it is
- * larger than WHOLE_PIXELS (the metric costs about 0.45 s of CPU a megapixel; the sample keeps the
+ * larger than WHOLE_PIXELS (the metric costs about 0.12 s of CPU a megapixel; the sample keeps the
  * search's cost about the same for a 1 MP and a 15 MP rendition), aimed TILE_MARGIN over the target.
  */
 import type { RawPixels } from './linear.js';

@@ -14,7 +14,9 @@
  * multiply-adds, and the SSIM term (a small variance less a product of means) magnifies that noise
  * enough to move a score near 90 by a few tenths. Every step here is therefore rounded as the
  * reference's AVX2 (or any FMA) build rounds it: `Math.fround` after each operation, and a
- * multiply-add rounded once (`fround(a * b + c)`: the float product is exact in a double). A value
+ * multiply-add as a fused one (`fround(a * b + c)`: the float product is exact in a double, and the
+ * sum's rounding to double then float differs from one rounding only when c is some 2^29 times
+ * smaller than the product and on a midpoint, which these values never are). A value
  * stored into a Float32Array is rounded by the store, so no `Math.fround` is written before one.
  */
 

@@ -1,10 +1,10 @@
 /**
  * A prepared SSIMULACRA2 reference in WebAssembly (wasm/ssimulacra2.c): the hot loops of a prepared
  * score (linear light, downsampling, XYB, both blur passes, the products and the error sums) with
- * 128-bit SIMD and relaxed SIMD's fused multiply-add, about four times the TypeScript's speed
+ * 128-bit SIMD and relaxed SIMD's fused multiply-add, about 3.5 times the TypeScript's speed
  * (docs/performance.md). Same operations, same order, same rounding: its scores are the TypeScript's.
  *
- * It is used where it can be: relaxed SIMD compiles (Node 22 and later; Node 20 behind V8's
+ * It is used where it can be: relaxed SIMD compiles (Node 21 and later; Node 20 behind V8's
  * `--experimental-wasm-relaxed-simd`, which is turned on here the first time), and the CPU fuses its
  * multiply-adds (FMA; without it the rounding would not be the reference's). Elsewhere, or with
  * CONTENT_API_WASM=0 in the environment, `wasmEngine()` is undefined and the TypeScript runs.
@@ -30,7 +30,8 @@ interface WasmMemory {
   readonly buffer: ArrayBuffer;
   grow(pages: number): number;
 }
-const WebAssembly = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+/** Undefined where V8 runs without it (`node --jitless`). */
+const WebAssembly = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 interface Exports {
   readonly __heap_base: { readonly value: number };
@@ -60,22 +61,26 @@ export function wasmEngine(): WasmModule | undefined {
 }
 
 function compile(): WasmModule | null {
-  if (process.env.CONTENT_API_WASM === '0') return null;
+  if (process.env.CONTENT_API_WASM === '0' || !WebAssembly) return null;
   const bytes = Buffer.from(SSIMULACRA2_WASM, 'base64');
   if (!WebAssembly.validate(bytes)) {
     // Node 20 has relaxed SIMD (V8 11.3) behind a flag; later versions have it on.
     setFlagsFromString('--experimental-wasm-relaxed-simd');
     if (!WebAssembly.validate(bytes)) return null;
   }
-  const module = new WebAssembly.Module(bytes);
-  const probe = instantiate(module).exports;
-  return probe.fused() === 1 ? module : null;
+  try {
+    const module = new WebAssembly.Module(bytes);
+    return instantiate(module).exports.fused() === 1 ? module : null;
+  } catch {
+    // A CPU without the SIMD V8 needs, or no address space for a memory (`ulimit -v`): TypeScript.
+    return null;
+  }
 }
 
 /** An instance in a memory of its own, of a few pages: its stack and statics, and some room above. */
 function instantiate(module: WasmModule): { memory: WasmMemory; exports: Exports } {
-  const memory = new WebAssembly.Memory({ initial: 4 });
-  return { memory, exports: new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as Exports };
+  const memory = new WebAssembly!.Memory({ initial: 4 });
+  return { memory, exports: new WebAssembly!.Instance(module, { env: { memory } }).exports as unknown as Exports };
 }
 
 /** A reference's side of one background, prepared in its own WebAssembly memory (`bytes` of it). */
@@ -88,6 +93,9 @@ export interface WasmSide {
 /**
  * `reference` over a grey of level `background` prepared at `sizes` (each scale's, as ssimulacra2.ts's
  * scale loop makes them), blurred with `rg`; undefined when it would take more than MAX_BYTES.
+ *
+ * @throws RangeError when a memory cannot be had (`ulimit -v`: V8 reserves some 10 GiB of address
+ *   space for each).
  */
 export function prepareWasmSide(
   module: WasmModule,
@@ -122,6 +130,7 @@ export function prepareWasmSide(
   const linear = [take(3 * width * height * 4), take(3 * half(width) * half(height) * 4)];
   const prepared = sizes.map((size) => take(9 * size.width * size.height * 4));
   const sums = take(18 * 8);
+  if (base + end > MAX_BYTES) return undefined; // before the rows' scratch, whose size is an int32
   const scratch = at(take(4 * wasm.scratch_floats(width)));
   if (base + end > MAX_BYTES) return undefined;
   const pages = Math.ceil((base + end) / PAGE) - memory.buffer.byteLength / PAGE;

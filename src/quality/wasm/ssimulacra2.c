@@ -6,7 +6,7 @@
  * the scores are the TypeScript's. The TypeScript stays the readable version and the fallback; the
  * comments there say why each step is as it is. Built by build.sh into module.ts.
  *
- * Memory is the caller's (imported): it passes offsets of float planes it laid out (wasm.ts).
+ * Memory is the caller's (imported): it passes offsets of float planes it laid out (prepared-wasm.ts).
  * Planes are `width * height` floats, rows `width` apart; vectors are loaded unaligned.
  */
 #include <stdint.h>
@@ -20,11 +20,14 @@ typedef v128_t V;
 #define NMADD(a, b, c) ((V) __builtin_wasm_relaxed_nmadd_f32x4((v4f)(a), (v4f)(b), (v4f)(c)))
 #define SPLAT(v, lane) wasm_i32x4_shuffle(v, v, lane, lane, lane, lane)
 
-/* A fused multiply-add of one float, as the TypeScript computes it: exact product, one rounding. */
-static inline float madd1(float a, float b, float c) { return (float) ((double) a * (double) b + (double) c); }
 static inline float lane0(V v) { return wasm_f32x4_extract_lane(v, 0); }
-/* A scalar step through the vector unit, so a tail pixel rounds as the vector lanes do. */
-static inline float vmadd1(float a, float b, float c) {
+/*
+ * A fused multiply-add of one float, through the vector unit (WebAssembly has no scalar one), so a
+ * border or tail pixel rounds as the vector lanes do. The TypeScript's `fround(a * b + c)` rounds to
+ * double and then to float, which differs from one rounding only when c is some 2^29 times smaller
+ * than a * b and the product sits on a midpoint: values of the metric never do.
+ */
+static inline float madd1(float a, float b, float c) {
   return lane0(MADD(wasm_f32x4_splat(a), wasm_f32x4_splat(b), wasm_f32x4_splat(c)));
 }
 
@@ -149,7 +152,7 @@ static void vertical_step(Vertical *v, const float *top, const float *bottom, fl
     float o[3];
     for (int k = 0; k < 3; k++) {
       int at = state_at(x, k);
-      o[k] = vmadd1(N2[k], sum, vmadd1(NEG_D1[k], prev[at], -prev2[at]));
+      o[k] = madd1(N2[k], sum, madd1(NEG_D1[k], prev[at], -prev2[at]));
       prev2[at] = o[k];
     }
     if (out) out[x] = o[0] + (o[1] + o[2]);
@@ -240,7 +243,7 @@ static void positive_xyb(const float *r, const float *g, const float *b, int wid
     float mix[3];
     const float mat[3][3] = {{M00, M01, M02}, {M10, M11, M12}, {M20, M21, M22}};
     for (int k = 0; k < 3; k++) {
-      float v = vmadd1(mat[k][0], r[i], vmadd1(mat[k][1], g[i], vmadd1(mat[k][2], b[i], BIAS)));
+      float v = madd1(mat[k][0], r[i], madd1(mat[k][1], g[i], madd1(mat[k][2], b[i], BIAS)));
       mix[k] = cube_root_add1(v > 0.0f ? v : 0.0f);
     }
     float xx = 0.5f * (mix[0] - mix[1]);
