@@ -152,11 +152,11 @@ function typescriptSide(reference: RawPixels, background: number): Side {
   const scales = prepareOver(reference, background);
   return {
     bytes: scales.reduce((sum, scale) => sum + scale.width * scale.height * PREPARED_FLOATS_PER_PIXEL * 4, 0),
-    norms: (distorted, over) => scoresOver(scales, distorted, over),
+    norms: (distorted, over) => normsOver(scales, distorted, over),
   };
 }
 
-/** The reference's side in WebAssembly, at the scales `prepareOver` makes. */
+/** The reference's side in WebAssembly. */
 const wasmSide =
   (module: WasmModule | undefined) =>
   (reference: RawPixels, background: number): Side => {
@@ -171,10 +171,11 @@ const wasmSide =
     return side ?? typescriptSide(reference, background);
   };
 
-/** The width and height of each scale `prepareOver` makes of an image of this size. */
+/** The width and height of each scale the metric compares an image of this size at. */
 function scaleSizes({ width, height }: RawPixels['info']): Array<{ width: number; height: number }> {
   const sizes = [];
   for (let scale = 0, w = width, h = height; scale < SCALES; scale++) {
+    // As the reference: the size tested is the previous scale's, so the last scale may be under 8 pixels.
     if (w < MIN_SIZE || h < MIN_SIZE) break;
     if (scale > 0) [w, h] = [(w + 1) >> 1, (h + 1) >> 1];
     sizes.push({ width: w, height: h });
@@ -208,8 +209,7 @@ function checkMinimum(image: Pick<RawPixels, 'info'>): void {
 function prepareOver(reference: RawPixels, background: number): PreparedScale[] {
   let a: LinearImage = linearFromRaw(reference, background);
   const scales: PreparedScale[] = [];
-  for (let scale = 0; scale < SCALES; scale++) {
-    if (a.width < MIN_SIZE || a.height < MIN_SIZE) break;
+  for (let scale = 0; scale < scaleSizes(reference.info).length; scale++) {
     if (scale > 0) a = downsample(a);
     scales.push(prepareScale(a, BLUR));
   }
@@ -217,7 +217,7 @@ function prepareOver(reference: RawPixels, background: number): PreparedScale[] 
 }
 
 /** The norms of `distorted` at every scale against the reference's prepared scales. */
-function scoresOver(scales: readonly PreparedScale[], distorted: RawPixels, background: number): ScaleNorms[] {
+function normsOver(scales: readonly PreparedScale[], distorted: RawPixels, background: number): ScaleNorms[] {
   let b: LinearImage = linearFromRaw(distorted, background);
   const norms: ScaleNorms[] = [];
   for (let scale = 0; scale < scales.length; scale++) {
@@ -232,9 +232,7 @@ function scoreOver(reference: RawPixels, distorted: RawPixels, background: numbe
   let a: LinearImage = linearFromRaw(reference, background);
   let b: LinearImage = linearFromRaw(distorted, background);
   const scales: ScaleNorms[] = [];
-  for (let scale = 0; scale < SCALES; scale++) {
-    // As the reference: the size tested is the previous scale's, so the last scale may be under 8 pixels.
-    if (a.width < MIN_SIZE || a.height < MIN_SIZE) break;
+  for (let scale = 0; scale < scaleSizes(reference.info).length; scale++) {
     if (scale > 0) {
       a = downsample(a);
       b = downsample(b);
