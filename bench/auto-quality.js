@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- quality`: `render --quality auto` (#20) against fixed quality, on the bench corpus,
- * everything as JPEG so that the contenders compare like with like. Per corpus, five contenders and a bound:
+ * everything as JPEG so that the contenders compare like with like. Per corpus, five contenders and two bounds:
  *
  * - fixed: today's default, quality 80;
  * - auto: `quality: { mode: 'auto' }`, target DEFAULT_QUALITY_TARGET (80);
@@ -12,6 +12,8 @@
  *   target by its own full-image score, stepped to one quality at a time from auto's choice: about the
  *   most that choosing a quality per rendition can save with this encoder (scores are not strictly
  *   monotone in the quality, so a lower one might pass too); not a render, not timed;
+ * - lowest per rendition, mozjpeg: the same with mozjpeg, stepped to from auto with mozjpeg's choice:
+ *   about the most any quality per rendition can save with either JPEG encoder sharp has;
  * - eleventy-img 6 with its defaults (sharp 0.33, quality 80), JPEG, our five rendition widths, in a
  *   process of its own (this file run as `node bench/auto-quality.js eleventy <job.json>`).
  *
@@ -196,9 +198,10 @@ function filesOf(run, corpus) {
   return files;
 }
 
-/** The corpus rendered as JPEG at one `--jpeg-quality`: { run, jpegs }. */
-async function renderAt(scratch, corpus, files, quality) {
-  const run = await render(scratch, `${corpus}-q${quality}`, files, 'jpeg', { quality: { jpeg: quality } });
+/** The corpus rendered as JPEG at one `--jpeg-quality` (with `jpeg`'s settings): { run, jpegs }. */
+async function renderAt(scratch, corpus, files, quality, jpeg = {}) {
+  const name = `${corpus}-q${quality}${jpeg.mozjpeg ? '-mozjpeg' : ''}`;
+  const run = await render(scratch, name, files, 'jpeg', { quality: { jpeg: quality }, jpeg });
   return { run, jpegs: filesOf(run, corpus) };
 }
 
@@ -336,14 +339,16 @@ async function uniformSearch(scratch, corpus, files, renditions, pool, known) {
  * time from auto's choice (down while it passes, up until it does; a lower quality that passes past
  * one that fails is not looked for). `known` holds the corpus's
  * renders at uniform qualities ({ quality, jpegs, scores }), reused; a quality not rendered yet is
- * rendered whole. Returns the jpegs chosen (by id) and the qualities (by id).
+ * rendered whole, with `jpeg`'s settings (mozjpeg's bound: `{ mozjpeg: true }`, nothing known).
+ * Returns the jpegs chosen (by id) and the qualities (by id).
  */
-async function perRenditionBound(scratch, corpus, files, renditions, pool, known, start) {
+async function perRenditionBound(scratch, corpus, files, renditions, pool, known, start, jpeg = {}) {
   const levels = new Map(known.map((level) => [level.quality, level]));
   const scored = new Map();
   for (const level of known) for (const [id, score] of level.scores) scored.set(`${id}@${level.quality}`, score);
   const levelAt = async (quality) => {
-    if (!levels.has(quality)) levels.set(quality, { quality, ...(await renderAt(scratch, corpus, files, quality)) });
+    if (!levels.has(quality))
+      levels.set(quality, { quality, ...(await renderAt(scratch, corpus, files, quality, jpeg)) });
     return levels.get(quality);
   };
   // Per rendition: the lowest passing quality seen, the highest failing one, and the next to try.
@@ -429,10 +434,12 @@ async function corpusBench(scratch, corpus, files, pool) {
     jpegs: fixedJpegs,
   });
   log(`${corpus}: the lowest quality per rendition by the full-image score, from auto's`);
-  const autoQuality = new Map();
-  for (const result of auto.results) {
-    for (const key of RENDITION_KEYS) autoQuality.set(idOf(corpus, result.source, key), result.measured[key].quality);
-  }
+  const qualitiesOf = (run) =>
+    new Map(
+      run.results.flatMap((result) =>
+        RENDITION_KEYS.map((key) => [idOf(corpus, result.source, key), result.measured[key].quality]),
+      ),
+    );
   const bound = await perRenditionBound(
     scratch,
     corpus,
@@ -440,8 +447,12 @@ async function corpusBench(scratch, corpus, files, pool) {
     renditions,
     pool,
     [...uniform.levels.values()],
-    autoQuality,
+    qualitiesOf(auto),
   );
+  log(`${corpus}: the same with mozjpeg, from auto with mozjpeg's`);
+  const mozBound = await perRenditionBound(scratch, corpus, files, renditions, pool, [], qualitiesOf(autoMoz), {
+    mozjpeg: true,
+  });
   await pool.drop();
   log(`${corpus}: scoring eleventy-img`);
   const eleventyScores = new Map();
@@ -482,6 +493,14 @@ async function corpusBench(scratch, corpus, files, pool) {
       scores: bound.scores,
     },
     {
+      label: 'lowest per rendition, mozjpeg',
+      quality: span([...mozBound.qualities.values()]),
+      qualities: mozBound.qualities,
+      run: { seconds: Number.NaN },
+      jpegs: mozBound.jpegs,
+      scores: mozBound.scores,
+    },
+    {
       label: 'eleventy-img',
       quality: '80 (sharp 0.33)',
       run: { seconds: eleventyRun.seconds },
@@ -508,7 +527,7 @@ function printScores(results) {
       `--jpeg-quality at which every rendition of the corpus reaches ${TARGET}. Lowest per rendition: each ` +
       `rendition at the lowest --jpeg-quality at which it reaches ${TARGET} by itself, stepped to from auto's ` +
       'choice and scored whole: about the most a choice of quality per rendition can save with this encoder ' +
-      '(not timed).\n',
+      "(not timed); with mozjpeg, the same with mozjpeg, from auto with mozjpeg's choice.\n",
   );
   console.log(
     `| corpus | contender | quality | MB | vs uniform | seconds | SSIMULACRA2 min | median | under ${TARGET} |`,
@@ -543,9 +562,9 @@ function printScores(results) {
       `under ${TARGET}: scored whole | ` +
       'scored on tiles | full - recorded (tiles), min | max | auto quality per size, xs..xl (median) | ' +
       `auto with mozjpeg / uniform bytes | its under ${TARGET} | lowest per rendition / uniform bytes | ` +
-      'its quality per size (median) |',
+      'its quality per size (median) | lowest per rendition with mozjpeg / uniform bytes | its quality per size |',
   );
-  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|');
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---:|---|');
   for (const { corpus, contenders, measured, renditions } of results) {
     const [auto, uniform] = [contender({ contenders }, 'auto'), contender({ contenders }, 'uniform')];
     const moz = contender({ contenders }, 'auto, mozjpeg');
@@ -563,9 +582,11 @@ function printScores(results) {
       median([...measured].filter(([id]) => id.endsWith(`/${key}`)).map(([, m]) => m.quality)),
     );
     const bound = contender({ contenders }, 'lowest per rendition');
-    const boundPerKey = RENDITION_KEYS.map((key) =>
-      median([...bound.qualities].filter(([id]) => id.endsWith(`/${key}`)).map(([, quality]) => quality)),
-    );
+    const mozBound = contender({ contenders }, 'lowest per rendition, mozjpeg');
+    const perSize = ({ qualities }) =>
+      RENDITION_KEYS.map((key) =>
+        median([...qualities].filter(([id]) => id.endsWith(`/${key}`)).map(([, quality]) => quality)),
+      ).join(', ');
     console.log(
       `| ${corpus} | ${fmt(ratio)}x | ${ratio <= 0.75 ? 'met' : 'not met'} | ` +
         `${scores.filter((s) => s < TARGET).length} of ${scores.length} | ${fmt(Math.min(...scores))} | ` +
@@ -573,7 +594,8 @@ function printScores(results) {
         `${gaps.length ? fmt(Math.min(...gaps)) : '-'} | ${gaps.length ? fmt(Math.max(...gaps)) : '-'} | ` +
         `${perKey.join(', ')} | ${fmt(moz.bytes / uniform.bytes)}x | ` +
         `${mozScores.filter((score) => score < TARGET).length} of ${mozScores.length} | ` +
-        `${fmt(bound.bytes / uniform.bytes)}x | ${boundPerKey.join(', ')} |`,
+        `${fmt(bound.bytes / uniform.bytes)}x | ${perSize(bound)} | ` +
+        `${fmt(mozBound.bytes / uniform.bytes)}x | ${perSize(mozBound)} |`,
     );
   }
 }
