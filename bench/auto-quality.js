@@ -464,6 +464,15 @@ async function corpusBench(scratch, corpus, files, pool) {
     for (const key of RENDITION_KEYS) measured.set(idOf(corpus, result.source, key), result.measured[key]);
   }
   const span = (chosen) => `${Math.min(...chosen)}-${Math.max(...chosen)}, median ${median(chosen)}`;
+  /** A bound as a contender: not a render, so not timed. */
+  const boundContender = (label, { qualities, jpegs, scores }) => ({
+    label,
+    quality: span([...qualities.values()]),
+    qualities,
+    run: { seconds: Number.NaN },
+    jpegs,
+    scores,
+  });
   const qualities = (run) =>
     span(run.results.flatMap((result) => RENDITION_KEYS.map((key) => result.measured[key].quality)));
   const contenders = [
@@ -484,22 +493,8 @@ async function corpusBench(scratch, corpus, files, pool) {
       jpegs: uniform.jpegs,
       scores: uniform.scores,
     },
-    {
-      label: 'lowest per rendition',
-      quality: span([...bound.qualities.values()]),
-      qualities: bound.qualities,
-      run: { seconds: Number.NaN },
-      jpegs: bound.jpegs,
-      scores: bound.scores,
-    },
-    {
-      label: 'lowest per rendition, mozjpeg',
-      quality: span([...mozBound.qualities.values()]),
-      qualities: mozBound.qualities,
-      run: { seconds: Number.NaN },
-      jpegs: mozBound.jpegs,
-      scores: mozBound.scores,
-    },
+    boundContender('lowest per rendition', bound),
+    boundContender('lowest per rendition, mozjpeg', mozBound),
     {
       label: 'eleventy-img',
       quality: '80 (sharp 0.33)',
