@@ -5,14 +5,16 @@
  * - fixed: today's default, quality 80;
  * - auto: `quality: { mode: 'auto' }`, target DEFAULT_QUALITY_TARGET (80);
  * - auto, mozjpeg: the same with `jpeg: { mozjpeg: true }` (`--jpeg-mozjpeg`);
+ * - auto, whole (and with mozjpeg): `quality: { sample: false }` (`--no-quality-sample`), every rendition
+ *   scored whole, no sample and no margin;
  * - uniform: the lowest `--jpeg-quality` at which every rendition of the corpus reaches the target by
  *   the full-image score, found by a bracketing search from fixed's render (quality 80): a level's
  *   renditions scored lowest first, and the level stopped at its first failure;
  * - lowest per rendition: each rendition at the lowest `--jpeg-quality` (50-100) at which it reaches the
- *   target by its own full-image score, stepped to one quality at a time from auto's choice: about the
+ *   target by its own full-image score, stepped to one quality at a time from auto's choice scored whole: the
  *   most that choosing a quality per rendition can save with this encoder (scores are not strictly
  *   monotone in the quality, so a lower one might pass too); not a render, not timed;
- * - lowest per rendition, mozjpeg: the same with mozjpeg, stepped to from auto with mozjpeg's choice:
+ * - lowest per rendition, mozjpeg: the same with mozjpeg, stepped to from auto's, whole, with mozjpeg:
  *   about the most any quality per rendition can save with either JPEG encoder sharp has;
  * - eleventy-img 6 with its defaults (sharp 0.33, quality 80), JPEG, our five rendition widths, in a
  *   process of its own (this file run as `node bench/auto-quality.js eleventy <job.json>`).
@@ -336,7 +338,7 @@ async function uniformSearch(scratch, corpus, files, renditions, pool, known) {
 /**
  * About the most any choice of quality per rendition can save: for each rendition, the lowest quality
  * whose full-image score reaches TARGET (no sample, no margin), found by stepping one quality at a
- * time from auto's choice (down while it passes, up until it does; a lower quality that passes past
+ * time from auto's choice scored whole (down while it passes, up until it does; a lower quality that passes past
  * one that fails is not looked for). `known` holds the corpus's
  * renders at uniform qualities ({ quality, jpegs, scores }), reused; a quality not rendered yet is
  * rendered whole, with `jpeg`'s settings (mozjpeg's bound: `{ mozjpeg: true }`, nothing known).
@@ -412,6 +414,15 @@ async function corpusBench(scratch, corpus, files, pool) {
     quality: { mode: 'auto' },
     jpeg: { mozjpeg: true },
   });
+  log(`${corpus}: auto, every rendition scored whole`);
+  const autoWhole = await render(scratch, `${corpus}-auto-whole`, files, 'jpeg', {
+    quality: { mode: 'auto', sample: false },
+  });
+  log(`${corpus}: auto, scored whole, with mozjpeg`);
+  const autoWholeMoz = await render(scratch, `${corpus}-auto-whole-mozjpeg`, files, 'jpeg', {
+    quality: { mode: 'auto', sample: false },
+    jpeg: { mozjpeg: true },
+  });
   log(`${corpus}: eleventy-img`);
   const eleventyRun = await eleventy(scratch, corpus, files);
 
@@ -427,13 +438,18 @@ async function corpusBench(scratch, corpus, files, pool) {
   log(`${corpus}: scoring auto with mozjpeg`);
   const autoMozJpegs = filesOf(autoMoz, corpus);
   const autoMozScores = await scoreAll(autoMozJpegs);
+  log(`${corpus}: scoring auto, scored whole (with and without mozjpeg)`);
+  const autoWholeJpegs = filesOf(autoWhole, corpus);
+  const autoWholeScores = await scoreAll(autoWholeJpegs);
+  const autoWholeMozJpegs = filesOf(autoWholeMoz, corpus);
+  const autoWholeMozScores = await scoreAll(autoWholeMozJpegs);
   const uniform = await uniformSearch(scratch, corpus, files, renditions, pool, {
     quality: 80,
     run: fixed,
     scores: fixedScores,
     jpegs: fixedJpegs,
   });
-  log(`${corpus}: the lowest quality per rendition by the full-image score, from auto's`);
+  log(`${corpus}: the lowest quality per rendition by the full-image score, from auto's scored whole`);
   const qualitiesOf = (run) =>
     new Map(
       run.results.flatMap((result) =>
@@ -447,10 +463,10 @@ async function corpusBench(scratch, corpus, files, pool) {
     renditions,
     pool,
     [...uniform.levels.values()],
-    qualitiesOf(auto),
+    qualitiesOf(autoWhole),
   );
-  log(`${corpus}: the same with mozjpeg, from auto with mozjpeg's`);
-  const mozBound = await perRenditionBound(scratch, corpus, files, renditions, pool, [], qualitiesOf(autoMoz), {
+  log(`${corpus}: the same with mozjpeg, from auto's scored whole with mozjpeg`);
+  const mozBound = await perRenditionBound(scratch, corpus, files, renditions, pool, [], qualitiesOf(autoWholeMoz), {
     mozjpeg: true,
   });
   await pool.drop();
@@ -473,18 +489,17 @@ async function corpusBench(scratch, corpus, files, pool) {
     jpegs,
     scores,
   });
-  const qualities = (run) =>
-    span(run.results.flatMap((result) => RENDITION_KEYS.map((key) => result.measured[key].quality)));
+  /** A render with --quality auto as a contender: the qualities it chose, by id. */
+  const autoContender = (label, run, jpegs, scores) => {
+    const chosen = qualitiesOf(run);
+    return { label, quality: span([...chosen.values()]), qualities: chosen, run, jpegs, scores };
+  };
   const contenders = [
     { label: 'fixed', quality: '80', run: fixed, jpegs: fixedJpegs, scores: fixedScores },
-    { label: 'auto', quality: qualities(auto), run: auto, jpegs: autoJpegs, scores: autoScores },
-    {
-      label: 'auto, mozjpeg',
-      quality: qualities(autoMoz),
-      run: autoMoz,
-      jpegs: autoMozJpegs,
-      scores: autoMozScores,
-    },
+    autoContender('auto', auto, autoJpegs, autoScores),
+    autoContender('auto, mozjpeg', autoMoz, autoMozJpegs, autoMozScores),
+    autoContender('auto, whole', autoWhole, autoWholeJpegs, autoWholeScores),
+    autoContender('auto, whole, mozjpeg', autoWholeMoz, autoWholeMozJpegs, autoWholeMozScores),
     {
       label: 'uniform',
       quality: uniform.reached ? `${uniform.quality}` : `none up to ${HIGHEST}`,
@@ -521,8 +536,9 @@ function printScores(results) {
       `encoding; under ${TARGET}: renditions scoring under the target (${TARGET}). Uniform: the lowest ` +
       `--jpeg-quality at which every rendition of the corpus reaches ${TARGET}. Lowest per rendition: each ` +
       `rendition at the lowest --jpeg-quality at which it reaches ${TARGET} by itself, stepped to from auto's ` +
-      'choice and scored whole: about the most a choice of quality per rendition can save with this encoder ' +
-      "(not timed); with mozjpeg, the same with mozjpeg, from auto with mozjpeg's choice.\n",
+      'choice scored whole: about the most a choice of quality per rendition can save with this encoder ' +
+      '(not timed); with mozjpeg, the same with mozjpeg. Auto, whole: --no-quality-sample, every rendition ' +
+      'scored whole.\n',
   );
   console.log(
     `| corpus | contender | quality | MB | vs uniform | seconds | SSIMULACRA2 min | median | under ${TARGET} |`,
@@ -555,15 +571,11 @@ function printScores(results) {
   console.log(
     `| corpus | auto / uniform bytes | goal <= 0.75x | auto under ${TARGET} | lowest | ` +
       `under ${TARGET}: scored whole | ` +
-      'scored on tiles | full - recorded (tiles), min | max | auto quality per size, xs..xl (median) | ' +
-      `auto with mozjpeg / uniform bytes | its under ${TARGET} | lowest per rendition / uniform bytes | ` +
-      'its quality per size (median) | lowest per rendition with mozjpeg / uniform bytes | its quality per size |',
+      'scored on tiles | full - recorded (tiles), min | max | auto quality per size, xs..xl (median) |',
   );
-  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---:|---|');
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|');
   for (const { corpus, contenders, measured, renditions } of results) {
     const [auto, uniform] = [contender({ contenders }, 'auto'), contender({ contenders }, 'uniform')];
-    const moz = contender({ contenders }, 'auto, mozjpeg');
-    const mozScores = [...moz.scores.values()];
     const scores = [...auto.scores.values()];
     const ratio = auto.bytes / uniform.bytes;
     const under = (scored) => {
@@ -573,27 +585,50 @@ function printScores(results) {
     const gaps = renditions
       .filter((r) => measured.get(r.id).scored === 'tiles')
       .map((r) => auto.scores.get(r.id) - measured.get(r.id).score);
-    const perKey = RENDITION_KEYS.map((key) =>
-      median([...measured].filter(([id]) => id.endsWith(`/${key}`)).map(([, m]) => m.quality)),
-    );
-    const bound = contender({ contenders }, 'lowest per rendition');
-    const mozBound = contender({ contenders }, 'lowest per rendition, mozjpeg');
-    const perSize = ({ qualities }) =>
-      RENDITION_KEYS.map((key) =>
-        median([...qualities].filter(([id]) => id.endsWith(`/${key}`)).map(([, quality]) => quality)),
-      ).join(', ');
     console.log(
       `| ${corpus} | ${fmt(ratio)}x | ${ratio <= 0.75 ? 'met' : 'not met'} | ` +
         `${scores.filter((s) => s < TARGET).length} of ${scores.length} | ${fmt(Math.min(...scores))} | ` +
         `${under('rendition')} | ${under('tiles')} | ` +
         `${gaps.length ? fmt(Math.min(...gaps)) : '-'} | ${gaps.length ? fmt(Math.max(...gaps)) : '-'} | ` +
-        `${perKey.join(', ')} | ${fmt(moz.bytes / uniform.bytes)}x | ` +
-        `${mozScores.filter((score) => score < TARGET).length} of ${mozScores.length} | ` +
-        `${fmt(bound.bytes / uniform.bytes)}x | ${perSize(bound)} | ` +
-        `${fmt(mozBound.bytes / uniform.bytes)}x | ${perSize(mozBound)} |`,
+        `${perSize(contender({ contenders }, 'auto'))} |`,
     );
   }
+
+  console.log(
+    `\nThe same goal for auto's options and the bounds: bytes against uniform's, renditions under ${TARGET} by the ` +
+      'full-image score, and the quality chosen per size (median over the originals).\n',
+  );
+  const labels = [
+    'auto',
+    'auto, mozjpeg',
+    'auto, whole',
+    'auto, whole, mozjpeg',
+    'lowest per rendition',
+    'lowest per rendition, mozjpeg',
+  ];
+  console.log(
+    `| corpus | contender | / uniform bytes | <= 0.75x | under ${TARGET} | quality per size, xs..xl (median) |`,
+  );
+  console.log('|---|---|---:|---|---:|---|');
+  for (const { corpus, contenders } of results) {
+    const uniform = contender({ contenders }, 'uniform');
+    for (const [i, label] of labels.entries()) {
+      const c = contender({ contenders }, label);
+      const scores = [...c.scores.values()];
+      const ratio = c.bytes / uniform.bytes;
+      console.log(
+        `| ${i === 0 ? corpus : ''} | ${label} | ${fmt(ratio)}x | ${ratio <= 0.75 ? 'met' : 'not met'} | ` +
+          `${scores.filter((score) => score < TARGET).length} of ${scores.length} | ${perSize(c)} |`,
+      );
+    }
+  }
 }
+
+/** A contender's quality per size, xs..xl, each the median over the originals. */
+const perSize = ({ qualities }) =>
+  RENDITION_KEYS.map((key) =>
+    median([...qualities].filter(([id]) => id.endsWith(`/${key}`)).map(([, quality]) => quality)),
+  ).join(', ');
 
 /** Butteraugli's 3-norm on the fixed, auto and uniform renditions, against the same references. */
 async function butteraugliTable(results) {
@@ -653,36 +688,48 @@ async function butteraugliTable(results) {
   }
 }
 
-/** The CLI's wall time, fixed against `--quality auto`, alternating, on `files`. */
+/**
+ * The CLI's wall time, fixed against `--quality auto` (the time goal) and against auto scoring every rendition
+ * whole (`--no-quality-sample`), alternating, on `files`.
+ */
 function cliTimes(root, scratch, files) {
   const bin = path.join(root, 'bin', 'content-api.js');
-  const once = (auto) => {
-    const out = mkdtempSync(path.join(scratch, `cli-${auto ? 'auto' : 'fixed'}-`));
-    const args = [bin, 'render', ...files, '--out', out, '--format', 'jpeg', '-j', '2', '--force'];
-    if (auto) args.push('--quality', 'auto');
+  const modes = {
+    fixed: [],
+    auto: ['--quality', 'auto'],
+    'auto, whole': ['--quality', 'auto', '--no-quality-sample'],
+  };
+  const once = (mode) => {
+    const out = mkdtempSync(path.join(scratch, 'cli-'));
+    const args = [bin, 'render', ...files, '--out', out, '--format', 'jpeg', '-j', '2', '--force', ...modes[mode]];
     const since = performance.now();
     const done = spawnSync(process.execPath, args, { encoding: 'utf8' });
     const wall = seconds(since);
     if (done.status !== 0) throw new Error(`content-api render exited with ${done.status}: ${done.stderr}`);
     return wall;
   };
-  const times = { fixed: [], auto: [] };
+  const times = Object.fromEntries(Object.keys(modes).map((mode) => [mode, []]));
   for (let run = 0; run < CLI_RUNS; run++) {
-    log(`CLI run ${run + 1} of ${CLI_RUNS}: fixed, then auto`);
-    times.fixed.push(once(false));
-    times.auto.push(once(true));
+    log(`CLI run ${run + 1} of ${CLI_RUNS}: ${Object.keys(modes).join(', then ')}`);
+    for (const mode of Object.keys(modes)) times[mode].push(once(mode));
   }
-  const ratio = median(times.auto) / median(times.fixed);
+  const ratio = (mode) => median(times[mode]) / median(times.fixed);
   console.log(
     `\nThe CLI, \`content-api render <${files.length} originals> --out <dir> --format jpeg -j 2 --force\`, ` +
-      `with and without \`--quality auto\`, ${CLI_RUNS} runs each alternating (fixed, auto, ...), wall seconds:\n`,
+      `with \`--quality auto\` and with \`--quality auto --no-quality-sample\`, ${CLI_RUNS} runs each alternating, ` +
+      "wall seconds (the goal is auto's):\n",
   );
-  console.log('| originals | fixed runs | auto runs | fixed median | auto median | auto / fixed | goal <= 2.0x |');
-  console.log('|---|---|---|---:|---:|---:|---|');
   console.log(
-    `| ${files.map((f) => path.basename(f)).join(', ')} | ${times.fixed.map((t) => fmt(t)).join(', ')} | ` +
-      `${times.auto.map((t) => fmt(t)).join(', ')} | ${fmt(median(times.fixed))} | ${fmt(median(times.auto))} | ` +
-      `${fmt(ratio)}x | ${ratio <= 2 ? 'met' : 'not met'} |`,
+    '| originals | fixed runs | auto runs | auto, whole runs | fixed median | auto median | auto / fixed | ' +
+      'goal <= 2.0x | auto, whole median | auto, whole / fixed |',
+  );
+  console.log('|---|---|---|---|---:|---:|---:|---|---:|---:|');
+  const runs = (mode) => times[mode].map((t) => fmt(t)).join(', ');
+  console.log(
+    `| ${files.map((f) => path.basename(f)).join(', ')} | ${runs('fixed')} | ${runs('auto')} | ` +
+      `${runs('auto, whole')} | ${fmt(median(times.fixed))} | ${fmt(median(times.auto))} | ${fmt(ratio('auto'))}x | ` +
+      `${ratio('auto') <= 2 ? 'met' : 'not met'} | ${fmt(median(times['auto, whole']))} | ` +
+      `${fmt(ratio('auto, whole'))}x |`,
   );
 }
 

@@ -4,7 +4,16 @@
  */
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { SourceError, sourceErrorFromSharp } from '../errors.js';
-import { aimOf, isSampled, type Measured, SLOPE, samplePixels, searchQuality, slopeOf } from '../quality/auto.js';
+import {
+  aimOf,
+  isSampled,
+  type Measured,
+  SLOPE,
+  samplePixels,
+  searchQuality,
+  slopeOf,
+  WHOLE_PIXELS,
+} from '../quality/auto.js';
 import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
 import { jpegProbe } from '../quality/read.js';
@@ -203,7 +212,7 @@ async function* cascade(
       }
     }
     // Formats searched on the same pixels (all but a flattened JPEG's) share each size's reference.
-    const references = new References(searched.flat());
+    const references = new References(searched.flat(), settings.quality.sample);
     for (const [at, format] of formats.entries()) {
       if (!searches(format)) continue;
       for (const [index, found] of searchSmallestFirst(groups, searched[at]!, format, references).entries()) {
@@ -247,7 +256,7 @@ function searchSmallestFirst(
     const search = (async () => chooseQuality(lease, settings, await before))();
     // Done with these pixels however the search ended (a smaller size's failure too), if not before.
     search.then(lease.done, lease.done);
-    if (!isSampled(pixels[index]!.info)) below = search;
+    if (!references.sampled(pixels[index]!)) below = search;
     const rendition = search.then(({ data, measured }) => ({
       ...groups[index]!,
       format: settings.format,
@@ -318,13 +327,22 @@ class References {
   /** Per pixels: the searches counted, those not done yet, and the reference once one asked for it. */
   readonly #entries = new Map<RawPixels, { searches: number; users: number; made?: Promise<Reference> }>();
 
-  constructor(searched: readonly RawPixels[]) {
+  /** Whether a rendition over WHOLE_PIXELS is scored on a sample of its tiles (`--no-quality-sample`: never). */
+  readonly #sample: boolean;
+
+  constructor(searched: readonly RawPixels[], sample: boolean) {
+    this.#sample = sample;
     for (const pixels of searched) {
       const entry = this.#entries.get(pixels) ?? { searches: 0, users: 0 };
       entry.searches++;
       entry.users++;
       this.#entries.set(pixels, entry);
     }
+  }
+
+  /** True when `pixels` are scored on a sample of their tiles. */
+  sampled(pixels: RawPixels): boolean {
+    return this.#sample && isSampled(pixels.info, WHOLE_PIXELS);
   }
 
   lease(pixels: RawPixels): Lease {
@@ -334,7 +352,7 @@ class References {
     return {
       pixels,
       take: () => {
-        entry.made ??= makeReference(pixels, entry.searches);
+        entry.made ??= makeReference(pixels, entry.searches, this.sampled(pixels));
         return entry.made;
       },
       done: () => {
@@ -350,15 +368,14 @@ class References {
   }
 }
 
-async function makeReference(pixels: RawPixels, searches: number): Promise<Reference> {
-  const sampled = isSampled(pixels.info);
+async function makeReference(pixels: RawPixels, searches: number, sampled: boolean): Promise<Reference> {
   const sample = sampled ? samplePixels(pixels, await jpegProbe(pixels)) : pixels;
   return { sample, sampled, pooled: await scorePool().prepare(sample, searches) };
 }
 
 /** `chooseQuality` for one search on pixels of its own (each size decoded for one format). */
 async function searchAlone(pixels: RawPixels, settings: EncodeSettings, neighbour?: Searched): Promise<Searched> {
-  const lease = new References([pixels]).lease(pixels);
+  const lease = new References([pixels], settings.quality.sample).lease(pixels);
   return chooseQuality(lease, settings, neighbour).finally(lease.done);
 }
 

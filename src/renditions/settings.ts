@@ -44,8 +44,11 @@ export interface SettingMeta {
   key?: 'none' | 'v1';
   /** The formats whose files it shapes, where its path does not name one (`quality.mode`: the lossy ones). */
   formats?: readonly OutputFormat[];
-  /** The value the key records, where one setting has several spellings (`auto:80` is `auto`). */
-  canonical?: (value: unknown) => unknown;
+  /**
+   * The value the key records, where one setting has several spellings (`auto:80` is `auto`) or,
+   * with the other settings, does not change the bytes (`quality.sample` with fixed quality).
+   */
+  canonical?: (value: unknown, settings: { quality: { mode: string } }) => unknown;
   /** A second flag that sets it, with a value of its own (`--format webp` for `--formats webp`). */
   alias?: { flag: string; description: string; choices: readonly string[]; value: (given: string) => unknown };
 }
@@ -194,6 +197,25 @@ export const renderSettingsSchema = z.object({
           expected: `fixed, auto, or auto:<score> with a score from ${TARGET_RANGE[0]} to ${TARGET_RANGE[1]}`,
           formats: ['jpeg', 'webp', 'avif'],
           canonical: (mode) => canonicalQualityMode(mode as string),
+        }),
+      /**
+       * With `auto`, renditions over WHOLE_PIXELS are scored on a sample of their tiles, aimed TILE_MARGIN
+       * over the target (quality/auto.ts); off, every rendition is scored whole: each score recorded is
+       * the rendition's own, each quality the lowest reaching the target, for several times the time.
+       */
+      sample: z
+        .boolean()
+        .default(true)
+        .register(settingMeta, {
+          flag: '--no-quality-sample',
+          description:
+            'with --quality auto, score every rendition whole, not renditions over 512 K pixels on a sample of ' +
+            "their tiles: each score is the whole rendition's and each quality the lowest reaching the target " +
+            '(smaller files), for 3-4 times the time and about 70 bytes of memory a pixel of the largest rendition',
+          label: 'quality sampling',
+          formats: ['jpeg', 'webp', 'avif'],
+          // Fixed quality scores nothing: its files are the same either way.
+          canonical: (sample, settings) => qualityTarget(settings.quality.mode) === null || sample,
         }),
       jpeg: quality('jpeg', 80),
       webp: quality('webp', 80),
@@ -366,7 +388,11 @@ export function settingsKey(
     .filter((leaf) => leaf.meta.key === undefined && appliesTo(leaf, format))
     .map((leaf) => {
       const value = valueAt(settings, leaf.path);
-      return { name: leaf.path.join('.'), value: leaf.meta.canonical?.(value) ?? value, fallback: leaf.fallback };
+      return {
+        name: leaf.path.join('.'),
+        value: leaf.meta.canonical?.(value, settings) ?? value,
+        fallback: leaf.fallback,
+      };
     })
     .filter(({ value, fallback }) => JSON.stringify(value) !== JSON.stringify(fallback))
     .map(({ name, value }) => `${name}=${JSON.stringify(value)}`);

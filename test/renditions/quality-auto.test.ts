@@ -22,6 +22,7 @@ const SAMPLES = path.resolve(import.meta.dirname, '../../samples/originals');
 const LADYBIRD = path.join(SAMPLES, 'ladybird.jpg');
 const RAINDROPS = path.join(SAMPLES, 'raindrops.webp');
 const MARIGOLD = path.join(SAMPLES, 'marigold.png');
+const FLOWER = path.join(SAMPLES, 'Yellow Flower.jpg');
 
 const bytesOf = async (outDir: string, files: Record<string, { path: string }>) =>
   (await Promise.all(Object.values(files).map((f) => stat(path.join(outDir, f.path))))).reduce((a, s) => a + s.size, 0);
@@ -91,6 +92,35 @@ describe('render --quality auto', () => {
     const again = await renderOriginal(LADYBIRD, { outDir, quality: { mode: 'auto' } });
     expect(again.status).toBe('skipped');
     expect(again.measured).toEqual(auto.measured);
+  });
+
+  it('scores every rendition whole with sample off: the scores the files give, smaller files, a key of its own', async () => {
+    const dir = await tempDir();
+    const outDir = path.join(dir, 'whole');
+    const sampled = await renderOriginal(FLOWER, { outDir: path.join(dir, 'sampled'), quality: { mode: 'auto' } });
+    const whole = await renderOriginal(FLOWER, { outDir, quality: { mode: 'auto', sample: false } });
+    const lossless = await renderOriginal(FLOWER, { outDir: path.join(dir, 'png'), formats: ['png'] });
+    for (const key of RENDITION_KEYS) {
+      const measured = whole.measured![key];
+      expect(measured.scored, key).toBe('rendition');
+      expect(measured.score, key).toBeGreaterThanOrEqual(80);
+      const before = await rawPixels(path.join(dir, 'png', lossless.files[key].path));
+      const file = await rawPixels(path.join(outDir, whole.files[key].path));
+      expect(ssimulacra2(before, file), key).toBeCloseTo(measured.score, 2);
+    }
+    // Without the sample's margin, the sizes it sampled (md, lg, xl) take lower qualities.
+    for (const key of ['md', 'lg', 'xl'] as const) {
+      expect(whole.measured![key].quality, key).toBeLessThan(sampled.measured![key].quality);
+    }
+    expect(await bytesOf(outDir, whole.files)).toBeLessThan(await bytesOf(path.join(dir, 'sampled'), sampled.files));
+
+    // The setting is in the manifest's key: sampling again redoes the files; with fixed quality it changes nothing.
+    const resampled = await renderOriginal(FLOWER, { outDir, quality: { mode: 'auto' } });
+    expect(resampled.status).toBe('rendered');
+    expect(resampled.measured).toEqual(sampled.measured);
+    const fixedDir = path.join(dir, 'fixed');
+    await renderOriginal(FLOWER, { outDir: fixedDir });
+    expect((await renderOriginal(FLOWER, { outDir: fixedDir, quality: { sample: false } })).status).toBe('skipped');
   });
 
   it('searches each format as it would alone, on one reference per size shared by the formats', async () => {

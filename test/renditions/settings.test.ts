@@ -87,7 +87,7 @@ describe('one definition of the render settings', () => {
       mediaUrl: '/media/',
       naming: 'max',
       formats: ['keep'],
-      quality: { mode: 'fixed', jpeg: 80, webp: 80, avif: 50 },
+      quality: { mode: 'fixed', sample: true, jpeg: 80, webp: 80, avif: 50 },
       jpeg: { mozjpeg: false, chroma: '4:2:0' },
       png: { palette: 'auto', compression: 6, filtering: true },
       webp: { effort: 4 },
@@ -97,6 +97,7 @@ describe('one definition of the render settings', () => {
     });
     expect(resolveSettings({ quality: { webp: 70 }, outDir: 'media' }).quality).toEqual({
       mode: 'fixed',
+      sample: true,
       jpeg: 80,
       webp: 70,
       avif: 50,
@@ -162,6 +163,11 @@ describe('one definition of the render settings', () => {
     expect(key('auto:80.0')).toBe(key('auto'));
     expect(key('auto:70.0')).toBe('v1 jpeg q80 max quality.mode="auto:70"');
     expect(key('auto:72.5')).toBe('v1 jpeg q80 max quality.mode="auto:72.5"');
+    // Scoring whole changes an auto render's files, not a fixed one's.
+    const whole = (mode: string) => resolveSettings({ quality: { mode, sample: false } });
+    expect(settingsKey(whole('auto'), 'jpeg')).toBe('v1 jpeg q80 max quality.mode="auto" quality.sample=false');
+    expect(settingsKey(whole('auto'), 'png')).toBe('v2 png q- max');
+    expect(settingsKey(whole('fixed'), 'jpeg')).toBe('v1 jpeg q80 max');
     // Settings that do not change the bytes are not in it.
     expect(settingsKey(resolveSettings({ mediaUrl: 'https://cdn.example.org/', pixelLimit: 0 }), 'jpeg')).toBe(
       'v1 jpeg q80 max',
