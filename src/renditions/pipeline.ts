@@ -4,16 +4,7 @@
  */
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { SourceError, sourceErrorFromSharp } from '../errors.js';
-import {
-  aimOf,
-  isSampled,
-  type Measured,
-  SLOPE,
-  samplePixels,
-  searchQuality,
-  slopeOf,
-  WHOLE_PIXELS,
-} from '../quality/auto.js';
+import { aimOf, isSampled, type Measured, SLOPE, samplePixels, searchQuality, slopeOf } from '../quality/auto.js';
 import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
 import { jpegProbe } from '../quality/read.js';
@@ -342,7 +333,7 @@ class References {
 
   /** True when `pixels` are scored on a sample of their tiles. */
   sampled(pixels: RawPixels): boolean {
-    return this.#sample && isSampled(pixels.info, WHOLE_PIXELS);
+    return this.#sample && isSampled(pixels.info);
   }
 
   lease(pixels: RawPixels): Lease {

@@ -201,7 +201,8 @@ export const renderSettingsSchema = z.object({
       /**
        * With `auto`, renditions over WHOLE_PIXELS are scored on a sample of their tiles, aimed TILE_MARGIN
        * over the target (quality/auto.ts); off, every rendition is scored whole: each score recorded is
-       * the rendition's own, each quality the lowest reaching the target, for several times the time.
+       * the rendition's own, each quality the lowest reaching the target, for about 4 times auto's time and,
+       * while a 15 MP rendition is searched, about 1 GB for the metric's reference (docs/commands/render.md).
        */
       sample: z
         .boolean()
@@ -211,7 +212,7 @@ export const renderSettingsSchema = z.object({
           description:
             'with --quality auto, score every rendition whole, not renditions over 512 K pixels on a sample of ' +
             "their tiles: each score is the whole rendition's and each quality the lowest reaching the target " +
-            '(smaller files), for 3-4 times the time and about 70 bytes of memory a pixel of the largest rendition',
+            '(smaller files), for about 4 times the time of auto and 1 GB more memory per 24 MP original at once',
           label: 'quality sampling',
           formats: ['jpeg', 'webp', 'avif'],
           // Fixed quality scores nothing: its files are the same either way.
