@@ -706,6 +706,32 @@ describe('content-api render --queue, worker, queue', () => {
     }
   }, 60_000);
 
+  it('SIGTERM as a starting worker takes its first job (jobs waiting before it starts): that job is finished', async () => {
+    nextQueue();
+    const dir = await originals(2, 3000);
+    const out = await tempDir();
+    const run = startCli(['render', dir, '--out', out, ...queueArgs(), '--detach']);
+    expect((await run.done).code).toBe(0);
+    const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const bull = new Queue(name, { connection });
+    try {
+      const worker = startWorker([...queueArgs(), '-j', '1']);
+      // The job is taken as the worker starts, before it says it is ready: the signal must not end it.
+      while ((await bull.getActiveCount()) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited, worker.log()).toBe(0);
+      const rendered = worker
+        .log()
+        .split('\n')
+        .filter((line) => line.startsWith('rendered\t')).length;
+      expect(rendered).toBe(1);
+      expect(await bull.getWaitingCount()).toBe(1);
+    } finally {
+      await bull.close();
+      connection.disconnect();
+    }
+  }, 60_000);
+
   it('SIGTERM while Redis is away: a worker with nothing under way exits 0 at once', async () => {
     const own = await startRedis({ persist: false });
     try {

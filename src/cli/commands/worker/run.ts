@@ -17,6 +17,16 @@ export interface WorkerCommandOptions {
 /** Runs until SIGTERM or SIGINT, then finishes the jobs under way; a second signal stops at once. */
 export async function runWorker(options: WorkerCommandOptions): Promise<number> {
   const { red, yellow } = stderrStyles();
+  // Listening before the worker starts: it may take a job before it says it is ready, and a signal
+  // then must let that job finish, not end the process under it.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143));
+      printMessage('stopping: finishing the jobs under way (signal again to stop now)');
+      resolve();
+    };
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+  });
   const worker = await startWorker({
     ...options.queue,
     concurrency: options.concurrency,
@@ -41,14 +51,7 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
     `worker ${process.pid}: ${options.concurrency} job(s) at once from ${worker.description}; ` +
       'SIGTERM or Ctrl-C to stop',
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143));
-      printMessage('stopping: finishing the jobs under way (signal again to stop now)');
-      resolve();
-    };
-    process.once('SIGINT', stop).once('SIGTERM', stop);
-  });
+  await stopped;
   await worker.close();
   printMessage('worker stopped');
   // Closed while Redis is away, BullMQ's fetch watchdog and ioredis' hang-up timers would hold
