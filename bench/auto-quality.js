@@ -11,10 +11,10 @@
  *   the full-image score, found by a bracketing search from fixed's render (quality 80): a level's
  *   renditions scored lowest first, and the level stopped at its first failure;
  * - lowest per rendition: each rendition at the lowest `--jpeg-quality` (50-100) at which it reaches the
- *   target by its own full-image score, stepped to one quality at a time from auto's choice scored whole: the
+ *   target by its own full-image score, stepped to one quality at a time from the choice of "auto, whole": the
  *   most that choosing a quality per rendition can save with this encoder (scores are not strictly
  *   monotone in the quality, so a lower one might pass too); not a render, not timed;
- * - lowest per rendition, mozjpeg: the same with mozjpeg, stepped to from auto's, whole, with mozjpeg:
+ * - lowest per rendition, mozjpeg: the same with mozjpeg, stepped to from "auto, whole, mozjpeg"'s choice:
  *   about the most any quality per rendition can save with either JPEG encoder sharp has;
  * - eleventy-img 6 with its defaults (sharp 0.33, quality 80), JPEG, our five rendition widths, in a
  *   process of its own (this file run as `node bench/auto-quality.js eleventy <job.json>`).
@@ -338,7 +338,7 @@ async function uniformSearch(scratch, corpus, files, renditions, pool, known) {
 /**
  * About the most any choice of quality per rendition can save: for each rendition, the lowest quality
  * whose full-image score reaches TARGET (no sample, no margin), found by stepping one quality at a
- * time from auto's choice scored whole (down while it passes, up until it does; a lower quality that passes past
+ * time from the choice of "auto, whole" (down while it passes, up until it does; a lower quality that passes past
  * one that fails is not looked for). `known` holds the corpus's
  * renders at uniform qualities ({ quality, jpegs, scores }), reused; a quality not rendered yet is
  * rendered whole, with `jpeg`'s settings (mozjpeg's bound: `{ mozjpeg: true }`, nothing known).
@@ -449,7 +449,7 @@ async function corpusBench(scratch, corpus, files, pool) {
     scores: fixedScores,
     jpegs: fixedJpegs,
   });
-  log(`${corpus}: the lowest quality per rendition by the full-image score, from auto's scored whole`);
+  log(`${corpus}: the lowest quality per rendition by the full-image score, from the choice of auto, whole`);
   const qualitiesOf = (run) =>
     new Map(
       run.results.flatMap((result) =>
@@ -465,7 +465,7 @@ async function corpusBench(scratch, corpus, files, pool) {
     [...uniform.levels.values()],
     qualitiesOf(autoWhole),
   );
-  log(`${corpus}: the same with mozjpeg, from auto's scored whole with mozjpeg`);
+  log(`${corpus}: the same with mozjpeg, from the choice of auto, whole, mozjpeg`);
   const mozBound = await perRenditionBound(scratch, corpus, files, renditions, pool, [], qualitiesOf(autoWholeMoz), {
     mozjpeg: true,
   });
@@ -535,8 +535,8 @@ function printScores(results) {
       `eleventy-img in its own process); SSIMULACRA2 of each rendition, whole, against its own pixels before ` +
       `encoding; under ${TARGET}: renditions scoring under the target (${TARGET}). Uniform: the lowest ` +
       `--jpeg-quality at which every rendition of the corpus reaches ${TARGET}. Lowest per rendition: each ` +
-      `rendition at the lowest --jpeg-quality at which it reaches ${TARGET} by itself, stepped to from auto's ` +
-      'choice scored whole: about the most a choice of quality per rendition can save with this encoder ' +
+      `rendition at the lowest --jpeg-quality at which it reaches ${TARGET} by itself, stepped to from the choice ` +
+      'of "auto, whole": about the most a choice of quality per rendition can save with this encoder ' +
       '(not timed); with mozjpeg, the same with mozjpeg. Auto, whole: --no-quality-sample, every rendition ' +
       'scored whole.\n',
   );

@@ -75,7 +75,10 @@ export async function renderOriginal(source: string, options: RenderOptions): Pr
 /** What the settings ask for that no original can give, said once for the batch. */
 function settingsWarnings(settings: RenderSettings): string[] {
   const { formats, quality } = settings;
-  if (qualityTarget(quality.mode) === null || formats.some((choice) => choice === 'keep' || isLossy(choice))) return [];
+  if (qualityTarget(quality.mode) === null) {
+    return quality.sample ? [] : ['--no-quality-sample does nothing with --quality fixed: it is for --quality auto'];
+  }
+  if (formats.some((choice) => choice === 'keep' || isLossy(choice))) return [];
   return [
     `--quality ${quality.mode} searches nothing here: ${formats.join(', ')} renditions are lossless ` +
       '(it chooses the quality of jpeg, webp and avif)',

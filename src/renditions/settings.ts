@@ -100,6 +100,8 @@ const chroma = (format: 'jpeg' | 'avif', fallback: '4:2:0' | '4:4:4') =>
  * worst, where an artwork's fidelity is the point of the site, and far less where a picture allows it.
  */
 export const DEFAULT_QUALITY_TARGET = 80;
+/** `quality.sample`'s default: renditions over WHOLE_PIXELS scored on a sample of their tiles. */
+const SAMPLE = true;
 /** The lowest and highest target `auto:<score>` takes. */
 const TARGET_RANGE = [30, 99] as const;
 
@@ -200,23 +202,23 @@ export const renderSettingsSchema = z.object({
         }),
       /**
        * With `auto`, renditions over WHOLE_PIXELS are scored on a sample of their tiles, aimed TILE_MARGIN
-       * over the target (quality/auto.ts); off, every rendition is scored whole: each score recorded is
-       * the rendition's own, each quality the lowest reaching the target, for about 4 times auto's time and,
-       * while a 15 MP rendition is searched, about 1 GB for the metric's reference (docs/commands/render.md).
+       * over the target (quality/auto.ts); off, every rendition is scored whole, one size after another:
+       * each score recorded is the rendition's own, each quality the lowest reaching the target within a
+       * step, for 4 to 8 times auto's time and, while a 15 MP rendition is searched, about 1 GB for the
+       * metric's reference (docs/commands/render.md#quality).
        */
       sample: z
         .boolean()
-        .default(true)
+        .default(SAMPLE)
         .register(settingMeta, {
           flag: '--no-quality-sample',
           description:
-            'with --quality auto, score every rendition whole, not renditions over 512 K pixels on a sample of ' +
-            "their tiles: each score is the whole rendition's and each quality the lowest reaching the target " +
-            '(smaller files), for about 4 times the time of auto and 1 GB more memory per 24 MP original at once',
+            'with --quality auto: score every rendition whole instead of a sample of tiles above 512 K pixels ' +
+            "(smaller files, 4-8 times auto's time, about 1 GB more memory per 24 MP original rendered at once)",
           label: 'quality sampling',
           formats: ['jpeg', 'webp', 'avif'],
-          // Fixed quality scores nothing: its files are the same either way.
-          canonical: (sample, settings) => qualityTarget(settings.quality.mode) === null || sample,
+          // Fixed quality scores nothing: its files are the same either way, so its key says the default.
+          canonical: (sample, settings) => (qualityTarget(settings.quality.mode) === null ? SAMPLE : sample),
         }),
       jpeg: quality('jpeg', 80),
       webp: quality('webp', 80),

@@ -94,7 +94,7 @@ describe('render --quality auto', () => {
     expect(again.measured).toEqual(auto.measured);
   });
 
-  it('scores every rendition whole with sample off: the scores the files give, smaller files, a key of its own', async () => {
+  it('with sample off, scores every rendition whole: the files give its scores, smaller; a key of its own', async () => {
     const dir = await tempDir();
     const outDir = path.join(dir, 'whole');
     const sampled = await renderOriginal(FLOWER, { outDir: path.join(dir, 'sampled'), quality: { mode: 'auto' } });
@@ -108,8 +108,9 @@ describe('render --quality auto', () => {
       const file = await rawPixels(path.join(outDir, whole.files[key].path));
       expect(ssimulacra2(before, file), key).toBeCloseTo(measured.score, 2);
     }
-    // Without the sample's margin, the sizes it sampled (md, lg, xl) take lower qualities.
-    for (const key of ['md', 'lg', 'xl'] as const) {
+    // Without the sample's margin, the sizes it sampled (md, and lg, the same pixels as xl here) take lower qualities.
+    for (const key of ['md', 'lg'] as const) {
+      expect(sampled.measured![key].scored, key).toBe('tiles');
       expect(whole.measured![key].quality, key).toBeLessThan(sampled.measured![key].quality);
     }
     expect(await bytesOf(outDir, whole.files)).toBeLessThan(await bytesOf(path.join(dir, 'sampled'), sampled.files));
@@ -120,7 +121,20 @@ describe('render --quality auto', () => {
     expect(resampled.measured).toEqual(sampled.measured);
     const fixedDir = path.join(dir, 'fixed');
     await renderOriginal(FLOWER, { outDir: fixedDir });
-    expect((await renderOriginal(FLOWER, { outDir: fixedDir, quality: { sample: false } })).status).toBe('skipped');
+    const fixed = await renderOriginals([FLOWER], { outDir: fixedDir, quality: { sample: false } });
+    expect(fixed.results[0]!.status).toBe('skipped');
+    expect(fixed.warnings).toEqual(['--no-quality-sample does nothing with --quality fixed: it is for --quality auto']);
+
+    // Each size decoded on its own (kept metadata), and two formats: every search scored whole too.
+    const kept = await renderOriginal(FLOWER, {
+      outDir: path.join(dir, 'kept'),
+      formats: ['jpeg', 'webp'],
+      keepMetadata: true,
+      quality: { mode: 'auto', sample: false },
+    });
+    for (const measured of [kept.measured!, kept.alternates[0]!.measured!]) {
+      expect(RENDITION_KEYS.map((key) => measured[key].scored)).toEqual(RENDITION_KEYS.map(() => 'rendition'));
+    }
   });
 
   it('searches each format as it would alone, on one reference per size shared by the formats', async () => {
