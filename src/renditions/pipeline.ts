@@ -230,9 +230,9 @@ const flattenRaw = (pixels: RawPixels): Promise<RawPixels> =>
  * `--quality auto` over each size's pixels: the sizes scored whole, cheaply, one after another from
  * the smallest, then the sizes scored on tiles, the costly searches, all at once (they share the
  * cores). With `--no-quality-sample` every size is scored whole, so all go one after another: one
- * large reference held at a time. Each starts where the largest size scored whole before it ended (its quality, moved by the
- * difference in target at its score's slope) and assumes that slope: a larger size needs about the
- * same quality, so every search starts next to its answer.
+ * large reference held at a time. Each starts where the largest size scored whole before it ended
+ * (its quality, moved by the difference in target at its score's slope) and assumes that slope: a
+ * larger size needs about the same quality, so every search starts next to its answer.
  */
 function searchSmallestFirst(
   groups: SizeGroup[],

@@ -706,7 +706,7 @@ describe('content-api render --queue, worker, queue', () => {
     }
   }, 60_000);
 
-  it('SIGTERM as a starting worker takes its first job (jobs waiting before it starts): that job is finished', async () => {
+  it('SIGTERM as a starting worker takes its first job (queued before it started): that job is finished', async () => {
     nextQueue();
     const dir = await originals(2, 3000);
     const out = await tempDir();

@@ -94,7 +94,7 @@ describe('render --quality auto', () => {
     expect(again.measured).toEqual(auto.measured);
   });
 
-  it('with sample off, scores every rendition whole: the files give its scores, smaller; a key of its own', async () => {
+  it('with sample off, scores every rendition whole: scores the files give, smaller files, own key', async () => {
     const dir = await tempDir();
     const outDir = path.join(dir, 'whole');
     const sampled = await renderOriginal(FLOWER, { outDir: path.join(dir, 'sampled'), quality: { mode: 'auto' } });
