@@ -209,7 +209,8 @@ function checkMinimum(image: Pick<RawPixels, 'info'>): void {
 function prepareOver(reference: RawPixels, background: number): PreparedScale[] {
   let a: LinearImage = linearFromRaw(reference, background);
   const scales: PreparedScale[] = [];
-  for (let scale = 0; scale < scaleSizes(reference.info).length; scale++) {
+  const count = scaleSizes(reference.info).length;
+  for (let scale = 0; scale < count; scale++) {
     if (scale > 0) a = downsample(a);
     scales.push(prepareScale(a, BLUR));
   }
@@ -232,7 +233,8 @@ function scoreOver(reference: RawPixels, distorted: RawPixels, background: numbe
   let a: LinearImage = linearFromRaw(reference, background);
   let b: LinearImage = linearFromRaw(distorted, background);
   const scales: ScaleNorms[] = [];
-  for (let scale = 0; scale < scaleSizes(reference.info).length; scale++) {
+  const count = scaleSizes(reference.info).length;
+  for (let scale = 0; scale < count; scale++) {
     if (scale > 0) {
       a = downsample(a);
       b = downsample(b);
