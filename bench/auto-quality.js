@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- quality`: `render --quality auto` (#20) against fixed quality, on the bench corpus,
- * everything as JPEG so that the contenders compare like with like. Per corpus, five contenders and two bounds:
+ * everything as JPEG so that the contenders compare like with like. Per corpus, seven contenders and two bounds:
  *
  * - fixed: today's default, quality 80;
  * - auto: `quality: { mode: 'auto' }`, target DEFAULT_QUALITY_TARGET (80);
@@ -9,11 +9,13 @@
  *   scored whole, no sample and no margin;
  * - uniform: the lowest `--jpeg-quality` at which every rendition of the corpus reaches the target by
  *   the full-image score, found by a bracketing search from fixed's render (quality 80): a level's
- *   renditions scored lowest first, and the level stopped at its first failure;
+ *   renditions scored lowest first, and the level stopped at its first failure; the goal's baseline;
+ * - uniform, table 5: the same with quantisation table AUTO_JPEG_TABLE, the one auto writes with
+ *   (`--jpeg-quant-table 5`), from its own render at quality 80: what the table alone saves;
  * - lowest per rendition: each rendition at the lowest `--jpeg-quality` (50-100) at which it reaches the
- *   target by its own full-image score, stepped to one quality at a time from the choice of "auto, whole": the
- *   most that choosing a quality per rendition can save with this encoder (scores are not strictly
- *   monotone in the quality, so a lower one might pass too); not a render, not timed;
+ *   target by its own full-image score, with auto's table, stepped to one quality at a time from the
+ *   choice of "auto, whole": the most that choosing a quality per rendition can save with this encoder
+ *   (scores are not strictly monotone in the quality, so a lower one might pass too); not a render, not timed;
  * - lowest per rendition, mozjpeg: the same with mozjpeg, stepped to from "auto, whole, mozjpeg"'s choice:
  *   about the most any quality per rendition can save with either JPEG encoder sharp has;
  * - eleventy-img 6 with its defaults (sharp 0.33, quality 80), JPEG, our five rendition widths, in a
@@ -37,6 +39,7 @@ import { DEFAULT_QUALITY_TARGET, RENDITION_KEYS, renderOriginals, renditionSizes
 import { LARGE_PIXELS, SAMPLE_PIXELS, TILE_MARGIN, WHOLE_PIXELS } from '../dist/quality/auto.js';
 import { rawPixels } from '../dist/quality/read.js';
 import * as metric from '../dist/quality/ssimulacra2.js';
+import { AUTO_JPEG_TABLE } from '../dist/renditions/settings.js';
 import { butteraugli, findButteraugli } from './butteraugli.js';
 
 const TARGET = DEFAULT_QUALITY_TARGET;
@@ -202,11 +205,13 @@ function filesOf(run, corpus) {
 
 /** The corpus rendered as JPEG at one `--jpeg-quality` (with `jpeg`'s settings): { run, jpegs }. */
 async function renderAt(scratch, corpus, files, quality, jpeg = {}) {
-  const name = `${corpus}-q${quality}${jpeg.mozjpeg ? '-mozjpeg' : ''}`;
+  const name = `${corpus}-q${quality}${jpeg.mozjpeg ? '-mozjpeg' : ''}${tableOf(jpeg, '-t')}`;
   const run = await render(scratch, name, files, 'jpeg', { quality: { jpeg: quality }, jpeg });
   return { run, jpegs: filesOf(run, corpus) };
 }
 
+/** `prefix` and the quantisation table `jpeg` names, or nothing for the encoder's own. */
+const tableOf = (jpeg, prefix) => (jpeg.table === undefined ? '' : `${prefix}${jpeg.table}`);
 const idOf = (corpus, source, key) => `${corpus}/${path.basename(source)}/${key}`;
 const bytesOf = (paths) => paths.reduce((sum, file) => sum + statSync(file).size, 0);
 
@@ -286,7 +291,7 @@ const POINTS_PER_STEP = 0.5;
  * ({ quality, run, scores, jpegs }), whether the target was `reached`, the qualities `tried`, and every
  * level rendered (`levels`, by quality).
  */
-async function uniformSearch(scratch, corpus, files, renditions, pool, known) {
+async function uniformSearch(scratch, corpus, files, renditions, pool, known, jpeg = {}) {
   const levels = new Map();
   // Each rendition's score at the highest quality it was scored at: the lowest are scored first.
   const latest = new Map();
@@ -301,7 +306,7 @@ async function uniformSearch(scratch, corpus, files, renditions, pool, known) {
     }
   };
   const tryLevel = async (quality) => {
-    const { run, jpegs } = await renderAt(scratch, corpus, files, quality);
+    const { run, jpegs } = await renderAt(scratch, corpus, files, quality, jpeg);
     const order = [...renditions].sort(
       (a, b) => (latest.get(a.id)?.score ?? Infinity) - (latest.get(b.id)?.score ?? Infinity) || a.pixels - b.pixels,
     );
@@ -312,8 +317,8 @@ async function uniformSearch(scratch, corpus, files, renditions, pool, known) {
     const level = { quality, run, scores, jpegs };
     record(level);
     log(
-      `${corpus}: uniform q${quality}: ${level.pass ? 'passes' : `fails (lowest ${fmt(level.min)})`}, ` +
-        `${scores.size} of ${renditions.length} scored`,
+      `${corpus}: uniform${tableOf(jpeg, ', table ')} q${quality}: ` +
+        `${level.pass ? 'passes' : `fails (lowest ${fmt(level.min)})`}, ${scores.size} of ${renditions.length} scored`,
     );
   };
   record(known);
@@ -449,6 +454,18 @@ async function corpusBench(scratch, corpus, files, pool) {
     scores: fixedScores,
     jpegs: fixedJpegs,
   });
+  log(`${corpus}: uniform with quantisation table ${AUTO_JPEG_TABLE} (auto's), from quality 80`);
+  const table = { table: AUTO_JPEG_TABLE };
+  const start = await renderAt(scratch, corpus, files, 80, table);
+  const uniformTable = await uniformSearch(
+    scratch,
+    corpus,
+    files,
+    renditions,
+    pool,
+    { quality: 80, ...start, scores: await scoreAll(start.jpegs) },
+    table,
+  );
   log(`${corpus}: the lowest quality per rendition by the full-image score, from the choice of auto, whole`);
   const qualitiesOf = (run) =>
     new Map(
@@ -462,12 +479,14 @@ async function corpusBench(scratch, corpus, files, pool) {
     files,
     renditions,
     pool,
-    [...uniform.levels.values()],
+    [...uniformTable.levels.values()],
     qualitiesOf(autoWhole),
+    table,
   );
   log(`${corpus}: the same with mozjpeg, from the choice of auto, whole, mozjpeg`);
   const mozBound = await perRenditionBound(scratch, corpus, files, renditions, pool, [], qualitiesOf(autoWholeMoz), {
     mozjpeg: true,
+    ...table,
   });
   await pool.drop();
   log(`${corpus}: scoring eleventy-img`);
@@ -494,20 +513,24 @@ async function corpusBench(scratch, corpus, files, pool) {
     const chosen = qualitiesOf(run);
     return { label, quality: span([...chosen.values()]), qualities: chosen, run, jpegs, scores };
   };
+  /** A uniform search's choice as a contender. */
+  const uniformContender = (label, { reached, quality, tried, run, jpegs, scores }) => ({
+    label,
+    quality: reached ? `${quality}` : `none up to ${HIGHEST}`,
+    qualities: new Map(renditions.map((r) => [r.id, quality])),
+    note: tried.join(', '),
+    run,
+    jpegs,
+    scores,
+  });
   const contenders = [
     { label: 'fixed', quality: '80', run: fixed, jpegs: fixedJpegs, scores: fixedScores },
     autoContender('auto', auto, autoJpegs, autoScores),
     autoContender('auto, mozjpeg', autoMoz, autoMozJpegs, autoMozScores),
     autoContender('auto, whole', autoWhole, autoWholeJpegs, autoWholeScores),
     autoContender('auto, whole, mozjpeg', autoWholeMoz, autoWholeMozJpegs, autoWholeMozScores),
-    {
-      label: 'uniform',
-      quality: uniform.reached ? `${uniform.quality}` : `none up to ${HIGHEST}`,
-      note: uniform.tried.join(', '),
-      run: uniform.run,
-      jpegs: uniform.jpegs,
-      scores: uniform.scores,
-    },
+    uniformContender('uniform', uniform),
+    uniformContender(`uniform, table ${AUTO_JPEG_TABLE}`, uniformTable),
     boundContender('lowest per rendition', bound),
     boundContender('lowest per rendition, mozjpeg', mozBound),
     {
@@ -534,11 +557,12 @@ function printScores(results) {
     `Every rendition as JPEG. MB: the five renditions of every original; seconds: the render (both cores; ` +
       `eleventy-img in its own process); SSIMULACRA2 of each rendition, whole, against its own pixels before ` +
       `encoding; under ${TARGET}: renditions scoring under the target (${TARGET}). Uniform: the lowest ` +
-      `--jpeg-quality at which every rendition of the corpus reaches ${TARGET}. Lowest per rendition: each ` +
-      `rendition at the lowest --jpeg-quality at which it reaches ${TARGET} by itself, stepped to from the choice ` +
-      'of "auto, whole": about the most a choice of quality per rendition can save with this encoder ' +
-      '(not timed); with mozjpeg, the same with mozjpeg. Auto, whole: --no-quality-sample, every rendition ' +
-      'scored whole.\n',
+      `--jpeg-quality at which every rendition of the corpus reaches ${TARGET} (the goal's baseline), with the ` +
+      `encoder's own quantisation table; with table ${AUTO_JPEG_TABLE}, the one auto writes with, the same. ` +
+      `Lowest per rendition: each rendition at the lowest --jpeg-quality at which it reaches ${TARGET} by itself ` +
+      `with table ${AUTO_JPEG_TABLE}, stepped to from the choice of "auto, whole": about the most a choice of ` +
+      'quality per rendition can save with this encoder (not timed); with mozjpeg, the same with mozjpeg. ' +
+      'Auto, whole: --no-quality-sample, every rendition scored whole.\n',
   );
   console.log(
     `| corpus | contender | quality | MB | vs uniform | seconds | SSIMULACRA2 min | median | under ${TARGET} |`,
@@ -556,8 +580,10 @@ function printScores(results) {
       );
     }
   }
+  const tried = (label) => results.map((r) => `${r.corpus}: ${contender(r, label).note}`).join('; ');
   console.log(
-    `\nUniform: the qualities tried, ${results.map((r) => `${r.corpus}: ${contender(r, 'uniform').note}`).join('; ')}.`,
+    `\nUniform: the qualities tried, ${tried('uniform')}; with table ${AUTO_JPEG_TABLE}, ` +
+      `${tried(`uniform, table ${AUTO_JPEG_TABLE}`)}.`,
   );
 
   console.log(
@@ -603,6 +629,7 @@ function printScores(results) {
     'auto, mozjpeg',
     'auto, whole',
     'auto, whole, mozjpeg',
+    `uniform, table ${AUTO_JPEG_TABLE}`,
     'lowest per rendition',
     'lowest per rendition, mozjpeg',
   ];

@@ -9,6 +9,8 @@ import type { RawPixels } from './linear.js';
 
 /** Encodes tried per rendition, at most. */
 export const MAX_ENCODES = 6;
+/** The same for an exact search (`exact`), which closes its bracket to one step: bisection's worst case over 10-100. */
+export const MAX_EXACT_ENCODES = 12;
 /** Renditions up to this many pixels (every xs and sm rendition) are scored whole, larger ones on a sample. */
 export const WHOLE_PIXELS = 1 << 19;
 /** The pixels of a sample (`sampleBudget`): 4 tiles. */
@@ -56,10 +58,15 @@ export interface SearchOptions {
   /** The encoder's quality range. */
   min: number;
   max: number;
-  /** Encodes at most (default MAX_ENCODES). */
+  /** Encodes at most (default MAX_ENCODES, MAX_EXACT_ENCODES with `exact`). */
   encodes?: number;
   /** Score points per quality step assumed until two trials measure it (default SLOPE): the neighbour's. */
   slope?: number;
+  /**
+   * Stop only at a passing quality whose next lower one was tried and failed (or is `min`), never on
+   * the slope's word that it would: the lowest passing quality, not one within a step of it.
+   */
+  exact?: boolean;
 }
 
 /** The slope assumed before two trials give one: score points per quality step (JPEG near 80 gains 0.5-0.7). */
@@ -72,8 +79,8 @@ const SLOPES = [0.2, 2] as const;
  * with the quality by about `slope` a step: from `start`, each next quality is where the line
  * through the last trials meets the target (rounded towards passing), and the search stops at a
  * passing quality once the quality below it has failed or, by the slope, would fail (its score
- * less than a step's slope over the target). Starting next to the answer, that is one or two
- * encodes. When no quality reaches the target, the highest is tried last and kept, whatever its
+ * less than a step's slope over the target; not with `exact`). Starting next to the answer, that is
+ * one or two encodes. When no quality reaches the target, the highest is tried last and kept, whatever its
  * score; `trials` lists every encode, in order.
  */
 export async function searchQuality<T>(
@@ -81,7 +88,7 @@ export async function searchQuality<T>(
   options: SearchOptions,
 ): Promise<{ best: Trial<T>; trials: Array<Trial<T>> }> {
   const { target, min, max } = options;
-  const encodes = options.encodes ?? MAX_ENCODES;
+  const encodes = options.encodes ?? (options.exact ? MAX_EXACT_ENCODES : MAX_ENCODES);
   const trials: Array<Trial<T>> = [];
   let pass: Trial<T> | undefined; // the lowest quality that reached the target
   let fail: Trial<T> | undefined; // the highest that did not
@@ -94,9 +101,8 @@ export async function searchQuality<T>(
     } else if (!fail || quality > fail.quality) fail = tried;
     if (!pass && fail?.quality === max) break;
     const slope = slopeOf(pass && fail ? [fail, pass] : trials.slice(-2)) ?? options.slope ?? SLOPE;
-    if (pass && (pass.quality === min || pass.score - slope < target || (fail && pass.quality - fail.quality <= 1))) {
-      break;
-    }
+    const below = fail && pass && pass.quality - fail.quality <= 1;
+    if (pass && (pass.quality === min || below || (!options.exact && pass.score - slope < target))) break;
     let next: number;
     if (pass && fail) {
       // A quarter of the way in at least: over a wide bracket the line is not the curve, and a point

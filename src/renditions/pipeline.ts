@@ -12,7 +12,7 @@ import { type PooledReference, scorePool } from '../quality/score-pool.js';
 import { isAnimationFormat, isLossy, keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
 import { PNG_HEADER_LIMIT, pngHeaderExcess } from './png-chunks.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
-import { qualityTarget, type RenderSettings } from './settings.js';
+import { jpegTable, qualityTarget, type RenderSettings } from './settings.js';
 
 /** What an original's header says, with its size as displayed (EXIF orientation applied). */
 export interface SourceInfo extends SourceFormatInfo {
@@ -395,7 +395,8 @@ async function chooseQuality(lease: Lease, settings: EncodeSettings, neighbour?:
       const data = await encodeAt(quality, sample);
       return { score: await pooled.score(await rawOf(sharp(data))), result: data };
     },
-    { target: aim, start, slope, ...QUALITY_RANGE },
+    // Scored whole by choice (--no-quality-sample): the lowest quality reaching the target, the one below tried.
+    { target: aim, start, slope, exact: !settings.quality.sample, ...QUALITY_RANGE },
   ).finally(lease.done);
   // A sample's encode is not the rendition's: encode the whole of it at the quality found.
   const data = sampled ? await encodeAt(best.quality, pixels) : best.result;
@@ -442,7 +443,12 @@ function encode(pipeline: Sharp, settings: EncodeSettings, palette: PaletteMode 
   const { quality, jpeg, png, webp, avif } = settings;
   switch (settings.format) {
     case 'jpeg':
-      return pipeline.jpeg({ quality: quality.jpeg, mozjpeg: jpeg.mozjpeg, chromaSubsampling: jpeg.chroma });
+      return pipeline.jpeg({
+        quality: quality.jpeg,
+        mozjpeg: jpeg.mozjpeg,
+        chromaSubsampling: jpeg.chroma,
+        quantisationTable: jpegTable(settings),
+      });
     case 'png': {
       const common = { compressionLevel: png.compression, adaptiveFiltering: png.filtering };
       if (palette === 'exact') return pipeline.png({ ...common, palette: true, colours: 256, dither: 0, quality: 100 });

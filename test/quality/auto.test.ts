@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   isSampled,
   MAX_ENCODES,
+  MAX_EXACT_ENCODES,
   PROBE_QUALITY,
   probeBlocks,
   sampleBudget,
@@ -18,12 +19,13 @@ import { jpegProbe } from '../../src/quality/read.js';
 import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
 
 /** A search over a score curve: what it chose and the qualities it tried. */
-async function search(curve: (quality: number) => number, target: number, start: number) {
+async function search(curve: (quality: number) => number, target: number, start: number, exact = false) {
   const { best, trials } = await searchQuality(async (quality) => ({ score: curve(quality), result: quality }), {
     target,
     start,
     min: 10,
     max: 100,
+    exact,
   });
   return { chosen: best.quality, score: best.score, tried: trials.map((t) => t.quality) };
 }
@@ -64,6 +66,32 @@ describe('searchQuality', () => {
     expect(await search(curve, 80, 84)).toMatchObject({ chosen: 84, tried: [84] });
     // 90 passes by 4 points: down by the slope to 82, which fails, then between the two.
     expect(await search(curve, 80, 90)).toMatchObject({ chosen: 84, tried: [90, 82, 84] });
+  });
+
+  it('exact: stops only once the quality below was tried and failed, where the slope would have stopped it', async () => {
+    // Steep, then flat at the target: from 84 the assumed slope says 83 fails, and it passes.
+    const curve = (q: number) => (q >= 82 ? 80 + 0.1 * (q - 82) : 80 - 2 * (82 - q));
+    expect(await search(curve, 80, 84)).toMatchObject({ chosen: 84, tried: [84] });
+    // Wherever it starts, the lowest passing quality (these scores grow with the quality), within its budget.
+    for (const start of [10, 50, 80, 84, 100]) {
+      const { chosen, tried } = await search(curve, 80, start, true);
+      expect(chosen, `from ${start}: ${tried}`).toBe(82);
+      expect(tried, `from ${start}`).toContain(81);
+      expect(tried.length, `from ${start}: ${tried}`).toBeLessThanOrEqual(MAX_EXACT_ENCODES);
+    }
+    const curves: Array<[string, (q: number) => number]> = [
+      ['straight', (q) => 30 + 0.6 * q],
+      ['steep', (q) => 2 * q - 60],
+      ['flat top', (q) => 100 - 1500 / q],
+    ];
+    for (const [name, growing] of curves) {
+      const lowest = [...Array(91).keys()].map((i) => i + 10).find((q) => growing(q) >= 80)!;
+      for (const start of [10, 50, 80, 100]) {
+        const { chosen, tried } = await search(growing, 80, start, true);
+        expect(chosen, `${name} from ${start}: ${tried}`).toBe(lowest);
+        expect(tried.length, `${name} from ${start}: ${tried}`).toBeLessThanOrEqual(MAX_EXACT_ENCODES);
+      }
+    }
   });
 });
 

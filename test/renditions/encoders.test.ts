@@ -1,11 +1,11 @@
 /**
  * The encoders' settings, read back from the files written: PNG palettes only where they lose
- * nothing (or when asked), row filtering, mozjpeg, chroma subsampling, WebP and AVIF effort; each
- * changes the manifest's key, so a change of setting renders again.
+ * nothing (or when asked), row filtering, mozjpeg, chroma subsampling, the JPEG quantisation table, WebP
+ * and AVIF effort; each changes the manifest's key, so a change of setting renders again.
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
+import sharp, { type JpegOptions } from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { type RenderResult, renderOriginal, renderOriginals } from '../../src/renditions/render.js';
 import { RENDITION_KEYS } from '../../src/renditions/rules.js';
@@ -41,6 +41,18 @@ async function render(source: string, settings: RenderSettingsInput = {}) {
     }),
   );
   return { result, files, total: files.reduce((sum, file) => sum + file.bytes, 0) };
+}
+
+/** A JPEG's quantisation tables: its DQT segments, in order. */
+function tablesOf(jpeg: Buffer): Buffer {
+  const segments: Buffer[] = [];
+  for (let at = 2; at + 4 <= jpeg.length && jpeg[at] === 0xff && jpeg[at + 1] !== 0xda; ) {
+    const length = jpeg.readUInt16BE(at + 2);
+    if (jpeg[at + 1] === 0xdb) segments.push(jpeg.subarray(at + 4, at + 2 + length));
+    at += 2 + length;
+  }
+  expect(segments.length).toBeGreaterThan(0);
+  return Buffer.concat(segments);
 }
 
 const raw = (file: string) => sharp(file).ensureAlpha().raw().toBuffer();
@@ -107,6 +119,36 @@ describe('JPEG, WebP and AVIF', () => {
     expect(mozjpeg.total).toBeLessThan(plain.total);
     expect(full.total).toBeGreaterThan(plain.total);
     for (const file of [...plain.files, ...mozjpeg.files, ...full.files]) expect(file.meta.format).toBe('jpeg');
+  });
+
+  it('the JPEG quantisation table given is the one written, with mozjpeg or without', async () => {
+    const source = await writeImage(await tempDir(), 'photo.jpg', photo(800, 500).jpeg({ quality: 95 }));
+    // The tables sharp writes at quality 80 with `options`, read from a file of its own.
+    const expected = async (options: JpegOptions) =>
+      tablesOf(
+        await sharp({ create: { width: 16, height: 16, channels: 3, background: '#808080' } })
+          .jpeg({ quality: 80, ...options })
+          .toBuffer(),
+      );
+    const cases: Array<[RenderSettingsInput['jpeg'], JpegOptions]> = [
+      [{}, {}],
+      [{ table: 5 }, { quantisationTable: 5 }],
+      [{ mozjpeg: true }, { mozjpeg: true }],
+      [
+        { mozjpeg: true, table: 5 },
+        { mozjpeg: true, quantisationTable: 5 },
+      ],
+    ];
+    const written = [];
+    for (const [jpeg, options] of cases) {
+      const { files } = await render(source, { jpeg });
+      const tables = tablesOf(await readFile(files[0]!.file));
+      expect(tables, JSON.stringify(jpeg)).toEqual(await expected(options));
+      written.push(tables.toString('hex'));
+    }
+    // Four different tables: libjpeg's own (0), 5, mozjpeg's own (3), 5 (the same as without mozjpeg).
+    expect(written[1]).toBe(written[3]);
+    expect(new Set(written).size).toBe(3);
   });
 
   it('WebP and AVIF effort change what is written', async () => {

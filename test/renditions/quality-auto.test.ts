@@ -5,15 +5,17 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
+import sharp, { type JpegOptions } from 'sharp';
 import { describe, expect, it, vi } from 'vitest';
 import { TILE_MARGIN } from '../../src/quality/auto.js';
+import type { RawPixels } from '../../src/quality/linear.js';
 import { rawPixels } from '../../src/quality/read.js';
 import { ScorePool } from '../../src/quality/score-pool.js';
 import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
 import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { renderOriginal, renderOriginals } from '../../src/renditions/render.js';
 import { RENDITION_KEYS } from '../../src/renditions/rules.js';
+import { AUTO_JPEG_TABLE } from '../../src/renditions/settings.js';
 import { runCli } from '../cli/run-cli.js';
 import { animatedGif, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
@@ -23,6 +25,12 @@ const LADYBIRD = path.join(SAMPLES, 'ladybird.jpg');
 const RAINDROPS = path.join(SAMPLES, 'raindrops.webp');
 const MARIGOLD = path.join(SAMPLES, 'marigold.png');
 const FLOWER = path.join(SAMPLES, 'Yellow Flower.jpg');
+
+/** sharp's JPEG of `pixels` with `options`. */
+const jpegOf = (pixels: RawPixels, options: JpegOptions) =>
+  sharp(pixels.data, { raw: { ...pixels.info, channels: pixels.info.channels as 1 | 2 | 3 | 4 } })
+    .jpeg(options)
+    .toBuffer();
 
 const bytesOf = async (outDir: string, files: Record<string, { path: string }>) =>
   (await Promise.all(Object.values(files).map((f) => stat(path.join(outDir, f.path))))).reduce((a, s) => a + s.size, 0);
@@ -135,6 +143,40 @@ describe('render --quality auto', () => {
     for (const measured of [kept.measured!, kept.alternates[0]!.measured!]) {
       expect(RENDITION_KEYS.map((key) => measured[key].scored)).toEqual(RENDITION_KEYS.map(() => 'rendition'));
     }
+  });
+
+  it('writes JPEG with quantisation table 5 unless told otherwise: smaller files at the same floor', async () => {
+    const dir = await tempDir();
+    const whole = { mode: 'auto', sample: false };
+    const auto = await renderOriginal(FLOWER, { outDir: path.join(dir, 'table5'), quality: whole });
+    const standard = await renderOriginal(FLOWER, {
+      outDir: path.join(dir, 'table0'),
+      quality: whole,
+      jpeg: { table: 0 },
+    });
+    const lossless = await renderOriginal(FLOWER, { outDir: path.join(dir, 'png'), formats: ['png'] });
+    for (const key of RENDITION_KEYS) {
+      // The file is sharp's JPEG of the pixels before encoding at the quality recorded, with table 5, to the byte.
+      const before = await rawPixels(path.join(dir, 'png', lossless.files[key].path));
+      const { quality } = auto.measured![key];
+      const expected = await jpegOf(before, { quality, quantisationTable: AUTO_JPEG_TABLE });
+      expect(Buffer.compare(await readFile(path.join(dir, 'table5', auto.files[key].path)), expected), key).toBe(0);
+      // Scored whole, the quality is the lowest reaching 80: the one below falls short.
+      const lower = await jpegOf(before, { quality: quality - 1, quantisationTable: AUTO_JPEG_TABLE });
+      expect(ssimulacra2(before, await rawPixels(lower)), key).toBeLessThan(80);
+      expect(standard.measured![key].score, key).toBeGreaterThanOrEqual(80);
+    }
+    // Both at the lowest quality reaching 80: table 5's files are the smaller (16% over the samples).
+    const [five, zero] = [
+      await bytesOf(path.join(dir, 'table5'), auto.files),
+      await bytesOf(path.join(dir, 'table0'), standard.files),
+    ];
+    expect(five).toBeLessThan(0.95 * zero);
+    // Fixed quality keeps the encoder's own table: quality 80 means what it did.
+    const fixed = await renderOriginal(FLOWER, { outDir: path.join(dir, 'fixed') });
+    const before = await rawPixels(path.join(dir, 'png', lossless.files.md.path));
+    const own = await jpegOf(before, { quality: 80 });
+    expect(Buffer.compare(await readFile(path.join(dir, 'fixed', fixed.files.md.path)), own)).toBe(0);
   });
 
   it('searches each format as it would alone, on one reference per size shared by the formats', async () => {
