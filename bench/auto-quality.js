@@ -1,23 +1,23 @@
 /**
  * `npm run bench -- quality`: `render --quality auto` (#20) against fixed quality, on the bench corpus,
- * everything as JPEG so that the contenders compare like with like. Per corpus, seven contenders and two bounds:
+ * everything as JPEG so that the contenders compare like with like. Per corpus, eight contenders and two bounds:
  *
  * - fixed: today's default, quality 80;
  * - auto: `quality: { mode: 'auto' }`, target DEFAULT_QUALITY_TARGET (80);
  * - auto, mozjpeg: the same with `jpeg: { mozjpeg: true }` (`--jpeg-mozjpeg`);
  * - auto, whole (and with mozjpeg): `quality: { sample: false }` (`--no-quality-sample`), every rendition
  *   scored whole, no sample and no margin;
+ * - auto, whole, mozjpeg, table 5: the same with `jpeg: { table: 5 }` (`--jpeg-quant-table 5`);
  * - uniform: the lowest `--jpeg-quality` at which every rendition of the corpus reaches the target by
  *   the full-image score, found by a bracketing search from fixed's render (quality 80): a level's
  *   renditions scored lowest first, and the level stopped at its first failure; the goal's baseline;
- * - uniform, table 5: the same with quantisation table AUTO_JPEG_TABLE, the one auto writes with
- *   (`--jpeg-quant-table 5`), from its own render at quality 80: what the table alone saves;
+ * - uniform, table 5: the uniform search with that table, from its own render at quality 80: what the table
+ *   alone saves;
  * - lowest per rendition: each rendition at the lowest `--jpeg-quality` (50-100) at which it reaches the
- *   target by its own full-image score, with auto's table, stepped to one quality at a time from the
- *   choice of "auto, whole": the most that choosing a quality per rendition can save with this encoder
- *   (scores are not strictly monotone in the quality, so a lower one might pass too); not a render, not timed;
- * - lowest per rendition, mozjpeg: the same with mozjpeg, stepped to from "auto, whole, mozjpeg"'s choice:
- *   about the most any quality per rendition can save with either JPEG encoder sharp has;
+ *   target by its own full-image score, stepped to one quality at a time from the choice of "auto, whole":
+ *   the most that choosing a quality per rendition can save with this encoder and its own table (scores are
+ *   not strictly monotone in the quality, so a lower one might pass too); not a render, not timed;
+ * - lowest per rendition, mozjpeg: the same with mozjpeg, stepped to from "auto, whole, mozjpeg"'s choice;
  * - eleventy-img 6 with its defaults (sharp 0.33, quality 80), JPEG, our five rendition widths, in a
  *   process of its own (this file run as `node bench/auto-quality.js eleventy <job.json>`).
  *
@@ -39,7 +39,6 @@ import { DEFAULT_QUALITY_TARGET, RENDITION_KEYS, renderOriginals, renditionSizes
 import { LARGE_PIXELS, SAMPLE_PIXELS, TILE_MARGIN, WHOLE_PIXELS } from '../dist/quality/auto.js';
 import { rawPixels } from '../dist/quality/read.js';
 import * as metric from '../dist/quality/ssimulacra2.js';
-import { AUTO_JPEG_TABLE } from '../dist/renditions/settings.js';
 import { butteraugli, findButteraugli } from './butteraugli.js';
 
 const TARGET = DEFAULT_QUALITY_TARGET;
@@ -50,6 +49,8 @@ const BUTTERAUGLI_XL_BUDGET_S = 120;
 /** Runs of each CLI render for the time goal, alternating fixed and auto. */
 const CLI_RUNS = 3;
 const LOSSLESS = { png: { palette: 'off', compression: 1 } };
+/** The quantisation table measured beside the encoder's own (`--jpeg-quant-table 5`): Klein et al.'s. */
+const TABLE = 5;
 
 const fmt = (n, digits = 2) => n.toFixed(digits);
 const median = (values) => {
@@ -428,6 +429,11 @@ async function corpusBench(scratch, corpus, files, pool) {
     quality: { mode: 'auto', sample: false },
     jpeg: { mozjpeg: true },
   });
+  log(`${corpus}: auto, scored whole, with mozjpeg and quantisation table ${TABLE}`);
+  const autoWholeMozTable = await render(scratch, `${corpus}-auto-whole-mozjpeg-t${TABLE}`, files, 'jpeg', {
+    quality: { mode: 'auto', sample: false },
+    jpeg: { mozjpeg: true, table: TABLE },
+  });
   log(`${corpus}: eleventy-img`);
   const eleventyRun = await eleventy(scratch, corpus, files);
 
@@ -443,19 +449,21 @@ async function corpusBench(scratch, corpus, files, pool) {
   log(`${corpus}: scoring auto with mozjpeg`);
   const autoMozJpegs = filesOf(autoMoz, corpus);
   const autoMozScores = await scoreAll(autoMozJpegs);
-  log(`${corpus}: scoring auto, scored whole (with and without mozjpeg)`);
+  log(`${corpus}: scoring auto, scored whole (with and without mozjpeg, and with table ${TABLE})`);
   const autoWholeJpegs = filesOf(autoWhole, corpus);
   const autoWholeScores = await scoreAll(autoWholeJpegs);
   const autoWholeMozJpegs = filesOf(autoWholeMoz, corpus);
   const autoWholeMozScores = await scoreAll(autoWholeMozJpegs);
+  const autoWholeMozTableJpegs = filesOf(autoWholeMozTable, corpus);
+  const autoWholeMozTableScores = await scoreAll(autoWholeMozTableJpegs);
   const uniform = await uniformSearch(scratch, corpus, files, renditions, pool, {
     quality: 80,
     run: fixed,
     scores: fixedScores,
     jpegs: fixedJpegs,
   });
-  log(`${corpus}: uniform with quantisation table ${AUTO_JPEG_TABLE} (auto's), from quality 80`);
-  const table = { table: AUTO_JPEG_TABLE };
+  log(`${corpus}: uniform with quantisation table ${TABLE}, from quality 80`);
+  const table = { table: TABLE };
   const start = await renderAt(scratch, corpus, files, 80, table);
   const uniformTable = await uniformSearch(
     scratch,
@@ -479,14 +487,12 @@ async function corpusBench(scratch, corpus, files, pool) {
     files,
     renditions,
     pool,
-    [...uniformTable.levels.values()],
+    [...uniform.levels.values()],
     qualitiesOf(autoWhole),
-    table,
   );
   log(`${corpus}: the same with mozjpeg, from the choice of auto, whole, mozjpeg`);
   const mozBound = await perRenditionBound(scratch, corpus, files, renditions, pool, [], qualitiesOf(autoWholeMoz), {
     mozjpeg: true,
-    ...table,
   });
   await pool.drop();
   log(`${corpus}: scoring eleventy-img`);
@@ -529,8 +535,14 @@ async function corpusBench(scratch, corpus, files, pool) {
     autoContender('auto, mozjpeg', autoMoz, autoMozJpegs, autoMozScores),
     autoContender('auto, whole', autoWhole, autoWholeJpegs, autoWholeScores),
     autoContender('auto, whole, mozjpeg', autoWholeMoz, autoWholeMozJpegs, autoWholeMozScores),
+    autoContender(
+      `auto, whole, mozjpeg, table ${TABLE}`,
+      autoWholeMozTable,
+      autoWholeMozTableJpegs,
+      autoWholeMozTableScores,
+    ),
     uniformContender('uniform', uniform),
-    uniformContender(`uniform, table ${AUTO_JPEG_TABLE}`, uniformTable),
+    uniformContender(`uniform, table ${TABLE}`, uniformTable),
     boundContender('lowest per rendition', bound),
     boundContender('lowest per rendition, mozjpeg', mozBound),
     {
@@ -557,12 +569,11 @@ function printScores(results) {
     `Every rendition as JPEG. MB: the five renditions of every original; seconds: the render (both cores; ` +
       `eleventy-img in its own process); SSIMULACRA2 of each rendition, whole, against its own pixels before ` +
       `encoding; under ${TARGET}: renditions scoring under the target (${TARGET}). Uniform: the lowest ` +
-      `--jpeg-quality at which every rendition of the corpus reaches ${TARGET} (the goal's baseline), with the ` +
-      `encoder's own quantisation table; with table ${AUTO_JPEG_TABLE}, the one auto writes with, the same. ` +
-      `Lowest per rendition: each rendition at the lowest --jpeg-quality at which it reaches ${TARGET} by itself ` +
-      `with table ${AUTO_JPEG_TABLE}, stepped to from the choice of "auto, whole": about the most a choice of ` +
-      'quality per rendition can save with this encoder (not timed); with mozjpeg, the same with mozjpeg. ' +
-      'Auto, whole: --no-quality-sample, every rendition scored whole.\n',
+      `--jpeg-quality at which every rendition of the corpus reaches ${TARGET} (the goal's baseline); with table ` +
+      `${TABLE}, the same with --jpeg-quant-table ${TABLE}. Lowest per rendition: each rendition at the lowest ` +
+      `--jpeg-quality at which it reaches ${TARGET} by itself, stepped to from the choice of "auto, whole": about ` +
+      'the most a choice of quality per rendition can save with this encoder (not timed); with mozjpeg, the same ' +
+      'with mozjpeg. Auto, whole: --no-quality-sample, every rendition scored whole.\n',
   );
   console.log(
     `| corpus | contender | quality | MB | vs uniform | seconds | SSIMULACRA2 min | median | under ${TARGET} |`,
@@ -582,8 +593,8 @@ function printScores(results) {
   }
   const tried = (label) => results.map((r) => `${r.corpus}: ${contender(r, label).note}`).join('; ');
   console.log(
-    `\nUniform: the qualities tried, ${tried('uniform')}; with table ${AUTO_JPEG_TABLE}, ` +
-      `${tried(`uniform, table ${AUTO_JPEG_TABLE}`)}.`,
+    `\nUniform: the qualities tried, ${tried('uniform')}; with table ${TABLE}, ` +
+      `${tried(`uniform, table ${TABLE}`)}.`,
   );
 
   console.log(
@@ -629,7 +640,8 @@ function printScores(results) {
     'auto, mozjpeg',
     'auto, whole',
     'auto, whole, mozjpeg',
-    `uniform, table ${AUTO_JPEG_TABLE}`,
+    `auto, whole, mozjpeg, table ${TABLE}`,
+    `uniform, table ${TABLE}`,
     'lowest per rendition',
     'lowest per rendition, mozjpeg',
   ];
@@ -664,7 +676,14 @@ async function butteraugliTable(results) {
     console.log(`\n${tool.reason}.`);
     return;
   }
-  const labels = ['fixed', 'auto', 'uniform'];
+  const labels = [
+    'fixed',
+    'auto',
+    'uniform',
+    'auto, whole, mozjpeg',
+    `auto, whole, mozjpeg, table ${TABLE}`,
+    `uniform, table ${TABLE}`,
+  ];
   const pairs = results.flatMap(({ corpus, renditions, contenders }) =>
     renditions.flatMap((r) =>
       labels.map((label) => ({

@@ -80,8 +80,8 @@ const SLOPES = [0.2, 2] as const;
  * through the last trials meets the target (rounded towards passing), and the search stops at a
  * passing quality once the quality below it has failed or, by the slope, would fail (its score
  * less than a step's slope over the target; not with `exact`). Starting next to the answer, that is
- * one or two encodes. When no quality reaches the target, the highest is tried last and kept, whatever its
- * score; `trials` lists every encode, in order.
+ * one or two encodes. When no quality reaches the target, the highest is tried last and kept, whatever
+ * its score; `trials` lists every encode, in order.
  */
 export async function searchQuality<T>(
   trial: (quality: number) => Promise<{ score: number; result: T }>,

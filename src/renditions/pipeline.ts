@@ -12,7 +12,7 @@ import { type PooledReference, scorePool } from '../quality/score-pool.js';
 import { isAnimationFormat, isLossy, keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
 import { PNG_HEADER_LIMIT, pngHeaderExcess } from './png-chunks.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
-import { jpegTable, qualityTarget, type RenderSettings } from './settings.js';
+import { qualityTarget, type RenderSettings } from './settings.js';
 
 /** What an original's header says, with its size as displayed (EXIF orientation applied). */
 export interface SourceInfo extends SourceFormatInfo {
@@ -447,7 +447,7 @@ function encode(pipeline: Sharp, settings: EncodeSettings, palette: PaletteMode 
         quality: quality.jpeg,
         mozjpeg: jpeg.mozjpeg,
         chromaSubsampling: jpeg.chroma,
-        quantisationTable: jpegTable(settings),
+        quantisationTable: jpeg.table,
       });
     case 'png': {
       const common = { compressionLevel: png.compression, adaptiveFiltering: png.filtering };

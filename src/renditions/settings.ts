@@ -131,23 +131,6 @@ const isQualityMode = (mode: string) => {
   }
 };
 
-/**
- * The JPEG quantisation table `--quality auto` writes with when none is given (sharp's
- * `quantisationTable`, mozjpeg's numbering): 5, Klein, Silverstein and Carney's. At equal SSIMULACRA2
- * it makes files 4-8% smaller than libjpeg's own table (0, the JPEG standard's) and 3-6% smaller than
- * mozjpeg's (3, ImageMagick's), on every corpus (docs/performance.md#jpeg-encoders-at-equal-score).
- * Fixed quality keeps the encoder's own table, so that a `--jpeg-quality` means what it always did.
- */
-export const AUTO_JPEG_TABLE = 5;
-
-/**
- * The quantisation table a JPEG is written with: the one given, else AUTO_JPEG_TABLE with `--quality
- * auto`, else undefined: the encoder's own (0, or 3 with mozjpeg).
- */
-export function jpegTable(settings: { quality: { mode: string }; jpeg: { table?: number | undefined } }) {
-  return settings.jpeg.table ?? (qualityTarget(settings.quality.mode) === null ? undefined : AUTO_JPEG_TABLE);
-}
-
 /** A path or an http(s) URL, with nothing a `srcset` or an HTML attribute would split or end at. */
 const isMediaUrl = (value: string) =>
   (value.startsWith('/') || /^https?:\/\/[^/]/i.test(value)) && !/[\s"'<>\\,]/.test(value);
@@ -220,9 +203,9 @@ export const renderSettingsSchema = z.object({
       /**
        * With `auto`, renditions over WHOLE_PIXELS are scored on a sample of their tiles, aimed TILE_MARGIN
        * over the target (quality/auto.ts); off, every rendition is scored whole, one size after another:
-       * each score recorded is the rendition's own, each quality the lowest reaching the target within a
-       * step, for 4 to 8 times auto's time and, while a 15 MP rendition is searched, about 1 GB for the
-       * metric's reference (docs/commands/render.md#quality).
+       * each score recorded is the rendition's own, each quality the lowest reaching the target (the one
+       * below it tried and short: an exact search), for 5 to 9 times auto's time and, while a 15 MP
+       * rendition is searched, about 1 GB for the metric's reference (docs/commands/render.md#quality).
        */
       sample: z
         .boolean()
@@ -231,7 +214,7 @@ export const renderSettingsSchema = z.object({
           flag: '--no-quality-sample',
           description:
             'with --quality auto: score every rendition whole instead of a sample of tiles above 512 K pixels ' +
-            "(smaller files, 4-8 times auto's time, about 1 GB more memory per 24 MP original rendered at once)",
+            "(smaller files, 5-9 times auto's time, about 1 GB more memory per 24 MP original rendered at once)",
           label: 'quality sampling',
           formats: ['jpeg', 'webp', 'avif'],
           // Fixed quality scores nothing: its files are the same either way, so its key says the default.
@@ -251,6 +234,12 @@ export const renderSettingsSchema = z.object({
         label: 'jpeg mozjpeg',
       }),
       chroma: chroma('jpeg', '4:2:0'),
+      /**
+       * The quantisation table (sharp's `quantisationTable`), or the encoder's own. Table 5 (Klein, Silverstein
+       * and Carney's) reaches an SSIMULACRA2 target with 6-14% fewer bytes than libjpeg's own, but at equal
+       * bytes Butteraugli prefers libjpeg's on every rendition compared: the metrics disagree, so no default
+       * changes (docs/quality.md#jpegs-quantisation-table-where-two-metrics-disagree).
+       */
       table: z
         .int()
         .min(0)
@@ -259,13 +248,10 @@ export const renderSettingsSchema = z.object({
         .register(settingMeta, {
           flag: '--jpeg-quant-table <0-8>',
           description:
-            "JPEG quantisation table, as mozjpeg numbers them: 0 the JPEG standard's, 3 ImageMagick's, " +
-            `${AUTO_JPEG_TABLE} Klein, Silverstein and Carney's, 2, 4, 6-8 others (default: ${AUTO_JPEG_TABLE} ` +
-            "with --quality auto, where it makes the smallest files; otherwise the encoder's own, 0, or 3 with " +
-            '--jpeg-mozjpeg)',
+            "JPEG quantisation table, as mozjpeg numbers them: 0 the JPEG standard's, 3 ImageMagick's, 5 Klein's, " +
+            "1, 2, 4, 6-8 others (default: the encoder's own, 0, or 3 with --jpeg-mozjpeg); with --quality auto, " +
+            '5 makes the smallest files at the same SSIMULACRA2, though Butteraugli finds them worse for their bytes',
           label: 'the jpeg quantisation table',
-          // With auto, the key records the table it writes with, so files auto made before it are redone.
-          canonical: (table, settings) => jpegTable({ ...settings, jpeg: { table: table as number | undefined } }),
         }),
     })
     .prefault({}),

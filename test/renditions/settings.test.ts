@@ -70,7 +70,7 @@ describe('one definition of the render settings', () => {
       "Expected an integer from 1 to 100 for --jpeg-quality but got '0'.",
     );
     expect(() => flags(['--naming', 'dots'])).toThrow(/Allowed choices are max, underscore/);
-    // A setting without a default (the JPEG table: the encoder's own, or auto's) is absent unless given.
+    // A setting without a default (the JPEG table: the encoder's own) is absent unless given.
     expect(flags([]).jpeg).not.toHaveProperty('table');
     expect(flags(['--jpeg-quant-table', '3'])).toMatchObject({ jpeg: { table: 3 } });
     expect(() => flags(['--jpeg-quant-table', '9'])).toThrow(
@@ -164,27 +164,19 @@ describe('one definition of the render settings', () => {
     const auto = resolveSettings({ quality: { mode: 'auto:85' } });
     expect(settingsKey(auto, 'webp')).toBe('v1 webp q80 max quality.mode="auto:85"');
     expect(settingsKey(auto, 'png')).toBe('v2 png q- max');
-    // One target, however spelled, is one key: auto is auto:80, auto:70.0 is auto:70. Auto's JPEG is
-    // written with quantisation table 5, which its key says: JPEGs auto wrote with the encoder's own are redone.
+    // One target, however spelled, is one key: auto is auto:80, auto:70.0 is auto:70.
     const key = (mode: string) => settingsKey(resolveSettings({ quality: { mode } }), 'jpeg');
-    expect(key('auto:80')).toBe('v1 jpeg q80 max quality.mode="auto" jpeg.table=5');
+    expect(key('auto:80')).toBe('v1 jpeg q80 max quality.mode="auto"');
     expect(key('auto:80.0')).toBe(key('auto'));
-    expect(key('auto:70.0')).toBe('v1 jpeg q80 max quality.mode="auto:70" jpeg.table=5');
-    expect(key('auto:72.5')).toBe('v1 jpeg q80 max quality.mode="auto:72.5" jpeg.table=5');
-    // A table given is in the key, whatever the mode; the table given as auto's own is auto's key.
-    const table = (mode: string, value: number) =>
-      settingsKey(resolveSettings({ quality: { mode }, jpeg: { table: value } }), 'jpeg');
-    expect(table('fixed', 5)).toBe('v1 jpeg q80 max jpeg.table=5');
-    expect(table('auto', 0)).toBe('v1 jpeg q80 max quality.mode="auto" jpeg.table=0');
-    expect(table('auto', 5)).toBe(key('auto'));
-    expect(settingsKey(resolveSettings({ quality: { mode: 'auto' } }), 'webp')).toBe(
-      'v1 webp q80 max quality.mode="auto"',
-    );
+    expect(key('auto:70.0')).toBe('v1 jpeg q80 max quality.mode="auto:70"');
+    expect(key('auto:72.5')).toBe('v1 jpeg q80 max quality.mode="auto:72.5"');
+    // The JPEG quantisation table, when one is given (none: the encoder's own), in JPEG's key only.
+    const table = resolveSettings({ quality: { mode: 'auto' }, jpeg: { table: 5 } });
+    expect(settingsKey(table, 'jpeg')).toBe('v1 jpeg q80 max quality.mode="auto" jpeg.table=5');
+    expect(settingsKey(table, 'webp')).toBe('v1 webp q80 max quality.mode="auto"');
     // Scoring whole changes an auto render's files, not a fixed one's.
     const whole = (mode: string) => resolveSettings({ quality: { mode, sample: false } });
-    expect(settingsKey(whole('auto'), 'jpeg')).toBe(
-      'v1 jpeg q80 max quality.mode="auto" quality.sample=false jpeg.table=5',
-    );
+    expect(settingsKey(whole('auto'), 'jpeg')).toBe('v1 jpeg q80 max quality.mode="auto" quality.sample=false');
     expect(settingsKey(whole('auto'), 'png')).toBe('v2 png q- max');
     expect(settingsKey(whole('fixed'), 'jpeg')).toBe('v1 jpeg q80 max');
     // Settings that do not change the bytes are not in it.
