@@ -669,7 +669,10 @@ const perSize = ({ qualities }) =>
     median([...qualities].filter(([id]) => id.endsWith(`/${key}`)).map(([, quality]) => quality)),
   ).join(', ');
 
-/** Butteraugli's 3-norm on the fixed, auto and uniform renditions, against the same references. */
+/**
+ * Butteraugli's 3-norm on the renditions of fixed, auto, uniform, and the goal's options (scored whole, mozjpeg,
+ * with and without table 5, and uniform with table 5), against the same references.
+ */
 async function butteraugliTable(results) {
   const tool = findButteraugli();
   if (!tool.path) {
