@@ -51,6 +51,8 @@ const CLI_RUNS = 3;
 const LOSSLESS = { png: { palette: 'off', compression: 1 } };
 /** The quantisation table measured beside the encoder's own (`--jpeg-quant-table 5`): Klein et al.'s. */
 const TABLE = 5;
+/** The goal's options' contenders and the table alone: in the options' goal table and in Butteraugli's. */
+const GOAL_OPTIONS = ['auto, whole, mozjpeg', `auto, whole, mozjpeg, table ${TABLE}`, `uniform, table ${TABLE}`];
 
 const fmt = (n, digits = 2) => n.toFixed(digits);
 const median = (values) => {
@@ -639,9 +641,7 @@ function printScores(results) {
     'auto',
     'auto, mozjpeg',
     'auto, whole',
-    'auto, whole, mozjpeg',
-    `auto, whole, mozjpeg, table ${TABLE}`,
-    `uniform, table ${TABLE}`,
+    ...GOAL_OPTIONS,
     'lowest per rendition',
     'lowest per rendition, mozjpeg',
   ];
@@ -679,14 +679,7 @@ async function butteraugliTable(results) {
     console.log(`\n${tool.reason}.`);
     return;
   }
-  const labels = [
-    'fixed',
-    'auto',
-    'uniform',
-    'auto, whole, mozjpeg',
-    `auto, whole, mozjpeg, table ${TABLE}`,
-    `uniform, table ${TABLE}`,
-  ];
+  const labels = ['fixed', 'auto', 'uniform', ...GOAL_OPTIONS];
   const pairs = results.flatMap(({ corpus, renditions, contenders }) =>
     renditions.flatMap((r) =>
       labels.map((label) => ({

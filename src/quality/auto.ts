@@ -9,7 +9,10 @@ import type { RawPixels } from './linear.js';
 
 /** Encodes tried per rendition, at most. */
 export const MAX_ENCODES = 6;
-/** The same for an exact search (`exact`), which closes its bracket to one step: bisection's worst case over 10-100. */
+/**
+ * The same for an exact search (`exact`), which closes its bracket to one step: the most any start needed on
+ * smooth score curves over 10-100 and targets 40-95 (simulated); past it, the lowest passing quality tried is kept.
+ */
 export const MAX_EXACT_ENCODES = 12;
 /** Renditions up to this many pixels (every xs and sm rendition) are scored whole, larger ones on a sample. */
 export const WHOLE_PIXELS = 1 << 19;

@@ -146,7 +146,7 @@ describe('JPEG, WebP and AVIF', () => {
       expect(tables, JSON.stringify(jpeg)).toEqual(await expected(options));
       written.push(tables.toString('hex'));
     }
-    // Four different tables: libjpeg's own (0), 5, mozjpeg's own (3), 5 (the same as without mozjpeg).
+    // Three tables in four files: libjpeg's own (0), 5, mozjpeg's own (3), and 5 again (as without mozjpeg).
     expect(written[1]).toBe(written[3]);
     expect(new Set(written).size).toBe(3);
   });
