@@ -21,12 +21,22 @@ export interface WalkOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** Yields the path of each folder below `root` (not `root` itself), relative to it, as `walkFiles` orders them. */
+export async function* walkFolders(root: string, options: WalkOptions = {}): AsyncGenerator<string> {
+  yield* walk(root, '', new Set(), { ...options, folders: true });
+}
+
 /** Yields the path of each regular file below `root`, relative to it (with the platform's separator). */
 export async function* walkFiles(root: string, options: WalkOptions = {}): AsyncGenerator<string> {
   yield* walk(root, '', new Set(), options);
 }
 
-async function* walk(root: string, relative: string, seen: Set<string>, options: WalkOptions): AsyncGenerator<string> {
+async function* walk(
+  root: string,
+  relative: string,
+  seen: Set<string>,
+  options: WalkOptions & { folders?: boolean },
+): AsyncGenerator<string> {
   if (options.signal?.aborted) return;
   const folder = path.join(root, relative);
   const real = await realpath(folder).catch(() => null);
@@ -57,7 +67,9 @@ async function* walk(root: string, relative: string, seen: Set<string>, options:
   items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (const item of items) {
     if (options.signal?.aborted) return;
-    if (item.isFolder) yield* walk(root, item.child, seen, options);
-    else yield item.child;
+    if (item.isFolder) {
+      if (options.folders) yield item.child;
+      yield* walk(root, item.child, seen, options);
+    } else if (!options.folders) yield item.child;
   }
 }

@@ -11,7 +11,13 @@ import { duplicateKeys } from '../page/json-text.js';
 import { validatePage } from '../page/validate.js';
 import { type FoundImage, findObjects, formatPath, type JsonPath } from '../page/walk.js';
 import type { ImageObject } from '../renditions/image-object.js';
-import { type RenderFailure, type RenderOptions, type RenderResult, renderSources } from '../renditions/render.js';
+import {
+  type RenderCounts,
+  type RenderFailure,
+  type RenderOptions,
+  type RenderResult,
+  renderSources,
+} from '../renditions/render.js';
 import { DEFAULT_MEDIA_URL, type RenditionKey } from '../renditions/rules.js';
 import { verifyImage } from '../renditions/verify.js';
 import { groupPageImages, groupPaths, type ImageGroup, insidePaths, type SizedReference } from './images.js';
@@ -49,6 +55,8 @@ export interface PageRenderReport {
   /** The file, URL or `stdin` the page came from. */
   page: string;
   results: PageRenderResult[];
+  /** The page's originals by how they ended, and files of earlier renderings removed and kept. */
+  counts: RenderCounts;
   failures: PageRenderFailure[];
   /** Sources never started because the run was interrupted. */
   notStarted: string[];
@@ -154,6 +162,7 @@ export async function renderPage(page: LoadedPage, options: RenderPageOptions): 
   return {
     page: page.source,
     results,
+    counts: rendered.counts,
     failures,
     notStarted: rendered.notStarted,
     warnings,

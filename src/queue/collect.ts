@@ -9,6 +9,7 @@ import { escapeText, QueueError } from '../errors.js';
 import { parseJsonOrUndefined } from '../json.js';
 import { buildImageObject } from '../renditions/image-object.js';
 import type { RenderFailure, RenderOptions, RenderReport, RenderResult } from '../renditions/render.js';
+import { countsOf } from '../renditions/render-one.js';
 import { BULL_OPTIONS, type QueueConnection, withBull } from './connection.js';
 import { addJobs } from './enqueue.js';
 import {
@@ -328,7 +329,13 @@ class Tally {
     for (const done of result.results) {
       const altText = this.#options.altText?.({ source: done.source, stem: '' });
       const image = buildImageObject(done.original, done.files, { mediaUrl, altText });
-      this.#results.push({ ...done, image, bytes: done.bytes ?? null, alternates: done.alternates ?? [] });
+      this.#results.push({
+        ...done,
+        image,
+        bytes: done.bytes ?? null,
+        alternates: done.alternates ?? [],
+        kept: done.kept ?? [],
+      });
       this.#end(done.source, done.status);
     }
     for (const failure of result.failures) {
@@ -363,6 +370,7 @@ class Tally {
       out: this.#record.out,
       ...(this.#record.shard && { shard: this.#record.shard }),
       results: this.#results.sort(bySource),
+      counts: countsOf(this.#results),
       failures: this.#failures.sort(bySource),
       warnings: [...this.#warnings],
       notStarted: this.#notStarted.sort(),

@@ -232,6 +232,8 @@ const resultSchema = z.object({
     .optional(),
   placeholder: z.object({ color: z.string(), preview: z.string() }).optional(),
   removed: z.array(z.string()),
+  /** Files of earlier renderings kept (absent from workers before it). */
+  kept: z.array(z.string()).optional(),
 });
 
 const failureSchema = z.object({ source: z.string(), code: z.string(), error: z.string() });

@@ -14,7 +14,7 @@ import { withLock } from '../fs/lock.js';
 import { makeFolder } from '../fs/make-folder.js';
 import { createOwned, isDead, type Owner, readOwned, self } from '../fs/owned-file.js';
 import { walkFiles } from '../fs/walk.js';
-import { MANIFEST_FILE, recordedEntry } from './manifest.js';
+import { MANIFEST_FILE, type ManifestEntry } from './manifest.js';
 
 export const CLAIMS_FOLDER = '.content-api-claims';
 
@@ -28,10 +28,13 @@ export type ClaimOutcome = { ok: true; release: () => Promise<void> } | { ok: fa
 export class Claims {
   readonly #outDir: string;
   readonly #root: string;
+  /** The entry the manifest records under a key now (manifest.ts `entry`). */
+  readonly #recorded: (key: string) => Promise<ManifestEntry | undefined>;
 
-  constructor(outDir: string) {
+  constructor(outDir: string, recorded: (key: string) => Promise<ManifestEntry | undefined>) {
     this.#outDir = outDir;
     this.#root = path.join(outDir, CLAIMS_FOLDER);
+    this.#recorded = recorded;
   }
 
   /**
@@ -75,7 +78,7 @@ export class Claims {
         if (samePicture(other, mine)) return { ok: true, release: async () => {} };
         return { ok: false, holder: `${other.source} (being rendered by process ${other.pid})` };
       }
-      const recorded = await recordedEntry(this.#outDir, key);
+      const recorded = await this.#recorded(key);
       if (recorded && !samePicture(recorded, mine) && (await stillThere(recorded.source))) {
         await this.#release(file);
         return { ok: false, holder: recorded.source };

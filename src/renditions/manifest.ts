@@ -1,29 +1,37 @@
 /**
- * The manifest in the output folder: for each original, its content hash, the settings it
- * was rendered with and the files written, so an unchanged original is skipped next time.
+ * The manifest beside the renditions: for each image (its key, `<folders>/<name>.<ext>`), the
+ * original's content hash, the settings it was rendered with and the files written, so an
+ * unchanged original is skipped next time.
  *
- * In a local folder it is one JSON file, always replaced atomically. Each run reads it once,
- * then merges its own changes into the current file under a lock, so two runs into one
- * folder at once neither corrupt it nor lose each other's entries. In a bucket, where there
- * is no lock, it is one small object per original (`.content-api-manifest/<key>.json`), so
- * machines rendering into one prefix at once never overwrite each other's records.
+ * One small record per key, `.content-api-manifest/<key>.json`, in a folder and in a bucket
+ * alike: reading, checking or updating one original reads or writes its own record and no other,
+ * whatever the size of the archive, and nothing of the whole archive is held at once. A record is
+ * written whole (a temporary name renamed over it, or one PUT) as soon as its original's files
+ * are in place: a killed run loses nothing it finished, and runs or machines writing into one
+ * place at once never overwrite each other's records. The one-file manifest of earlier versions
+ * (`.content-api-manifest.json`) is migrated to records on the first run that writes.
  */
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { ManifestError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
-import { writeFileAtomic } from '../fs/atomic.js';
 import { withLock } from '../fs/lock.js';
 import { parseJsonAs, parseJsonOrUndefined } from '../json.js';
-import { readFileWithin } from '../page/json-file.js';
+import { readFileWithin, readSmallFileSync } from '../page/json-file.js';
 import { LocalStore } from '../storage/local.js';
 import type { MediaStore } from '../storage/store.js';
+import { FILE_EXTENSIONS } from './formats.js';
 import { RENDITION_KEYS } from './rules.js';
 
+/** The one-file manifest of earlier versions, migrated to records (`MANIFEST_RECORDS`). */
 export const MANIFEST_FILE = '.content-api-manifest.json';
+/** What the one-file manifest is renamed to once migrated (kept: an older content-api reads nothing else). */
+export const MIGRATED_MANIFEST_FILE = '.content-api-manifest.migrated.json';
+/** The folder of per-key records, in a folder and in a bucket. */
+export const MANIFEST_RECORDS = '.content-api-manifest/';
 const MANIFEST_VERSION = 1;
-
 const pixelSize = { width: z.number().int().positive(), height: z.number().int().positive() };
 const renditionRecord = z.object({
   path: z.string().min(1),
@@ -74,6 +82,11 @@ const entrySchema = z.object({
     .optional(),
   /** What a page shows while a rendition loads (placeholder.ts); absent in older manifests. */
   placeholder: z.object({ color: z.string(), preview: z.string() }).optional(),
+  /**
+   * Files an earlier rendering under this key wrote (another naming) that its renditions no longer
+   * are, kept because nothing is removed without `--prune`: named here so a later prune finds them.
+   */
+  kept: z.array(z.string().min(1)).optional(),
   renditions: z.object(
     Object.fromEntries(RENDITION_KEYS.map((k) => [k, renditionRecord])) as Record<
       (typeof RENDITION_KEYS)[number],
@@ -82,64 +95,13 @@ const entrySchema = z.object({
   ),
 });
 
-const manifestSchema = z.object({
-  version: z.literal(MANIFEST_VERSION),
-  entries: z.record(z.string(), entrySchema),
-});
-
 export type ManifestEntry = z.infer<typeof entrySchema>;
 type Entries = Record<string, ManifestEntry>;
 
-/** The largest manifest file read (about a million entries): V8's longest string is about 512 MiB. */
+/** The largest one-file manifest migrated (about a million entries): V8's longest string is about 512 MiB. */
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
-
-/**
- * The manifest file's entries as last read or written by this process, by file, with the
- * stamp of the file they came from: while the file keeps that stamp (size, mtime, inode; an
- * atomic replace always changes the inode) it is not parsed again. Manifests of 100,000
- * entries are tens of MB, and the writer and every claim would otherwise parse one a second.
- */
-const known = new Map<string, { stamp: string; entries: Entries }>();
-
-const stampOfFile = (file: string) =>
-  stat(file).then(
-    (info) => `${info.size} ${info.mtimeMs} ${info.ino}`,
-    () => null,
-  );
-
-/** Reads the manifest; a missing one is empty, an unreadable one is reported and ignored. */
-export async function readManifest(outDir: string): Promise<{ entries: Entries; warning?: string }> {
-  const file = path.join(path.resolve(outDir), MANIFEST_FILE);
-  const { entries, warning } = await current(file);
-  return { entries: { ...entries }, ...(warning && { warning }) };
-}
-
-/** The entry recorded under `key` in the manifest as it is now (read again only if it changed). */
-export async function recordedEntry(outDir: string, key: string): Promise<ManifestEntry | undefined> {
-  return (await current(path.join(path.resolve(outDir), MANIFEST_FILE))).entries[key];
-}
-
-async function current(file: string): Promise<{ entries: Entries; warning?: string }> {
-  const stamp = await stampOfFile(file);
-  const cached = known.get(file);
-  if (stamp !== null && cached?.stamp === stamp) return cached;
-  // Only a regular file is read (a FIFO or /dev/zero in its place would hang or fill memory).
-  const read = await readFileWithin(file, MAX_MANIFEST_BYTES, 'the cap on a manifest');
-  if (!read.ok) {
-    if (read.missing) return { entries: {} };
-    throw new ManifestError(file, read.reason);
-  }
-  const parsed = parseJsonAs(manifestSchema, read.bytes);
-  const manifest = parsed.ok ? parsed.data : undefined;
-  if (!manifest) {
-    return { entries: {}, warning: `${file}: not a valid manifest; every original will be rendered again` };
-  }
-  const { entries } = manifest;
-  for (const entry of Object.values(entries)) entry.source = fromStored(path.dirname(file), entry.source);
-  // Stamped as before the read: if the file changed meanwhile, the next read parses it again.
-  if (stamp !== null) known.set(file, { stamp, entries });
-  return { entries };
-}
+/** The largest record read: one is about 2 KB. */
+const MAX_RECORD_BYTES = 1024 * 1024;
 
 /** A URL (a downloaded rendition) is kept as it is; an absolute path becomes one relative to the output folder. */
 const isUrl = (source: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(source);
@@ -160,51 +122,59 @@ export async function isIntact(store: MediaStore, entry: ManifestEntry): Promise
 
 /** The manifest of one output store, as a run uses it. */
 export interface Manifest {
-  /** Set when the manifest could not be read: every original is rendered again. */
+  /** Records that could not be read (their originals are rendered again), in one line; none when all could. */
   readonly warning?: string | undefined;
   /** The entries of images with these stems (`landscapes/dune`), under any key (`.jpg`, `.webp`...). */
   entriesFor(stems: string[]): Promise<Entries>;
-  /** Records `entry` under `key`, once the files it names are written. */
+  /** The entry recorded under `key` now (read again, never remembered). */
+  entry(key: string): Promise<ManifestEntry | undefined>;
+  /** Every record, one at a time, in key order: nothing of the whole archive is held at once. */
+  records(): AsyncIterable<[key: string, entry: ManifestEntry]>;
+  /** Records `entry` under `key`, once the files it names are written; throws when it cannot. */
   set(key: string, entry: ManifestEntry): Promise<void>;
   delete(key: string): Promise<void>;
-  /** Writes whatever is pending; throws `ManifestError` when it cannot (the changes stay pending). */
-  flush(): Promise<void>;
-  /** The keys whose changes are not written yet. */
-  unwritten(): string[];
+  /** A new batch begins: what a bucket's listing said may have changed since (another machine). */
+  refresh(): void;
 }
 
-/** The manifest of `store`: one file in a folder, one object per original in a bucket. */
-export async function openManifest(store: MediaStore): Promise<Manifest> {
-  if (store instanceof LocalStore) {
-    const outDir = path.resolve(store.location);
-    const { warning } = await readManifest(outDir);
-    const writer = new ManifestWriter(outDir);
-    return {
-      warning,
-      // As the file is now (parsed again only if it changed): a worker renders job after job in one session.
-      entriesFor: async () => (await readManifest(outDir)).entries,
-      // Written in batches: a batch that cannot be written stays pending, for `flush` to report.
-      set: (key, entry) => writer.set(key, entry).catch(() => undefined),
-      delete: (key) => writer.delete(key).catch(() => undefined),
-      flush: () => writer.flush(),
-      unwritten: () => [...writer.unwritten.keys()],
-    };
-  }
-  return new ObjectManifest(store);
+export interface OpenManifestOptions {
+  /** Migrate a one-file manifest to records now (a run that writes); else it is read as it is. */
+  migrate?: boolean;
 }
 
-/** The folder of per-original records in a bucket. */
-export const MANIFEST_RECORDS = '.content-api-manifest/';
+/** The stem of a key: `landscapes/dune.jpg` -> `landscapes/dune`. */
+export const stemOfKey = (key: string) => key.replace(/\.[^./]+$/, '');
+
+/** Every extension a key can end in: an image's records are looked up by these, not listed. */
+const KEY_EXTENSIONS = [...new Set(Object.values(FILE_EXTENSIONS))];
+
+/** The manifest of `store`: records, with a one-file manifest of an earlier version migrated or read. */
+export async function openManifest(store: MediaStore, options: OpenManifestOptions = {}): Promise<Manifest> {
+  const manifest = new RecordManifest(store);
+  if (store instanceof LocalStore) await manifest.adopt(options.migrate ?? false);
+  return manifest;
+}
 
 /**
- * One object per original: written (one PUT, whole) only after its renditions, removed when
- * the original's files are. Reads list the records' folders, then fetch only the records of
- * the images a run renders.
+ * Records, one object or file per key: written (whole) only after its renditions, removed when
+ * the original's files are. In a folder, an image's records are read by name (a few
+ * microseconds each, absent or not); in a bucket, where each request is a round trip, the
+ * records' folders are listed once a batch and only the records found are fetched.
  */
-class ObjectManifest implements Manifest {
+class RecordManifest implements Manifest {
   readonly #store: MediaStore;
+  readonly #local: LocalStore | null;
   readonly #limit = pLimit(16);
   readonly #problems: string[] = [];
+  /** A bucket's record keys, by records folder, as listed this batch. */
+  readonly #listed = new Map<string, Promise<Set<string>>>();
+  /** A one-file manifest not migrated (a dry run, a check): read as it is, under the records. */
+  #legacy: Entries | undefined;
+
+  constructor(store: MediaStore) {
+    this.#store = store;
+    this.#local = store instanceof LocalStore ? store : null;
+  }
 
   /** The records that could not be read, in one line. */
   get warning(): string | undefined {
@@ -213,152 +183,179 @@ class ObjectManifest implements Manifest {
     return `${this.#problems[0]}${more}`;
   }
 
-  #warn(problem: string): void {
-    this.#problems.push(problem);
-  }
-
-  constructor(store: MediaStore) {
-    this.#store = store;
+  refresh(): void {
+    this.#listed.clear();
+    this.#problems.length = 0; // the warning is about this batch's records: a worker renders job after job
   }
 
   async entriesFor(stemList: string[]): Promise<Entries> {
-    this.#problems.length = 0; // the warning is about this call's records: a worker asks job after job
-    const stems = new Set(stemList);
-    const folders = new Set(stemList.map((stem) => stem.slice(0, stem.lastIndexOf('/') + 1)));
-    const records: string[] = [];
-    for (const folder of folders) {
-      for await (const found of this.#store.list(MANIFEST_RECORDS + folder, { shallow: true })) {
-        const key = found.key.slice(MANIFEST_RECORDS.length, -'.json'.length);
-        if (found.key.endsWith('.json') && stems.has(key.replace(/\.[^./]+$/, ''))) records.push(key);
-      }
+    const keys = this.#local
+      ? stemList.flatMap((stem) => KEY_EXTENSIONS.map((ext) => `${stem}.${ext}`))
+      : await this.#listedKeys(stemList);
+    const entries: Entries = {};
+    await Promise.all(
+      keys.map((key) =>
+        this.#limit(async () => {
+          const entry = await this.#read(key);
+          if (entry) entries[key] = entry;
+        }),
+      ),
+    );
+    if (this.#legacy) {
+      const stems = new Set(stemList);
+      for (const [key, entry] of Object.entries(this.#legacy))
+        if (!(key in entries) && stems.has(stemOfKey(key))) entries[key] = entry;
     }
-    return this.#read(records);
+    return entries;
+  }
+
+  async entry(key: string): Promise<ManifestEntry | undefined> {
+    return (await this.#read(key)) ?? this.#legacy?.[key];
+  }
+
+  async *records(): AsyncIterable<[string, ManifestEntry]> {
+    const seen = this.#legacy ? new Set<string>() : null;
+    for await (const found of this.#store.list(MANIFEST_RECORDS)) {
+      if (!found.key.endsWith('.json')) continue;
+      const key = found.key.slice(MANIFEST_RECORDS.length, -'.json'.length);
+      const entry = await this.#read(key);
+      seen?.add(key);
+      if (entry) yield [key, entry];
+    }
+    if (this.#legacy && seen) {
+      for (const key of Object.keys(this.#legacy).sort()) if (!seen.has(key)) yield [key, this.#legacy[key]!];
+    }
   }
 
   async set(key: string, entry: ManifestEntry): Promise<void> {
-    const record = `${JSON.stringify({ version: MANIFEST_VERSION, entry }, null, 2)}\n`;
+    const stored = this.#local ? { ...entry, source: toStored(this.#root(), entry.source) } : entry;
+    const record = `${JSON.stringify({ version: MANIFEST_VERSION, entry: stored }, null, 2)}\n`;
     await this.#store.put(`${MANIFEST_RECORDS}${key}.json`, Buffer.from(record), { contentType: 'application/json' });
   }
 
   async delete(key: string): Promise<void> {
     await this.#store.remove(`${MANIFEST_RECORDS}${key}.json`);
+    if (this.#legacy) delete this.#legacy[key];
   }
 
-  async flush(): Promise<void> {}
-
-  unwritten(): string[] {
-    return []; // each record is written at once, or its original fails
-  }
-
-  async #read(keys: string[]): Promise<Entries> {
-    const entries: Entries = {};
-    await Promise.all(
-      keys.map((key) =>
-        this.#limit(async () => {
-          const name = `${MANIFEST_RECORDS}${key}.json`;
-          let text: string;
-          try {
-            const { body } = await this.#store.read(name);
-            const chunks: Buffer[] = [];
-            for await (const chunk of body) chunks.push(chunk as Buffer);
-            text = Buffer.concat(chunks).toString('utf8');
-          } catch (error) {
-            // Removed since it was listed (another machine changed that image), or unreadable:
-            // no record, so the original is rendered again; a bucket gone as a whole fails the run.
-            if (error instanceof StorageError && STORE_WIDE.has(error.kind)) throw error;
-            if (!(error instanceof StorageError && error.kind === 'missing'))
-              this.#warn(`${oneLine(error)}; its original will be rendered again`);
-            return;
-          }
-          const record = parseJsonOrUndefined(recordSchema, text);
-          if (record) entries[key] = record.entry;
-          else
-            this.#warn(
-              `${this.#store.describe(name)}: not a valid manifest record; its original will be rendered again`,
-            );
-        }),
-      ),
-    );
-    return entries;
-  }
-}
-
-const recordSchema = z.object({ version: z.literal(MANIFEST_VERSION), entry: entrySchema });
-
-/**
- * Collects a run's changes and merges them into the manifest file, at most every
- * `intervalMs` while the run goes on (so a killed run keeps what it finished), and on `close`.
- */
-export class ManifestWriter {
-  readonly #file: string;
-  readonly #pending = new Map<string, ManifestEntry | null>();
-  readonly #intervalMs: number;
-  #lastFlush = Date.now();
-  #flushing: Promise<void> = Promise.resolve();
-
-  constructor(outDir: string, intervalMs = 1_000) {
-    this.#file = path.join(outDir, MANIFEST_FILE);
-    this.#intervalMs = intervalMs;
-  }
-
-  /** Records `entry` under `key` (the image's path under the output folder, `<folders>/<name>.<ext>`). */
-  async set(key: string, entry: ManifestEntry): Promise<void> {
-    this.#pending.set(key, entry);
-    if (Date.now() - this.#lastFlush >= this.#intervalMs) await this.flush();
-  }
-
-  /** Removes the entry under `key`. */
-  async delete(key: string): Promise<void> {
-    this.#pending.set(key, null);
-    if (Date.now() - this.#lastFlush >= this.#intervalMs) await this.flush();
-  }
-
-  /** Writes the pending changes now. */
-  flush(): Promise<void> {
-    this.#flushing = this.#flushing.catch(() => undefined).then(() => this.#write());
-    return this.#flushing;
-  }
-
-  async #write(): Promise<void> {
-    this.#lastFlush = Date.now();
-    if (this.#pending.size === 0) return;
-    const changes = new Map(this.#pending);
-    this.#pending.clear();
-    const keep = () => {
-      // Not written: the changes wait for the next flush, unless newer ones replaced them.
-      for (const [key, entry] of changes) if (!this.#pending.has(key)) this.#pending.set(key, entry);
+  /**
+   * A folder's one-file manifest, if it has one: migrated to records (`migrate`: a record already
+   * there is newer and kept), then renamed to `MIGRATED_MANIFEST_FILE`; else read, to be looked up
+   * under the records. One that is not a manifest is reported and left where it is; one that cannot
+   * be read (a FIFO, a device) stops the run, as it always has.
+   */
+  async adopt(migrate: boolean): Promise<void> {
+    const root = this.#root();
+    const file = path.join(root, MANIFEST_FILE);
+    const run = async () => {
+      const read = await readFileWithin(file, MAX_MANIFEST_BYTES, 'the cap on a manifest');
+      if (!read.ok) {
+        if (read.missing) return;
+        throw new ManifestError(file, read.reason);
+      }
+      const parsed = parseJsonAs(legacySchema, read.bytes);
+      if (!parsed.ok) {
+        this.#problems.push(`${file}: not a valid manifest; every original it recorded will be rendered again`);
+        return;
+      }
+      const entries = parsed.data.entries;
+      for (const entry of Object.values(entries)) entry.source = fromStored(root, entry.source);
+      if (!migrate) {
+        this.#legacy = entries;
+        return;
+      }
+      await Promise.all(
+        Object.entries(entries).map(([key, entry]) =>
+          this.#limit(async () => {
+            if (!(await this.#read(key))) await this.set(key, entry);
+          }),
+        ),
+      );
+      await rename(file, path.join(root, MIGRATED_MANIFEST_FILE));
     };
     try {
-      await withLock(`${this.#file}.lock`, async () => {
-        const { entries } = await readManifest(path.dirname(this.#file));
-        for (const [key, entry] of changes) {
-          if (entry) entries[key] = entry;
-          else delete entries[key];
-        }
-        const dir = path.dirname(this.#file);
-        const sorted = Object.fromEntries(
-          Object.entries(entries)
-            .sort(([a], [b]) => a.localeCompare(b))
-            .map(([key, entry]) => [key, { ...entry, source: toStored(dir, entry.source) }]),
-        );
-        await writeFileAtomic(
-          this.#file,
-          `${JSON.stringify({ version: MANIFEST_VERSION, entries: sorted }, null, 2)}\n`,
-        );
-        // Still under the lock: nobody else has written since, so these are the file's entries.
-        const stamp = await stampOfFile(this.#file);
-        if (stamp !== null) known.set(this.#file, { stamp, entries });
-      });
+      await (migrate ? withLock(`${file}.lock`, run) : run());
     } catch (error) {
-      keep();
       if (error instanceof ManifestError) throw error;
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      throw new ManifestError(this.#file, `cannot update (${reason})`, { cause: error });
+      throw new ManifestError(file, `cannot migrate to ${MANIFEST_RECORDS} (${reason})`, { cause: error });
     }
   }
 
-  /** The entries recorded since the last successful write, by key. */
-  get unwritten(): ReadonlyMap<string, ManifestEntry | null> {
-    return this.#pending;
+  #root(): string {
+    return path.resolve(this.#local!.location);
+  }
+
+  /** A bucket's keys with these stems, from a listing of each records folder once a batch. */
+  async #listedKeys(stemList: string[]): Promise<string[]> {
+    const stems = new Set(stemList);
+    const keys: string[] = [];
+    for (const folder of new Set(stemList.map((stem) => stem.slice(0, stem.lastIndexOf('/') + 1)))) {
+      let listed = this.#listed.get(folder);
+      if (!listed) {
+        listed = (async () => {
+          const found = new Set<string>();
+          for await (const object of this.#store.list(MANIFEST_RECORDS + folder, { shallow: true })) {
+            if (object.key.endsWith('.json')) found.add(object.key.slice(MANIFEST_RECORDS.length, -'.json'.length));
+          }
+          return found;
+        })();
+        this.#listed.set(folder, listed);
+      }
+      for (const key of await listed) if (stems.has(stemOfKey(key))) keys.push(key);
+    }
+    return keys;
+  }
+
+  /** The record under `key`; none when there is none, or it cannot be read (said in `warning`). */
+  async #read(key: string): Promise<ManifestEntry | undefined> {
+    const name = `${MANIFEST_RECORDS}${key}.json`;
+    let bytes: Buffer;
+    if (this.#local) {
+      const file = this.#local.localPath(name);
+      // Most keys looked up have no record: a stat says so without the cost of a failed open's error.
+      if (!existsWithoutThrowing(file)) return undefined;
+      const read = readSmallFileSync(file, MAX_RECORD_BYTES, 'the cap on a manifest record');
+      if (!read.ok) {
+        if (!read.missing) this.#problems.push(`${this.#store.describe(name)}: ${read.reason}; its original will be rendered again`);
+        return undefined;
+      }
+      bytes = read.bytes;
+    } else {
+      try {
+        const { body } = await this.#store.read(name);
+        const chunks: Buffer[] = [];
+        for await (const chunk of body) chunks.push(chunk as Buffer);
+        bytes = Buffer.concat(chunks);
+      } catch (error) {
+        // Removed since it was listed (another machine changed that image), or unreadable:
+        // no record, so the original is rendered again; a bucket gone as a whole fails the run.
+        if (error instanceof StorageError && STORE_WIDE.has(error.kind)) throw error;
+        if (!(error instanceof StorageError && error.kind === 'missing'))
+          this.#problems.push(`${oneLine(error)}; its original will be rendered again`);
+        return undefined;
+      }
+    }
+    const record = parseJsonOrUndefined(recordSchema, bytes.toString('utf8'));
+    if (!record) {
+      this.#problems.push(`${this.#store.describe(name)}: not a valid manifest record; its original will be rendered again`);
+      return undefined;
+    }
+    if (this.#local) record.entry.source = fromStored(this.#root(), record.entry.source);
+    return record.entry;
   }
 }
+
+function existsWithoutThrowing(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true; // there, but not to be stat'ed (EACCES): the read says why
+  }
+}
+
+const legacySchema = z.object({
+  version: z.literal(MANIFEST_VERSION),
+  entries: z.record(z.string(), entrySchema),
+});
+const recordSchema = z.object({ version: z.literal(MANIFEST_VERSION), entry: entrySchema });

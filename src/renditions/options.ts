@@ -22,6 +22,17 @@ export interface RenderOptions extends RenderSettingsInput {
   force?: boolean;
   /** Plan only: report what would be written, write nothing. */
   dryRun?: boolean;
+  /**
+   * Remove the files of earlier renderings of the originals rendered that this run no longer writes
+   * (a format no longer listed, another naming), and their records. Without it nothing is removed:
+   * the report counts those files as `kept`.
+   */
+  prune?: boolean;
+  /**
+   * Keep each original's result in the report (default true). False: only the counts, failures and
+   * warnings, so that memory stays bounded however many originals a batch has.
+   */
+  collectResults?: boolean;
   /** The alt text of an original's Image object (default: null). */
   altText?: (original: Original) => string | null | undefined;
   /** Called after each original, rendered, skipped or failed. */

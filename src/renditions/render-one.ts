@@ -20,7 +20,7 @@ import { type Placeholder, placeholderOf } from './placeholder.js';
 import { type Output, outputsOf, type Plan } from './plan.js';
 import { buildSrcset, type PixelSize, RENDITION_KEYS, type RenditionKey } from './rules.js';
 import { qualityTarget, type RenderSettings, settingsKey } from './settings.js';
-import { changed, readAndHash, type SourceBytes, stampOf } from './source-bytes.js';
+import { changed, readAndHash, type SourceBytes, type Stamped, stampOf } from './source-bytes.js';
 
 /** An original rendered whose manifest record could not be written. */
 export const unrecorded = (source: string, error: unknown) =>
@@ -68,10 +68,31 @@ export interface RenderResult extends OutputResult {
   /** What a page shows while a rendition loads: the dominant colour and a tiny preview; none when planned. */
   placeholder?: Placeholder;
   /**
-   * Files an earlier rendering of this original wrote (in another format or naming) that
-   * this one does not: removed, or, `planned`, to be removed. Paths under the output folder.
+   * Files an earlier rendering of this original wrote (in another format or naming) that this
+   * one does not, removed with `prune` (or, `planned`, to be removed). Paths under the output folder.
    */
   removed: string[];
+  /** The same files, kept: without `prune`, nothing is removed. */
+  kept: string[];
+}
+
+/** How a batch's originals ended, and the files of earlier renderings removed and kept. */
+export type RenderCounts = Record<RenderStatus, number> & { removed: number; kept: number };
+
+export const zeroCounts = (): RenderCounts => ({ rendered: 0, skipped: 0, planned: 0, removed: 0, kept: 0 });
+
+/** The counts of `results`. */
+export function countsOf(results: Array<Pick<RenderResult, 'status' | 'removed' | 'kept'>>): RenderCounts {
+  const counts = zeroCounts();
+  for (const result of results) count(counts, result);
+  return counts;
+}
+
+/** Adds `result` to `counts`. */
+export function count(counts: RenderCounts, result: Pick<RenderResult, 'status' | 'removed' | 'kept'>): void {
+  counts[result.status]++;
+  counts.removed += result.removed.length;
+  counts.kept += result.kept.length;
 }
 
 /** What rendering one original needs from its batch. */
@@ -80,8 +101,6 @@ export interface Context {
   settings: RenderSettings;
   /** Where the renditions go. */
   store: MediaStore;
-  /** The manifest's entries for this run's images, as the run began. */
-  entries: Record<string, ManifestEntry>;
   manifest: Manifest;
   /** Claims on images' keys (a local folder only); released once the manifest is written. */
   claims: Claims | null;
@@ -98,12 +117,20 @@ type Renditions = ManifestEntry['renditions'];
  * made to appear together, and then recorded in the manifest; files of an earlier rendering it
  * no longer writes (another naming, a format no longer listed) are removed.
  */
-export async function renderOne(context: Context, plan: Plan): Promise<RenderResult> {
+export async function renderOne(
+  context: Context,
+  plan: Plan,
+  /** The records of the plan's stem (`landscapes/dune`), by key, as the batch read them. */
+  recorded: Record<string, ManifestEntry>,
+  /** The original's stamp, taken before anything was read of it (source-bytes.ts). */
+  { stamp, settled }: Stamped,
+): Promise<RenderResult> {
   const { settings, options, store, manifest } = context;
   const { original, info } = plan;
   const outputs = outputsOf(plan);
   const source = original.data || original.object ? original.source : path.resolve(original.source);
-  const stale = staleFiles(context.entries, source, outputs);
+  const stale = staleFiles(recorded, source, outputs);
+  const prune = Boolean(options.prune);
   const result = (
     status: RenderStatus,
     recorded: Array<Renditions | undefined>,
@@ -122,7 +149,8 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
         ...alternate,
         srcset: buildSrcset(renditionUrls(alternate.files, settings.mediaUrl)),
       })),
-      removed: stale,
+      removed: prune ? stale : [],
+      kept: prune ? [] : stale,
       ...(placeholder && { placeholder }),
       image: buildImageObject(info.size, plan.files, {
         mediaUrl: settings.mediaUrl,
@@ -130,8 +158,7 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
       }),
     };
   };
-  const previous = outputs.map((output) => context.entries[output.key]);
-  const { stamp, settled } = await stampOf(original);
+  const previous = outputs.map((output) => recorded[output.key]);
   // An output up to date, hashed again (touched, moved, copied, or a manifest from before
   // stamps): the same content, so its record learns where it is now and its stamp, for the next
   // run's fast path. That only spares the next run a hash (or a header read): no failure if lost.
@@ -171,7 +198,7 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
       const placeholder = await recordedPlaceholder(context, previous as ManifestEntry[]);
       if (!options.dryRun) {
         await Promise.all(outputs.map((output, index) => refresh(output, previous[index]!, placeholder)));
-        await removeStale(context, plan, stale, source);
+        if (prune) await removeStale(context, plan, recorded, stale, source);
       }
       return result('skipped', recordedSoFar, placeholder);
     }
@@ -218,6 +245,7 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
         info: header,
         ...(placeholder && { placeholder }),
         renditions,
+        ...keptFrom(previous[outputs.indexOf(output)], renditions, prune),
       };
       await manifest.set(output.key, entry).catch((error: unknown) => {
         throw unrecorded(original.source, error);
@@ -228,7 +256,7 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
         todo.includes(output) ? undefined : refresh(output, previous[index]!, placeholder),
       ),
     );
-    await removeStale(context, plan, stale, source);
+    if (prune) await removeStale(context, plan, recorded, stale, source);
     return result(
       'rendered',
       outputs.map((output, index) => (todo.includes(output) ? written[todo.indexOf(output)] : recordedSoFar[index])),
@@ -320,14 +348,20 @@ function describeOutput(output: Output, recorded: Renditions | undefined) {
 }
 
 /**
- * Removes the files of earlier renderings of this original that none of its outputs writes now,
- * and forgets their records (another key: another format, or a format no longer listed).
+ * With `prune`: removes the files of earlier renderings of this original that none of its outputs
+ * writes now, and forgets their records (another key: another format, or a format no longer listed).
  */
-async function removeStale(context: Context, plan: Plan, stale: string[], source: string): Promise<void> {
+async function removeStale(
+  context: Context,
+  plan: Plan,
+  recorded: Record<string, ManifestEntry>,
+  stale: string[],
+  source: string,
+): Promise<void> {
   const keys = new Set(outputsOf(plan).map((output) => output.key));
   try {
     for (const old of stale) await context.store.remove(old);
-    for (const [oldKey, entry] of Object.entries(context.entries)) {
+    for (const [oldKey, entry] of Object.entries(recorded)) {
       if (entry.source === source && !keys.has(oldKey)) await context.manifest.delete(oldKey);
     }
   } catch (error) {
@@ -414,13 +448,27 @@ function largerPng(
   );
 }
 
-/** The files the manifest's renderings of `source` wrote that none of `outputs` writes. */
-function staleFiles(entries: Record<string, ManifestEntry>, source: string, outputs: Output[]): string[] {
-  const kept = new Set(outputs.flatMap((output) => Object.values(output.files).map((file) => file.path)));
-  const earlier = Object.values(entries)
+/** The files an entry names: its renditions, and those of earlier renderings kept under its key. */
+const namedBy = (entry: ManifestEntry) => [...Object.values(entry.renditions).map((file) => file.path), ...(entry.kept ?? [])];
+
+/** The files the manifest's renderings of `source` wrote (and kept) that none of `outputs` writes. */
+function staleFiles(recorded: Record<string, ManifestEntry>, source: string, outputs: Output[]): string[] {
+  const written = new Set(outputs.flatMap((output) => Object.values(output.files).map((file) => file.path)));
+  const earlier = Object.values(recorded)
     .filter((entry) => entry.source === source)
-    .flatMap((entry) => Object.values(entry.renditions).map((file) => file.path));
-  return [...new Set(earlier)].filter((file) => !kept.has(file)).sort();
+    .flatMap(namedBy);
+  return [...new Set(earlier)].filter((file) => !written.has(file)).sort();
+}
+
+/**
+ * Without `prune`, the files an output's earlier record named that its new renditions do not (another
+ * naming), for its new record to keep naming: a later `--prune` finds them there.
+ */
+function keptFrom(previous: ManifestEntry | undefined, renditions: Renditions, prune: boolean): { kept?: string[] } {
+  if (!previous || prune) return {};
+  const written = new Set(Object.values(renditions).map((file) => file.path));
+  const kept = [...new Set(namedBy(previous))].filter((file) => !written.has(file)).sort();
+  return kept.length > 0 ? { kept } : {};
 }
 
 /**

@@ -7,13 +7,13 @@ import type { SourceError } from '../errors.js';
 import { discoverOriginals, type Original } from './discover.js';
 import { isLossy } from './formats.js';
 import type { RenderOptions } from './options.js';
-import type { RenderResult } from './render-one.js';
+import type { RenderCounts, RenderResult } from './render-one.js';
 import { openRenderSession } from './session.js';
 import { qualityTarget, type RenderSettings, resolveSettings } from './settings.js';
 import { inShard } from './shard.js';
 
 export type { RenderOptions, RenderProgress } from './options.js';
-export type { AlternateResult, RenderResult, RenderStatus } from './render-one.js';
+export type { AlternateResult, RenderCounts, RenderResult, RenderStatus } from './render-one.js';
 
 export interface RenderFailure {
   source: string;
@@ -22,7 +22,10 @@ export interface RenderFailure {
 }
 
 export interface RenderReport {
+  /** Each original's result, in the order of their sources; none with `collectResults: false`. */
   results: RenderResult[];
+  /** Originals by how they ended, and files of earlier renderings removed and kept. */
+  counts: RenderCounts;
   failures: RenderFailure[];
   warnings: string[];
   /** Originals never started because the run was interrupted (`signal`): neither rendered nor failed. */
@@ -85,9 +88,10 @@ function settingsWarnings(settings: RenderSettings): string[] {
   ];
 }
 
-function report({ results, errors, warnings, notStarted }: Awaited<ReturnType<typeof runBatch>>): RenderReport {
+function report({ results, errors, warnings, notStarted, counts }: Awaited<ReturnType<typeof runBatch>>): RenderReport {
   return {
     results,
+    counts,
     failures: errors.map((error) => ({ source: error.source, code: error.code, error: error.message })),
     warnings,
     notStarted,

@@ -4,22 +4,23 @@
  */
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { ContentApiError, oneLine, SourceError } from '../errors.js';
+import { oneLine, SourceError } from '../errors.js';
 import { sweepStaleTempsIn } from '../fs/atomic.js';
 import { isInside } from '../fs/paths.js';
+import { walkFolders } from '../fs/walk.js';
 import { LocalStore } from '../storage/local.js';
 import { openStore } from '../storage/location.js';
 import { sweepSpools } from '../storage/spool.js';
-import { type MediaStore, sameStamp } from '../storage/store.js';
+import { type MediaStore, type Stamp, sameStamp } from '../storage/store.js';
 import { Claims } from './claims.js';
 import type { Original } from './discover.js';
-import { type Manifest, type ManifestEntry, openManifest, readManifest } from './manifest.js';
+import { MANIFEST_RECORDS, type ManifestEntry, openManifest, stemOfKey } from './manifest.js';
 import { type RenderOptions, type RenderProgress, resolveConcurrency } from './options.js';
 import type { SourceInfo } from './pipeline.js';
 import { type Plan, planOriginal, splitCollisions } from './plan.js';
-import { type Context, type RenderResult, renderOne, unrecorded } from './render-one.js';
+import { type Context, count, type RenderCounts, type RenderResult, renderOne, zeroCounts } from './render-one.js';
 import { type RenderSettings, resolveSettings } from './settings.js';
-import { shareCores } from './threads.js';
+import { type Stamped, stampOf } from './source-bytes.js';
 
 /**
  * An output location open for rendering: its store, manifest and claims, with the temporary
@@ -38,6 +39,8 @@ export interface Batch {
   errors: SourceError[];
   warnings: string[];
   notStarted: string[];
+  /** Originals by how they ended, and files of earlier renderings removed and kept: kept when results are not. */
+  counts: RenderCounts;
 }
 
 /** Opens `options.outDir` for rendering with `settings` (see `resolveSettings`). */
@@ -49,9 +52,12 @@ export async function openRenderSession(
   const store = await openStore(options.outDir, options.s3);
   try {
     await store.open({ write: !options.dryRun, create: options.createOutDir ?? true });
-    const manifest = await openManifest(store);
+    const manifest = await openManifest(store, { migrate: !options.dryRun });
     // Runs at once into one folder decide collisions on the files as they are now (claims.ts).
-    const claims = store instanceof LocalStore && !options.dryRun ? new Claims(path.resolve(store.location)) : null;
+    const claims =
+      store instanceof LocalStore && !options.dryRun
+        ? new Claims(path.resolve(store.location), (key) => manifest.entry(key))
+        : null;
     // Said once, in the first batch's report.
     const opened = manifest.warning;
     let pending: string[] = opened ? [opened] : [];
@@ -60,6 +66,7 @@ export async function openRenderSession(
       async render(originals, failures = []) {
         const warnings = pending;
         pending = [];
+        manifest.refresh();
         // Every batch, not only the first: a worker killed mid-job (its temporaries left in the
         // folders this job writes) is swept by the next worker that runs it, or a job like it.
         if (!options.dryRun) warnings.push(...(await sweep(store, claims, originals, opening, options.signal)));
@@ -103,19 +110,51 @@ async function sweep(
   return warnings;
 }
 
-/** The folders of a local output a batch of `originals` writes temporaries into (see `sweep`). */
+/**
+ * The folders of a local output a batch of `originals` writes temporaries into (see `sweep`):
+ * their renditions' and records' folders, and, when the session opens, every folder holding
+ * records and so renditions (a key's records folder mirrors its renditions' folder).
+ */
 async function tempFolders(root: string, originals: Original[], opening: boolean): Promise<string[]> {
-  const keys = originals.map((original) => original.stem);
-  if (opening) {
-    const { entries } = await readManifest(root).catch(() => ({ entries: {} }));
-    for (const entry of Object.values(entries)) keys.push(...Object.values(entry.renditions).map((r) => r.path));
-  }
-  const folders = new Set([root]);
-  for (const key of keys) {
-    const folder = path.join(root, path.dirname(key));
+  const records = path.join(root, MANIFEST_RECORDS);
+  const folders = new Set([root, records]);
+  const add = (folder: string) => {
     if (isInside(folder, root)) folders.add(folder);
+  };
+  for (const original of originals) {
+    add(path.join(root, path.dirname(original.stem)));
+    add(path.join(records, path.dirname(original.stem)));
+  }
+  if (opening) {
+    for await (const folder of walkFolders(records, { followLinks: false, onUnreadable: () => {} })) {
+      add(path.join(root, folder));
+      add(path.join(records, folder));
+    }
   }
   return [...folders];
+}
+
+/**
+ * Originals planned and rendered together: their records are read at once, and a batch of any
+ * size holds no more than this many plans and records (each original's result is the caller's).
+ */
+const CHUNK = 256;
+
+/**
+ * `originals` by stem, in chunks of about `CHUNK` that never split a stem: originals that would
+ * write the same key share a stem (plan.ts `splitCollisions`), so each chunk sees its collisions.
+ */
+function* chunksByStem(originals: Original[]): Generator<Original[]> {
+  const sorted = [...originals].sort((a, b) => (a.stem < b.stem ? -1 : a.stem > b.stem ? 1 : 0));
+  let chunk: Original[] = [];
+  for (const original of sorted) {
+    if (chunk.length >= CHUNK && chunk.at(-1)!.stem !== original.stem) {
+      yield chunk;
+      chunk = [];
+    }
+    chunk.push(original);
+  }
+  if (chunk.length > 0) yield chunk;
 }
 
 async function renderInto(
@@ -128,40 +167,52 @@ async function renderInto(
   opened: string | undefined,
 ): Promise<Batch> {
   const { options, settings, manifest } = open;
-  const errors: SourceError[] = [...failures];
   const limit = pLimit(concurrency);
-  const entries = await manifest.entriesFor([...new Set(originals.map((original) => original.stem))]);
-  if (manifest.warning && manifest.warning !== opened) warnings.push(manifest.warning);
-  const recorded = new Map(Object.values(entries).map((entry) => [entry.source, entry]));
-  const planned = await Promise.all(
-    originals.map((original) =>
-      limit(() =>
-        planOriginal(original, settings, knownInfo(original, recorded, settings.pixelLimit)).catch((error: unknown) =>
-          keep(errors, error),
-        ),
-      ),
-    ),
-  );
-  const { plans, errors: collisions } = splitCollisions(planned.filter((plan) => plan !== undefined));
-  errors.push(...collisions);
-
-  const context: Context = { ...open, entries, releases: [], warnings };
-  const tally: Tally = { results: [], errors, notStarted: [], active: [], done: 0 };
-  const total = plans.length + errors.length;
+  const context: Context = { ...open, releases: [], warnings };
+  const tally: Tally = { results: [], errors: [...failures], notStarted: [], active: [], done: 0, counts: zeroCounts() };
+  const total = originals.length + failures.length;
   const progress: Progress = (source, status) =>
     options.onProgress?.({ done: tally.done, total, source, status, active: [...tally.active] });
-  for (const error of errors) {
+  for (const error of failures) {
     tally.done++;
     progress(error.source, 'failed');
   }
-
-  // Each of the originals rendered at once gets its share of the cores (libvips threads).
-  const releaseCores = shareCores(Math.min(concurrency, Math.max(1, plans.length)));
   try {
-    await renderAll(context, plans, limit, tally, progress);
-    if (!options.dryRun) await flushManifest(manifest, plans, tally.results, errors);
+    for (const chunk of chunksByStem(originals)) {
+      if (options.signal?.aborted) {
+        tally.notStarted.push(...chunk.map((original) => original.source));
+        continue;
+      }
+      const entries = await manifest.entriesFor([...new Set(chunk.map((original) => original.stem))]);
+      const byStem = new Map<string, Record<string, ManifestEntry>>();
+      for (const [key, entry] of Object.entries(entries)) {
+        const stem = stemOfKey(key);
+        byStem.set(stem, { ...byStem.get(stem), [key]: entry });
+      }
+      const planned = await Promise.all(
+        chunk.map((original) =>
+          limit(async () => {
+            const recorded = byStem.get(original.stem) ?? {};
+            const stamped = await stampOf(original);
+            const known = knownInfo(original, stamped.stamp, recorded, settings.pixelLimit);
+            const plan = await planOriginal(original, settings, known);
+            return { ...plan, recorded, stamped };
+          }).catch((error: unknown) => {
+            keep(tally.errors, error);
+            tally.done++;
+            progress(original.source, 'failed');
+          }),
+        ),
+      );
+      const { plans, errors: collisions } = splitCollisions(planned.filter((plan) => plan !== undefined));
+      for (const error of collisions) {
+        tally.errors.push(error);
+        tally.done++;
+        progress(error.source, 'failed');
+      }
+      await renderAll(context, plans as RecordedPlan[], limit, tally, progress);
+    }
   } finally {
-    releaseCores();
     // A claim that cannot be removed (the folder turned read-only, say) must not cost the batch its
     // report: the next run into this folder takes it over, its writer being gone.
     const released = await Promise.allSettled(context.releases.map((release) => release()));
@@ -173,27 +224,35 @@ async function renderInto(
       );
     }
   }
+  if (manifest.warning && manifest.warning !== opened) warnings.push(manifest.warning);
   const bySource = (a: { source: string }, b: { source: string }) => a.source.localeCompare(b.source);
   return {
     results: tally.results.sort(bySource),
-    errors: errors.sort(bySource),
+    errors: tally.errors.sort(bySource),
     warnings,
     notStarted: tally.notStarted.sort(),
+    counts: tally.counts,
   };
 }
 
+/** A plan with its image's records and its original's stamp, as the batch read them. */
+type RecordedPlan = Plan & { recorded: Record<string, ManifestEntry>; stamped: Stamped };
+
 /**
- * The header of an object in a bucket as recorded, while its listing says it is unchanged
- * (same stamp): planned without a read, so a rerun over an unchanged bucket reads no original.
- * (A local file's header is read: that costs one small read, and keeps every check as it was.)
+ * The header of an original as recorded, while its stamp (a file's stat, an object's listing)
+ * says it is unchanged: planned without a read, so a rerun over an unchanged archive reads no
+ * original.
  */
 function knownInfo(
   original: Original,
-  recorded: Map<string, ManifestEntry>,
+  stamp: Stamp | undefined,
+  recorded: Record<string, ManifestEntry>,
   pixelLimit: number,
 ): SourceInfo | undefined {
-  const entry = original.object && recorded.get(original.source);
-  if (!entry?.info || !sameStamp(entry.stamp, original.object!.stamp)) return undefined;
+  if (original.data || stamp === undefined) return undefined;
+  const source = original.object ? original.source : path.resolve(original.source);
+  const entry = Object.values(recorded).find((each) => each.source === source && sameStamp(each.stamp, stamp));
+  if (!entry?.info) return undefined;
   const { width, height } = entry.original;
   if (pixelLimit > 0 && width * height * entry.info.pages > pixelLimit) return undefined; // read it, to say by how much
   return { ...entry.info, size: entry.original };
@@ -207,6 +266,7 @@ interface Tally {
   /** Sources under way, in the order they started. */
   active: string[];
   done: number;
+  counts: RenderCounts;
 }
 
 type Progress = (source: string, status: RenderProgress['status']) => void;
@@ -214,7 +274,7 @@ type Progress = (source: string, status: RenderProgress['status']) => void;
 /** Renders every plan, `limit` at a time, each failing alone; after an interruption, starts none. */
 async function renderAll(
   context: Context,
-  plans: Plan[],
+  plans: RecordedPlan[],
   limit: ReturnType<typeof pLimit>,
   tally: Tally,
   progress: Progress,
@@ -231,8 +291,9 @@ async function renderAll(
         progress(source, 'started');
         let status: RenderProgress['status'] = 'failed';
         try {
-          const result = await renderOne(context, plan);
-          tally.results.push(result);
+          const result = await renderOne(context, plan, plan.recorded, plan.stamped);
+          count(tally.counts, result);
+          if (context.options.collectResults !== false) tally.results.push(result);
           status = result.status;
         } catch (error) {
           keep(tally.errors, error);
@@ -243,30 +304,6 @@ async function renderAll(
       }),
     ),
   );
-}
-
-/**
- * Writes the manifest's last changes. When it cannot be written (a full disk, a read-only
- * folder), the originals rendered whose records are lost fail, saying so: their files are in
- * place, but the next run renders them again. The report is still complete.
- */
-async function flushManifest(
-  manifest: Manifest,
-  plans: Plan[],
-  results: RenderResult[],
-  errors: SourceError[],
-): Promise<void> {
-  try {
-    await manifest.flush();
-  } catch (error) {
-    if (!(error instanceof ContentApiError)) throw error;
-    const lost = new Set(manifest.unwritten().map((key) => plans.find((plan) => plan.key === key)?.original.source));
-    for (const [index, result] of [...results.entries()].reverse()) {
-      if (result.status !== 'rendered' || !lost.has(result.source)) continue;
-      results.splice(index, 1);
-      errors.push(unrecorded(result.source, error));
-    }
-  }
 }
 
 /** Collects a SourceError; anything else is a bug or a batch-wide failure and propagates. */

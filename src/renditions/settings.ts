@@ -404,6 +404,19 @@ export function settingsKey(
   format: OutputFormat,
   schema: SettingsSchema = renderSettingsSchema,
 ): string {
+  // Asked for every output of every original of a batch, of settings that never change meanwhile.
+  const known = schema === renderSettingsSchema ? (keys.get(settings) ?? new Map<OutputFormat, string>()) : null;
+  const cached = known?.get(format);
+  if (cached !== undefined) return cached;
+  const key = computeKey(settings, format, schema);
+  if (known) keys.set(settings, known.set(format, key));
+  return key;
+}
+
+/** `settingsKey` of the default schema, by settings object and format. */
+const keys = new WeakMap<RenderSettings, Map<OutputFormat, string>>();
+
+function computeKey(settings: RenderSettings, format: OutputFormat, schema: SettingsSchema): string {
   const quality = format === 'jpeg' || format === 'webp' || format === 'avif' ? settings.quality[format] : '-';
   const first = `v${PIPELINE_VERSIONS[format]} ${format} q${quality} ${settings.naming}`;
   const added = settingLeaves(schema)

@@ -13,7 +13,7 @@ const stillThere = async () => true;
 describe('claims', () => {
   it('images claimed and released at once never fail for the claims folder their releases remove', async () => {
     const out = await tempDir();
-    const claims = new Claims(out);
+    const claims = new Claims(out, async () => undefined);
     // Each release of the last claim removes the claims folder; the other image's claim is
     // made meanwhile. Node's recursive mkdir, racing that removal, said ENOENT (it failed the
     // image, "cannot write renditions (ENOENT)", in one full-suite run of four), or ENOTDIR for
@@ -33,7 +33,7 @@ describe('claims', () => {
   it('a file where the claims folder goes is named, not tried forever', async () => {
     const out = await tempDir();
     await writeFile(path.join(out, CLAIMS_FOLDER), 'not a folder');
-    const claims = new Claims(out);
+    const claims = new Claims(out, async () => undefined);
     for (const key of ['photo', 'deep/photo']) {
       await expect(claims.claim(key, '/originals/photo.jpg', 'sha', stillThere)).rejects.toThrow(
         /^E(EXIST|NOTDIR): .*\.content-api-claims/,
@@ -43,7 +43,7 @@ describe('claims', () => {
 
   it('a claim on the same key for another picture is refused while it is held', async () => {
     const out = await tempDir();
-    const claims = new Claims(out);
+    const claims = new Claims(out, async () => undefined);
     const first = await claims.claim('photo', '/originals/a/photo.jpg', 'sha-a', stillThere);
     expect(first.ok).toBe(true);
     const second = await claims.claim('photo', '/originals/b/photo.jpg', 'sha-b', stillThere);

@@ -85,7 +85,12 @@ export function renderCommand(program: Command): Command {
       '-f, --force',
       'render everything again, even what is up to date, and replace renditions another original wrote earlier',
     )
-    .option('-n, --dry-run', 'list what would be written and removed, write nothing')
+    .option(
+      '--prune',
+      'remove the files of earlier renderings of these originals that this run no longer writes ' +
+        '(a format no longer listed, another naming); without it nothing is removed',
+    )
+    .option('-n, --dry-run', 'list what would be written (and, with --prune, removed), write nothing')
     .option('--json', 'print one JSON document with every result and failure on stdout')
     .option(
       '--html',
@@ -151,6 +156,7 @@ async function runAction(inputs: string[], flags: Flags, command: Command): Prom
     concurrency: flags.concurrency as number | undefined,
     shard: flags.shard === undefined ? undefined : parseShard(flags.shard as string),
     force: Boolean(flags.force),
+    prune: Boolean(flags.prune),
     dryRun: Boolean(flags.dryRun),
     json: Boolean(flags.json),
     s3: s3From(flags),
@@ -169,6 +175,7 @@ async function runAction(inputs: string[], flags: Flags, command: Command): Prom
       throw new InvalidArgumentError("--queue does not apply to --page: a page's images are rendered here, together");
     }
     if (flags.dryRun) throw new InvalidArgumentError('--dry-run plans here, reading only headers: drop --queue');
+    if (flags.prune) throw new InvalidArgumentError('--prune removes files here, never on workers: drop --queue');
     if (flags.concurrency !== undefined) {
       throw new InvalidArgumentError(
         "--concurrency is the workers' (content-api worker --concurrency), not the queue's",

@@ -88,7 +88,8 @@ export function printReport(
           failures: report.failures,
           notStarted: report.notStarted,
           warnings: report.warnings,
-          removed: removedCount(report.results),
+          removed: report.counts.removed,
+          kept: report.counts.kept,
           ...pending,
         },
         null,
@@ -121,7 +122,7 @@ function inInputOrder(results: RenderResult[], inputs: string[]): RenderResult[]
 }
 
 export function resultJson(
-  { source, status, format, image, files, bytes, measured, alternates, placeholder, removed }: RenderResult,
+  { source, status, format, image, files, bytes, measured, alternates, placeholder, removed, kept }: RenderResult,
   options: { outDir: string },
 ) {
   const inOut = (file: string) => joinLocation(options.outDir, file);
@@ -137,6 +138,7 @@ export function resultJson(
     alternates: alternates.map((alternate) => ({ ...alternate, files: paths(alternate.files) })),
     ...(placeholder && { placeholder }),
     removed: removed.map(inOut),
+    kept: kept.map(inOut),
   };
 }
 
@@ -161,26 +163,22 @@ export function printMessages(report: { warnings: string[]; failures: Array<{ er
   for (const failure of report.failures) printMessage(`${red('failed')}: ${escapeText(failure.error)}`);
 }
 
-/**
- * How many files of earlier renderings (another format or naming) the run removed, or, in a
- * dry run, would remove: the sum of the results' `removed` lists.
- */
-export function removedCount(results: RenderResult[]): number {
-  return results.reduce((sum, result) => sum + result.removed.length, 0);
-}
-
 export function summary(
-  report: Pick<RenderReport, 'results' | 'failures' | 'notStarted'> & { pending?: string[] },
+  report: Pick<RenderReport, 'counts' | 'failures' | 'notStarted'> & { pending?: string[] },
   seconds: number,
   options: { outDir: string; dryRun?: boolean | undefined },
 ): string {
-  const count = (status: string) => report.results.filter((r) => r.status === status).length;
+  const { counts } = report;
   const { green, red } = stderrStyles();
   const parts = options.dryRun
-    ? [`${count('planned')} would be rendered`, `${count('skipped')} up to date`]
-    : [green(`${count('rendered')} rendered`), `${count('skipped')} up to date`];
-  const removed = removedCount(report.results);
+    ? [`${counts.planned} would be rendered`, `${counts.skipped} up to date`]
+    : [green(`${counts.rendered} rendered`), `${counts.skipped} up to date`];
+  const { removed, kept } = counts;
   if (removed > 0) parts.push(`${removed} files of earlier renderings ${options.dryRun ? 'to be removed' : 'removed'}`);
+  if (kept > 0) {
+    const how = options.dryRun ? '--prune removes them' : '--prune removes them; --prune --dry-run lists them first';
+    parts.push(`${kept} files of earlier renderings kept (${how})`);
+  }
   if (report.failures.length > 0) parts.push(red(`${report.failures.length} failed`));
   if (report.notStarted.length > 0) parts.push(`${report.notStarted.length} not started (interrupted)`);
   if (report.pending && report.pending.length > 0) parts.push(`${report.pending.length} still queued`);

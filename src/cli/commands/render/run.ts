@@ -12,7 +12,6 @@ import {
   finishReport,
   printDryRun,
   printMessages,
-  removedCount,
   resultJson,
   summary,
   writeContactSheet,
@@ -43,7 +42,13 @@ export async function runRender(inputs: string[], options: RenderCommandOptions)
   const { altTextFile, json, html: _html, inputs: _inputs, reportFile: _report, ...renderOptions } = options;
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
   const { report, seconds } = await withProgress(({ onDownload, ...hooks }) =>
-    renderOriginals(inputs, { ...renderOptions, altText: altText?.lookup, ...hooks }),
+    renderOriginals(inputs, {
+      ...renderOptions,
+      altText: altText?.lookup,
+      // A summary needs counts only: an archive of any size is rendered in bounded memory.
+      collectResults: json || options.html !== undefined || options.reportFile !== undefined || options.dryRun,
+      ...hooks,
+    }),
   );
   return finishReport(report, seconds, options, altText);
 }
@@ -73,8 +78,8 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
       ...resultJson(result, options),
     }));
     const { page: source, failures, notStarted, warnings, updated } = report;
-    const removed = removedCount(report.results);
-    const document = { page: source, results, failures, notStarted, warnings, removed, updated, written };
+    const { removed, kept } = report.counts;
+    const document = { page: source, results, failures, notStarted, warnings, removed, kept, updated, written };
     printData(JSON.stringify(document, null, 2));
   } else if (options.dryRun) {
     printDryRun(report.results, options);
