@@ -133,10 +133,10 @@ export async function renderOne(
   const prune = Boolean(options.prune);
   const result = (
     status: RenderStatus,
-    recorded: Array<Renditions | undefined>,
+    renditions: Array<Renditions | undefined>,
     placeholder?: Placeholder,
   ): RenderResult => {
-    const [primary, ...alternates] = outputs.map((output, index) => describeOutput(output, recorded[index]));
+    const [primary, ...alternates] = outputs.map((output, index) => describeOutput(output, renditions[index]));
     return {
       source: original.source,
       status,
@@ -362,7 +362,13 @@ async function removeStale(
   try {
     for (const old of stale) await context.store.remove(old);
     for (const [oldKey, entry] of Object.entries(recorded)) {
-      if (entry.source === source && !keys.has(oldKey)) await context.manifest.delete(oldKey);
+      if (entry.source !== source) continue;
+      if (!keys.has(oldKey)) await context.manifest.delete(oldKey);
+      else if (entry.kept) {
+        // Up to date, its earlier files now removed: its record stops naming them (one rewritten has none).
+        const { kept: _, ...rest } = entry;
+        await context.manifest.set(oldKey, rest);
+      }
     }
   } catch (error) {
     throw new SourceError(

@@ -3,14 +3,14 @@
  * Image object, the others as `alternates`; incremental runs, removal, collisions and dry runs
  * treat alternates as they treat the primary files.
  */
-import { copyFile, readFile, stat } from 'node:fs/promises';
+import { copyFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { type RenderResult, renderOriginal, renderOriginals } from '../../src/renditions/render.js';
 import { parseSrcset, RENDITION_KEYS } from '../../src/renditions/rules.js';
 import { animatedGif, photo, writeImage } from '../fixtures/images.js';
+import { readEntries } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
 
 const LADYBIRD = path.resolve('samples/originals/ladybird.jpg');
@@ -31,8 +31,7 @@ async function expectFiles(out: string, result: RenderResult, files: RenderResul
 const mtimes = async (out: string, files: RenderResult['files']) =>
   Promise.all(RENDITION_KEYS.map(async (key) => (await stat(path.join(out, files[key].path))).mtimeMs));
 
-const manifestKeys = async (out: string) =>
-  Object.keys(JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries).sort();
+const manifestKeys = async (out: string) => Object.keys(await readEntries(out));
 
 describe('alternates: one decode, every format', () => {
   it('writes each format, the Image object describes the first, the rest are alternates', async () => {
@@ -63,7 +62,7 @@ describe('alternates: one decode, every format', () => {
     expect(await manifestKeys(out)).toEqual(['ladybird.avif', 'ladybird.jpg', 'ladybird.webp']);
   });
 
-  it('skips what is up to date, renders only a format added, removes a format no longer listed', async () => {
+  it('skips what is up to date, renders only a format added, keeps a format no longer listed until pruned', async () => {
     const out = path.join(await tempDir(), 'media');
     const first = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'webp'] });
     const jpegTimes = await mtimes(out, first.files);
@@ -86,10 +85,14 @@ describe('alternates: one decode, every format', () => {
     expect(added.alternates.map((alternate) => alternate.format)).toEqual(['webp', 'avif']);
     await expectFiles(out, added, added.alternates[1]!.files, 'heif');
 
+    const avifs = RENDITION_KEYS.map((key) => added.alternates[1]!.files[key].path).sort();
     const dropped = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'webp'] });
-    expect(dropped.status).toBe('skipped');
-    expect(dropped.removed).toEqual(RENDITION_KEYS.map((key) => added.alternates[1]!.files[key].path).sort());
-    for (const file of dropped.removed) await expect(stat(path.join(out, file))).rejects.toThrow(/ENOENT/);
+    expect([dropped.status, dropped.removed, dropped.kept]).toEqual(['skipped', [], avifs]);
+    for (const file of avifs) await stat(path.join(out, file));
+    expect(await manifestKeys(out)).toEqual(['ladybird.avif', 'ladybird.jpg', 'ladybird.webp']);
+    const pruned = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'webp'], prune: true });
+    expect([pruned.status, pruned.removed, pruned.kept]).toEqual(['skipped', avifs, []]);
+    for (const file of avifs) await expect(stat(path.join(out, file))).rejects.toThrow(/ENOENT/);
     expect(await manifestKeys(out)).toEqual(['ladybird.jpg', 'ladybird.webp']);
   });
 

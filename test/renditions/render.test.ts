@@ -2,10 +2,11 @@ import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { MANIFEST_FILE, MANIFEST_RECORDS, MIGRATED_MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { type RenderResult, renderOriginal, renderOriginals, renderSources } from '../../src/renditions/render.js';
 import { parseSrcset, RENDITION_KEYS, renditionSizes } from '../../src/renditions/rules.js';
 import { animatedGif, orientedImage, photo, writeImage } from '../fixtures/images.js';
+import { readEntries, recordFile } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
 
 /** Reads every rendition back and checks it against the Image object and the rules. */
@@ -84,11 +85,22 @@ describe('naming', () => {
     expect(RENDITION_KEYS.map((key) => max!.files[key].path)).toEqual(
       [300, 600, 1200, 2400, 4800].map((n) => `old-works/evening-light.max-${n}x${n}.jpg`),
     );
+    const earlier = RENDITION_KEYS.map((key) => max!.files[key].path).sort();
     const [under] = (await renderOriginals([path.join(dir, 'in')], { outDir: out, naming: 'underscore' })).results;
     expect(under!.files.md.path).toBe('old-works/evening-light_1200x1200.jpg');
     await stat(path.join(out, 'old-works/evening-light_1200x1200.jpg'));
-    // The files of the earlier naming are gone: the manifest knew them.
+    // The files of the earlier naming are kept, and named in the record, so that a later prune finds them ...
+    expect(under!.kept).toEqual(earlier);
+    await stat(path.join(out, 'old-works/evening-light.max-1200x1200.jpg'));
+    expect((await readEntries(out))['old-works/evening-light.jpg']!.kept).toEqual(earlier);
+    // ... and removes them.
+    const [pruned] = (await renderOriginals([path.join(dir, 'in')], { outDir: out, naming: 'underscore', prune: true }))
+      .results;
+    expect([pruned!.status, pruned!.removed]).toEqual(['skipped', earlier]);
     await expect(stat(path.join(out, 'old-works/evening-light.max-1200x1200.jpg'))).rejects.toThrow();
+    expect((await readEntries(out))['old-works/evening-light.jpg']!.kept).toBeUndefined();
+    const [after] = (await renderOriginals([path.join(dir, 'in')], { outDir: out, naming: 'underscore' })).results;
+    expect([after!.status, after!.removed, after!.kept]).toEqual(['skipped', [], []]);
   });
 
   it('builds URLs from --media-url and the path under the output folder', async () => {
@@ -185,7 +197,7 @@ describe('naming', () => {
     },
   );
 
-  it('removes the files of an earlier format when the format changes', async () => {
+  it('keeps the files of an earlier format when the format changes, and removes them with prune', async () => {
     const dir = await tempDir();
     const source = await writeImage(dir, 'a.png', photo(400, 300));
     const out = path.join(dir, 'out');
@@ -197,21 +209,37 @@ describe('naming', () => {
       'a.max-4800x4800.png',
       'a.max-600x600.png',
     ];
-    const planned = await renderOriginal(source, { outDir: out, formats: ['webp'], dryRun: true });
-    expect(planned.removed).toEqual(pngs); // said before, and nothing removed yet
-    expect((await readdir(out)).filter((f) => f.endsWith('.png')).sort()).toEqual(pngs);
+    const webps = [
+      'a.max-1200x1200.webp',
+      'a.max-2400x2400.webp',
+      'a.max-300x300.webp',
+      'a.max-4800x4800.webp',
+      'a.max-600x600.webp',
+    ];
+    const pictures = async () => (await readdir(out)).filter((f) => !f.startsWith('.')).sort();
+    // Without prune, nothing is removed: the PNGs are kept, said every run, and their record stays.
     const converted = await renderOriginal(source, { outDir: out, formats: ['webp'] });
-    expect(converted.removed).toEqual(pngs);
-    expect((await renderOriginal(source, { outDir: out, formats: ['webp'] })).removed).toEqual([]);
-    expect((await readdir(out)).filter((f) => !f.startsWith('.')).sort()).toEqual([
+    expect([converted.status, converted.removed, converted.kept]).toEqual(['rendered', [], pngs]);
+    const again = await renderOriginal(source, { outDir: out, formats: ['webp'] });
+    expect([again.status, again.removed, again.kept]).toEqual(['skipped', [], pngs]);
+    expect(await pictures()).toEqual([...pngs, ...webps].sort());
+    expect(Object.keys(await readEntries(out))).toEqual(['a.png', 'a.webp']);
+    // Pruned: listed first by a dry run, which removes nothing ...
+    const planned = await renderOriginal(source, { outDir: out, formats: ['webp'], prune: true, dryRun: true });
+    expect([planned.removed, planned.kept]).toEqual([pngs, []]);
+    expect(await pictures()).toEqual([...pngs, ...webps].sort());
+    // ... then removed, with their record.
+    const pruned = await renderOriginal(source, { outDir: out, formats: ['webp'], prune: true });
+    expect([pruned.status, pruned.removed, pruned.kept]).toEqual(['skipped', pngs, []]);
+    expect((await renderOriginal(source, { outDir: out, formats: ['webp'], prune: true })).removed).toEqual([]);
+    expect(await pictures()).toEqual([
       'a.max-1200x1200.webp',
       'a.max-2400x2400.webp',
       'a.max-300x300.webp',
       'a.max-4800x4800.webp',
       'a.max-600x600.webp',
     ]);
-    const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
-    expect(Object.keys(manifest.entries)).toEqual(['a.webp']);
+    expect(Object.keys(await readEntries(out))).toEqual(['a.webp']);
   });
 });
 
@@ -387,8 +415,7 @@ describe('incremental runs', () => {
       );
 
     expect(await statuses()).toEqual(['a.jpg:rendered', 'b.jpg:rendered', 'c.jpg:rendered']);
-    const first = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
-    expect(Object.keys(first.entries)).toEqual(['a.jpg', 'b.jpg', 'c.jpg']);
+    expect(Object.keys(await readEntries(out))).toEqual(['a.jpg', 'b.jpg', 'c.jpg']);
     expect(await statuses()).toEqual(['a.jpg:skipped', 'b.jpg:skipped', 'c.jpg:skipped']);
 
     await writeImage(inDir, 'a.jpg', photo(900, 601).jpeg()); // changed content
@@ -412,7 +439,7 @@ describe('incremental runs', () => {
       const source = await writeImage(dir, 'in/a.jpg', photo(900, 600).jpeg());
       const out = path.join(dir, 'out');
       expect((await renderOriginal(source, { outDir: out })).status).toBe('rendered');
-      expect(JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries['a.jpg'].stamp).toBeUndefined();
+      expect((await readEntries(out))['a.jpg']!.stamp).toBeUndefined();
     },
   );
 
@@ -423,15 +450,15 @@ describe('incremental runs', () => {
     const source = await writeImage(dir, 'in/a.jpg', photo(900, 600).jpeg());
     await utimes(source, 1_700_000_000, 1_700_000_000); // whole seconds, so the test can put it back exactly
     const out = path.join(dir, 'out');
-    const manifestFile = path.join(out, MANIFEST_FILE);
+    const manifestFile = recordFile(out, 'a.jpg');
     expect((await renderOriginal(source, { outDir: out })).status).toBe('rendered');
     const { mtimeMs, ctimeMs, size, ino } = await stat(source);
-    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
-    expect(manifest.entries['a.jpg'].stamp).toEqual({ size, mtimeMs, ctimeMs, ino });
+    const record = JSON.parse(await readFile(manifestFile, 'utf8'));
+    expect(record.entry.stamp).toEqual({ size, mtimeMs, ctimeMs, ino });
 
     // Make the recorded hash wrong: a run that trusts the stamp does not notice (it did not read the file) ...
-    manifest.entries['a.jpg'].sha256 = '0'.repeat(64);
-    await writeFile(manifestFile, JSON.stringify(manifest));
+    record.entry.sha256 = '0'.repeat(64);
+    await writeFile(manifestFile, JSON.stringify(record));
     expect((await renderOriginal(source, { outDir: out })).status).toBe('skipped');
     // ... and once the stamp changes (the file rewritten, same size, its modification time put back: only its
     // change time tells), the file is hashed again.
@@ -439,7 +466,7 @@ describe('incremental runs', () => {
     await utimes(source, 1_700_000_000, 1_700_000_000);
     expect((await stat(source)).mtimeMs).toBe(mtimeMs);
     expect((await renderOriginal(source, { outDir: out })).status).toBe('rendered');
-    const again = JSON.parse(await readFile(manifestFile, 'utf8')).entries['a.jpg'];
+    const again = JSON.parse(await readFile(manifestFile, 'utf8')).entry;
     expect(again.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(again.sha256).not.toBe('0'.repeat(64));
     expect(again.stamp.ctimeMs).toBe((await stat(source)).ctimeMs);
@@ -455,13 +482,13 @@ describe('incremental runs', () => {
       const dir = await tempDir();
       await writeImage(dir, 'project/originals/a.jpg', photo(900, 600).jpeg());
       await renderOriginals([path.join(dir, 'project/originals')], { outDir: path.join(dir, 'project/media') });
-      const manifestIn = (folder: string) => path.join(dir, folder, 'media', MANIFEST_FILE);
+      const manifestIn = (folder: string) => recordFile(path.join(dir, folder, 'media'), 'a.jpg');
       const stored = JSON.parse(await readFile(manifestIn('project'), 'utf8'));
-      expect(stored.entries['a.jpg'].source).toBe(path.join('..', 'originals', 'a.jpg'));
+      expect(stored.entry.source).toBe(path.join('..', 'originals', 'a.jpg'));
 
       // A manifest from before relative paths names the old absolute path: after a move it is hashed
       // once, and recorded relative.
-      stored.entries['a.jpg'].source = path.join(dir, 'project/originals/a.jpg');
+      stored.entry.source = path.join(dir, 'project/originals/a.jpg');
       await writeFile(manifestIn('project'), JSON.stringify(stored));
       await rename(path.join(dir, 'project'), path.join(dir, 'moved'));
       const moved = await renderOriginals([path.join(dir, 'moved/originals')], {
@@ -469,11 +496,11 @@ describe('incremental runs', () => {
       });
       expect(moved.results.map((r) => r.status)).toEqual(['skipped']);
       const again = JSON.parse(await readFile(manifestIn('moved'), 'utf8'));
-      expect(again.entries['a.jpg'].source).toBe(path.join('..', 'originals', 'a.jpg'));
+      expect(again.entry.source).toBe(path.join('..', 'originals', 'a.jpg'));
 
       // Moved once more: the relative path still names it and its stamp holds, so it is not even read (a
       // wrong hash goes unseen).
-      again.entries['a.jpg'].sha256 = '0'.repeat(64);
+      again.entry.sha256 = '0'.repeat(64);
       await writeFile(manifestIn('moved'), JSON.stringify(again));
       await rename(path.join(dir, 'moved'), path.join(dir, 'cloned'));
       const cloned = await renderOriginals([path.join(dir, 'cloned/originals')], {
@@ -482,6 +509,37 @@ describe('incremental runs', () => {
       expect(cloned.results.map((r) => r.status)).toEqual(['skipped']);
     },
   );
+
+  it('a one-file manifest of an earlier version is migrated to records on the first run that writes, without a re-render', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 10_000 }); // every file looks settled
+    onTestFinished(() => void vi.useRealTimers());
+    const dir = await tempDir();
+    const inDir = path.join(dir, 'in');
+    await writeImage(inDir, 'a.jpg', photo(300, 200).jpeg());
+    await writeImage(inDir, 'deep/b.png', photo(200, 300));
+    const out = path.join(dir, 'out');
+    await renderOriginals([inDir], { outDir: out });
+    // The folder as an earlier version left it: one file, the same entries, no records.
+    const entries = await readEntries(out);
+    expect(Object.keys(entries)).toEqual(['a.jpg', 'deep/b.png']);
+    await rm(path.join(out, MANIFEST_RECORDS), { recursive: true });
+    await writeFile(path.join(out, MANIFEST_FILE), JSON.stringify({ version: 1, entries }));
+
+    // A dry run reads it as it is, and writes nothing.
+    const planned = await renderOriginals([inDir], { outDir: out, dryRun: true });
+    expect(planned.results.map((r) => r.status)).toEqual(['skipped', 'skipped']);
+    expect((await readdir(out)).filter((name) => name.startsWith('.'))).toEqual([MANIFEST_FILE]);
+    // The first run that writes migrates it: nothing rendered, every entry a record, the old file kept aside.
+    const migrated = await renderOriginals([inDir], { outDir: out });
+    expect(migrated.results.map((r) => r.status)).toEqual(['skipped', 'skipped']);
+    expect(await readEntries(out)).toEqual(entries);
+    expect((await readdir(out)).filter((name) => name.startsWith('.')).sort()).toEqual([
+      MANIFEST_RECORDS.slice(0, -1),
+      MIGRATED_MANIFEST_FILE,
+    ]);
+    const again = await renderOriginals([inDir], { outDir: out });
+    expect(again.results.map((r) => r.status)).toEqual(['skipped', 'skipped']);
+  });
 
   it('plans without writing on a dry run', async () => {
     const dir = await tempDir();
