@@ -7,14 +7,16 @@
  * `--quality auto` against fixed, uniform and eleventy-img's quality (bench/auto-quality.js: bytes, time,
  * SSIMULACRA2 and Butteraugli of each, the CLI's time with and without it), `--formats` (bench/formats.js:
  * AVIF effort, one decode for three formats, bytes per format beside eleventy-img), figures printed side by
- * side. `npm run bench -- render`, `-- storage`, `-- check`, `-- serve`, `-- queue`, `-- metric`,
- * `-- encoders`, `-- quality` or `-- formats` runs one of them.
+ * side; the archive as it grows (bench/archive.js: 1,000 to 100,000 originals). `npm run bench -- render`,
+ * `-- storage`, `-- check`, `-- serve`, `-- queue`, `-- metric`, `-- encoders`, `-- quality`, `-- formats` or
+ * `-- archive` runs one of them.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { archiveBench } from './archive.js';
 import { autoQualityBench } from './auto-quality.js';
 import { checkBench } from './check.js';
 import { buildCorpus } from './corpus.js';
@@ -65,6 +67,10 @@ if (!only || only === 'formats') {
 if (!only || only === 'check') {
   console.error('bench: check');
   await checkBench(root, scratch);
+}
+if (!only || only === 'archive') {
+  console.error('bench: archive (1,000 to 100,000 small originals; about an hour)');
+  await archiveBench(root, scratch, { concurrency });
 }
 if (!only || only === 'serve') {
   console.error('bench: serve (then a 60 s soak)');

@@ -9,7 +9,6 @@
  */
 import type { Manifest, ManifestEntry } from '../renditions/manifest.js';
 import { mediaPath, parseRenditionFileName, RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
-import { LocalStore } from '../storage/local.js';
 import type { FileSource } from './probe.js';
 
 /** The record of one rendition file. */
@@ -33,8 +32,6 @@ const stemOfKey = (key: string) => key.replace(/\.[^./]+$/, '');
 export class RecordedRenditions {
   readonly #files: FileSource;
   #manifest: Promise<Manifest | null> | undefined;
-  /** A folder's manifest is one file: its entries by stem, read once. */
-  #byStem: Promise<Map<string, Entries>> | undefined;
   readonly #stems = new Map<string, Promise<Entries>>();
 
   constructor(files: FileSource) {
@@ -69,19 +66,6 @@ export class RecordedRenditions {
   async #read(stem: string): Promise<Entries> {
     const manifest = await this.#open();
     if (!manifest) return {};
-    if (this.#files.kind === 'store' && this.#files.store instanceof LocalStore) {
-      // One file holds every entry: indexed once, not copied and filtered for each image.
-      this.#byStem ??= manifest.entriesFor([]).then((entries) => {
-        const index = new Map<string, Entries>();
-        for (const [key, entry] of Object.entries(entries)) {
-          const byKey = index.get(stemOfKey(key)) ?? {};
-          byKey[key] = entry;
-          index.set(stemOfKey(key), byKey);
-        }
-        return index;
-      });
-      return (await this.#byStem).get(stem) ?? {};
-    }
     const entries = await manifest.entriesFor([stem]);
     return Object.fromEntries(Object.entries(entries).filter(([key]) => stemOfKey(key) === stem));
   }

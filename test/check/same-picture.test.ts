@@ -8,7 +8,7 @@ import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { MANIFEST_RECORDS } from '../../src/renditions/manifest.js';
 import { renderOriginals } from '../../src/renditions/render.js';
 import { runCli } from '../cli/run-cli.js';
 import { startS3 } from '../fixtures/s3.js';
@@ -84,7 +84,7 @@ describe('check --verify-files: the same-picture rule', () => {
       for (let i = 0; i < xs.data.length; i += xs.info.channels)
         [xs.data[i], xs.data[i + 2]] = [xs.data[i + 2]!, xs.data[i]!];
       await writeFile(at('raindrops.max-300x300.webp'), await sharp(xs.data, { raw: xs.info }).webp().toBuffer());
-      if (!withManifest) await rm(path.join(media, MANIFEST_FILE));
+      if (!withManifest) await rm(path.join(media, MANIFEST_RECORDS), { recursive: true });
 
       const found = await pictureFindings(file, media);
       expect(found.map((f) => `${f.rule} ${f.path}`).sort()).toEqual([

@@ -51,9 +51,12 @@ describe('content-api render', () => {
     expect(result.stderr).toMatch(/2 would be rendered, 0 up to date/);
     await expect(stat(out)).rejects.toThrow();
 
-    // After a real run, a change of naming would write new files and remove the old ones.
+    // After a real run, a change of naming would write new files, and, with --prune, remove the old ones.
     await runCli(['render', inDir, '--out', out]);
-    const renamed = await runCli(['render', inDir, '--out', out, '--dry-run', '--naming', 'underscore']);
+    const kept = await runCli(['render', inDir, '--out', out, '--dry-run', '--naming', 'underscore']);
+    expect(kept.stdout).toContain(`would write\t${path.join(out, 'wide_300x300.jpg')}\t300x150`);
+    expect(kept.stdout).not.toContain('would remove');
+    const renamed = await runCli(['render', inDir, '--out', out, '--dry-run', '--prune', '--naming', 'underscore']);
     expect(renamed.stdout).toContain(`would write\t${path.join(out, 'wide_300x300.jpg')}\t300x150`);
     expect(renamed.stdout).toContain(`would remove\t${path.join(out, 'wide.max-300x300.jpg')}\tno longer written`);
     expect(renamed.stdout.split('\n').filter((line) => line.startsWith('would remove'))).toHaveLength(10);
@@ -97,30 +100,42 @@ describe('content-api render', () => {
     expect(rerun.stderr.trim()).toMatch(/^0 rendered, 2 up to date in/);
   });
 
-  it('the summary counts the files of earlier renderings it removed, or would remove (#22)', async () => {
+  it('the summary counts the files of earlier renderings it kept, and those --prune removed or would remove (#22, #34)', async () => {
     const { inDir, out } = await twoOriginals();
     await runCli(['render', inDir, '--out', out, '--format', 'webp']);
     const webp = async () => (await readdir(out, { recursive: true })).filter((f) => f.endsWith('.webp'));
     expect(await webp()).toHaveLength(10);
 
-    // Back to each original's own format: the WebP files go, and the summary says so.
-    const planned = await runCli(['render', inDir, '--out', out, '--dry-run']);
-    expect(planned.stderr.trim()).toMatch(
-      /^2 would be rendered, 0 up to date, 10 files of earlier renderings to be removed in \d+\.\d s$/,
-    );
+    // Back to each original's own format: the WebP files stay, and the summary says how to remove them.
     const rerun = await runCli(['render', inDir, '--out', out]);
     expect(rerun.code).toBe(0);
     expect(rerun.stderr.trim()).toMatch(
-      /^2 rendered, 0 up to date, 10 files of earlier renderings removed in \d+\.\d s \(output: .*out\)$/,
+      /^2 rendered, 0 up to date, 10 files of earlier renderings kept \(--prune removes them; --prune --dry-run lists them first\) in \d+\.\d s \(output: .*out\)$/,
+    );
+    expect(await webp()).toHaveLength(10);
+    expect((await runCli(['render', inDir, '--out', out])).stderr.trim()).toMatch(
+      /^0 rendered, 2 up to date, 10 files of earlier renderings kept \(/,
+    );
+
+    // With --json, the document counts them too.
+    const json = JSON.parse((await runCli(['render', inDir, '--out', out, '--json'])).stdout);
+    expect([json.removed, json.kept]).toEqual([0, 10]);
+    expect(json.results.flatMap((r: { kept: string[] }) => r.kept)).toHaveLength(10);
+
+    // --prune: listed first by a dry run, then removed, and the summary says so.
+    const planned = await runCli(['render', inDir, '--out', out, '--prune', '--dry-run']);
+    expect(planned.stderr.trim()).toMatch(
+      /^0 would be rendered, 2 up to date, 10 files of earlier renderings to be removed in \d+\.\d s$/,
+    );
+    expect(planned.stdout.split('\n').filter((line) => line.startsWith('would remove'))).toHaveLength(10);
+    expect(await webp()).toHaveLength(10);
+    const pruned = await runCli(['render', inDir, '--out', out, '--prune']);
+    expect(pruned.stderr.trim()).toMatch(
+      /^0 rendered, 2 up to date, 10 files of earlier renderings removed in \d+\.\d s \(output: .*out\)$/,
     );
     expect(await webp()).toEqual([]);
-
-    // With --json, the document counts them too; a run that removes nothing says 0 (and the line, nothing).
-    await runCli(['render', inDir, '--out', out, '--format', 'webp']);
-    const json = JSON.parse((await runCli(['render', inDir, '--out', out, '--json'])).stdout);
-    expect(json.removed).toBe(10);
-    expect(json.results.flatMap((r: { removed: string[] }) => r.removed)).toHaveLength(10);
-    expect(JSON.parse((await runCli(['render', inDir, '--out', out, '--json'])).stdout).removed).toBe(0);
+    const after = JSON.parse((await runCli(['render', inDir, '--out', out, '--json'])).stdout);
+    expect([after.removed, after.kept]).toEqual([0, 0]);
     expect((await runCli(['render', inDir, '--out', out])).stderr.trim()).toMatch(/^0 rendered, 2 up to date in /);
   });
 
@@ -136,7 +151,7 @@ describe('content-api render', () => {
     const bad = await runCli(['render', inDir, '--out', out, '--alt-text', map]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--alt-text .*alt\.json: expected a JSON object of strings/);
-    expect(await readdir(out)).toContain('.content-api-manifest.json');
+    expect(await readdir(out)).toContain('.content-api-manifest');
   });
 
   it(

@@ -3,13 +3,13 @@
  * line naming it, the rest completes, exit codes mean what the README says, and the output
  * folder never holds a partial or temporary file, even after kill -9.
  */
-import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { readEntries } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { runCli, startCli } from './run-cli.js';
 
@@ -181,7 +181,7 @@ describe('interruptions and concurrent runs', () => {
     const rerun = await runCli(args);
     expect(rerun.code).toBe(0);
     await expectOnlyWholeFiles(out);
-    const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
+    const manifest = { entries: await readEntries(out) };
     expect(Object.keys(manifest.entries).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `photo-${i}.jpg`));
     for (const entry of Object.values(manifest.entries) as Array<{
       renditions: Record<string, { path: string; width: number; height: number }>;
@@ -256,7 +256,7 @@ describe('interruptions and concurrent runs', () => {
         expect((await sharp(path.join(out, `same-${i}.max-300x300.jpg`)).metadata()).width).toBe(300);
         expect((await sharp(path.join(out, `same-${i}.max-4800x4800.jpg`)).metadata()).width).toBe(width);
       }
-      const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
+      const manifest = { entries: await readEntries(out) };
       expect(Object.keys(manifest.entries)).toHaveLength(6);
       expect((await readdir(out)).filter((name) => name.startsWith('.content-api-claims'))).toEqual([]);
       await expectOnlyWholeFiles(out);
@@ -277,7 +277,7 @@ describe('interruptions and concurrent runs', () => {
       ['a', 'b'].map((batch) => runCli(['render', path.join(dir, batch), '--out', out, '--concurrency', '1'])),
     );
     expect([a!.code, b!.code]).toEqual([0, 0]);
-    const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
+    const manifest = { entries: await readEntries(out) };
     expect(Object.keys(manifest.entries).sort()).toEqual(
       ['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'b0', 'b1', 'b2', 'b3', 'b4', 'b5'].map((k) => `${k}.jpg`),
     );

@@ -9,8 +9,9 @@ import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { MANIFEST_RECORDS } from '../../src/renditions/manifest.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { readEntries } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { runCli, runInTerminal, startCli } from './run-cli.js';
 
@@ -62,9 +63,7 @@ describe('render in hostile surroundings', () => {
       expect(report.results.map((r: { source: string }) => path.basename(r.source))).toEqual(['short.jpg']);
       expect(report.failures).toHaveLength(1);
       expect(report.failures[0].error).toMatch(/aaaa\.jpg: cannot write renditions \(ENAMETOOLONG\)$/);
-      expect(Object.keys(JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries)).toEqual([
-        'short.jpg',
-      ]);
+      expect(Object.keys({ entries: await readEntries(out) }.entries)).toEqual(['short.jpg']);
       expect(
         (await readdir(out)).filter((name) => name.includes('.tmp-') || name.startsWith('.content-api-claims')),
       ).toEqual([]);
@@ -156,9 +155,9 @@ describe.skipIf(tiny === null)('a disk that fills up mid-run', () => {
       expect(report.results.length + report.failures.length).toBe(6);
       const names = await readdir(out);
       expect(names.filter((name) => /\.tmp-|\.lock$/.test(name))).toEqual([]);
-      const manifest = names.includes(MANIFEST_FILE)
-        ? JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'))
-        : { entries: {} };
+      const records = await readdir(path.join(out, MANIFEST_RECORDS), { recursive: true }).catch(() => []);
+      expect(records.filter((name) => /\.tmp-/.test(name))).toEqual([]);
+      const manifest = { entries: await readEntries(out) };
       // What the manifest records is there, whole; what failed is not recorded.
       const recorded = Object.values(manifest.entries) as Array<{
         renditions: Record<string, { path: string; bytes: number }>;

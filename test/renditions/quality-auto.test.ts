@@ -12,11 +12,11 @@ import type { RawPixels } from '../../src/quality/linear.js';
 import { rawPixels } from '../../src/quality/read.js';
 import { ScorePool } from '../../src/quality/score-pool.js';
 import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
-import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { renderOriginal, renderOriginals } from '../../src/renditions/render.js';
 import { RENDITION_KEYS } from '../../src/renditions/rules.js';
 import { runCli } from '../cli/run-cli.js';
 import { animatedGif, writeImage } from '../fixtures/images.js';
+import { readEntries } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
 
 const SAMPLES = path.resolve(import.meta.dirname, '../../samples/originals');
@@ -72,7 +72,7 @@ describe('render --quality auto', () => {
     const pngDir = path.join(await tempDir(), 'png');
     const lossless = await renderOriginal(LADYBIRD, { outDir: pngDir, formats: ['png'] });
     expect(auto.measured).toBeDefined();
-    const manifest = JSON.parse(await readFile(path.join(outDir, MANIFEST_FILE), 'utf8'));
+    const manifest = { entries: await readEntries(outDir) };
     const records = Object.values(manifest.entries as Record<string, { renditions: object }>)[0]!.renditions;
     for (const key of RENDITION_KEYS) {
       const measured = auto.measured![key];
@@ -264,7 +264,7 @@ describe('render --quality auto', () => {
     const outDir = path.join(await tempDir(), 'fixed');
     const fixed = await renderOriginal(RAINDROPS, { outDir });
     expect(fixed.measured).toBeUndefined();
-    expect(await readFile(path.join(outDir, MANIFEST_FILE), 'utf8')).not.toContain('"score"');
+    expect(JSON.stringify(await readEntries(outDir))).not.toContain('"score"');
   });
 
   it('a changed mode renders again; lossless formats are not searched', async () => {
