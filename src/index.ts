@@ -68,9 +68,10 @@ export { IMAGE_RULES, type ImageFinding, type ImageRule, verifyImage } from './r
 
 // Rendering originals: the settings, the batch, its report.
 export { type Original, stemFor } from './renditions/discover.js';
-export { MANIFEST_FILE } from './renditions/manifest.js';
+export { MANIFEST_FILE, MANIFEST_RECORDS } from './renditions/manifest.js';
 export {
   type AlternateResult,
+  type RenderCounts,
   type RenderFailure,
   type RenderOptions,
   type RenderProgress,

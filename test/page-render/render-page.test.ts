@@ -294,6 +294,26 @@ describe('content-api render --page', () => {
     },
   );
 
+  it('removes nothing unasked; --prune removes only the earlier files of the images the page shows (#34)', async () => {
+    const out = path.join(await tempDir(), 'media');
+    const all = await runCli(['render', ORIGINALS, '--out', out, '--formats', 'keep,webp']);
+    expect(all.code, all.stderr).toBe(0);
+    const webps = async () => (await readdir(out, { recursive: true })).filter((f) => f.endsWith('.webp')).sort();
+    const before = await webps();
+    // Seven originals, each with WebP files: raindrops is a WebP itself, yellow-flower is on no page.
+    expect(before.filter((f) => f.includes('.max-300x300.'))).toHaveLength(7);
+    const page = ['render', '--page', '101', '--base-url', base, '--originals', ORIGINALS, '--out', out, '--json'];
+    const kept = await runCli(page);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect([JSON.parse(kept.stdout).removed, JSON.parse(kept.stdout).kept]).toEqual([0, 25]);
+    expect(await webps()).toEqual(before);
+    const pruned = await runCli([...page, '--prune']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(JSON.parse(pruned.stdout).removed).toBe(25);
+    // The page's five non-WebP images lose their WebP files; raindrops' own and yellow-flower's stay.
+    expect(await webps()).toEqual(before.filter((f) => /^(raindrops|yellow-flower)\./.test(f)));
+  });
+
   it('a download over --max-bytes fails its image alone, naming the URL and the bound', async () => {
     const run = await renderPage(['--page', '101', '--base-url', base, '--max-bytes', '200000']);
     expect(run.code).toBe(1);
