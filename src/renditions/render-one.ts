@@ -88,6 +88,8 @@ export interface Context {
   releases: Array<() => Promise<void>>;
   /** The batch's warnings, for what an original's rendering has to say (it still renders). */
   warnings: string[];
+  /** libvips' threads per pipeline (`sharp.concurrency()`, the host's) as the batch began: AVIF's bytes follow them. */
+  threads: number;
 }
 
 type Renditions = ManifestEntry['renditions'];
@@ -160,7 +162,7 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
     }
     for (const [index, output] of outputs.entries())
       await refuseCollision(context, plan, output, source, previous[index], sha256);
-    const keys = outputs.map((output) => settingsKey(settings, output.format));
+    const keys = outputs.map((output) => settingsKey(settings, output.format, { threads: context.threads }));
     const fresh = await Promise.all(
       previous.map(async (entry, index) =>
         Boolean(entry && entry.sha256 === sha256 && entry.settings === keys[index] && (await isIntact(store, entry))),
@@ -213,7 +215,7 @@ export async function renderOne(context: Context, plan: Plan): Promise<RenderRes
         source,
         sha256: bytes.sha256,
         stamp: settled,
-        settings: settingsKey(settings, output.format),
+        settings: settingsKey(settings, output.format, { threads: context.threads }),
         original: size,
         info: header,
         ...(placeholder && { placeholder }),

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import pLimit from 'p-limit';
+import sharp from 'sharp';
 import { ContentApiError, oneLine, SourceError } from '../errors.js';
 import { sweepStaleTempsIn } from '../fs/atomic.js';
 import { isInside } from '../fs/paths.js';
@@ -19,7 +20,6 @@ import type { SourceInfo } from './pipeline.js';
 import { type Plan, planOriginal, splitCollisions } from './plan.js';
 import { type Context, type RenderResult, renderOne, unrecorded } from './render-one.js';
 import { type RenderSettings, resolveSettings } from './settings.js';
-import { shareCores } from './threads.js';
 
 /**
  * An output location open for rendering: its store, manifest and claims, with the temporary
@@ -145,7 +145,8 @@ async function renderInto(
   const { plans, errors: collisions } = splitCollisions(planned.filter((plan) => plan !== undefined));
   errors.push(...collisions);
 
-  const context: Context = { ...open, entries, releases: [], warnings };
+  // Read, never set: sharp's threads are the application's (the CLI's: src/cli/threads.ts).
+  const context: Context = { ...open, entries, releases: [], warnings, threads: sharp.concurrency() };
   const tally: Tally = { results: [], errors, notStarted: [], active: [], done: 0 };
   const total = plans.length + errors.length;
   const progress: Progress = (source, status) =>
@@ -155,13 +156,10 @@ async function renderInto(
     progress(error.source, 'failed');
   }
 
-  // Each of the originals rendered at once gets its share of the cores (libvips threads).
-  const releaseCores = shareCores(Math.min(concurrency, Math.max(1, plans.length)));
   try {
     await renderAll(context, plans, limit, tally, progress);
     if (!options.dryRun) await flushManifest(manifest, plans, tally.results, errors);
   } finally {
-    releaseCores();
     // A claim that cannot be removed (the folder turned read-only, say) must not cost the batch its
     // report: the next run into this folder takes it over, its writer being gone.
     const released = await Promise.allSettled(context.releases.map((release) => release()));
