@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import sharp from 'sharp';
-import { RENDITION_BOXES, RENDITION_KEYS, renderOriginals, renditionSizes } from '../dist/index.js';
+import { AVIF_THREADS, RENDITION_BOXES, RENDITION_KEYS, renderOriginals, renditionSizes } from '../dist/index.js';
 
 const [name, inputDir, outDir, concurrencyText, force = 'force'] = process.argv.slice(2);
 const concurrency = Number(concurrencyText);
@@ -27,6 +27,8 @@ const contenders = {
     // (render's default, adaptive filtering, halves a photographic PNG for about 1.8x its encode
     // time: docs/performance.md#quality; on the mixed batch it is a quarter more time in all.)
     const png = { filtering: false };
+    // libvips' threads, as render sets them (src/cli/threads.ts).
+    sharp.concurrency(AVIF_THREADS);
     const report = await renderOriginals([inputDir], { outDir, concurrency, force: force === 'force', png });
     if (report.failures.length > 0) throw new Error(JSON.stringify(report.failures));
     return report.results.length * 5;

@@ -16,6 +16,7 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { AVIF_THREADS } from '../dist/index.js';
 import { archiveBench } from './archive.js';
 import { autoQualityBench } from './auto-quality.js';
 import { checkBench } from './check.js';
@@ -34,6 +35,8 @@ const only = process.argv[2];
 const concurrency = availableParallelism();
 const runs = Number(process.env.BENCH_RUNS ?? 2);
 const scratch = mkdtempSync(path.join(tmpdir(), 'content-api-bench-'));
+// The parts that render in this process do it on libvips' threads as render sets them (src/cli/threads.ts).
+sharp.concurrency(AVIF_THREADS);
 console.log(
   `machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), node ${process.version}, ` +
     `sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; concurrency ${concurrency}; best of ${runs} run(s)`,

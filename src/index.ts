@@ -83,6 +83,7 @@ export {
   renderSources,
 } from './renditions/render.js';
 export {
+  AVIF_THREADS,
   DEFAULT_PIXEL_LIMIT,
   DEFAULT_QUALITY_TARGET,
   type QualitySettings,

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 const VALUES = [
+  'AVIF_THREADS',
   'BASE_URL_PLACEHOLDER',
   'BLOCK_TYPES',
   'Baseline',

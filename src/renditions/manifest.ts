@@ -317,7 +317,8 @@ class RecordManifest implements Manifest {
       if (!existsWithoutThrowing(file)) return undefined;
       const read = readSmallFileSync(file, MAX_RECORD_BYTES, 'the cap on a manifest record');
       if (!read.ok) {
-        if (!read.missing) this.#problems.push(`${this.#store.describe(name)}: ${read.reason}; its original will be rendered again`);
+        if (!read.missing)
+          this.#problems.push(`${this.#store.describe(name)}: ${read.reason}; its original will be rendered again`);
         return undefined;
       }
       bytes = read.bytes;
@@ -338,7 +339,9 @@ class RecordManifest implements Manifest {
     }
     const record = parseJsonOrUndefined(recordSchema, bytes.toString('utf8'));
     if (!record) {
-      this.#problems.push(`${this.#store.describe(name)}: not a valid manifest record; its original will be rendered again`);
+      this.#problems.push(
+        `${this.#store.describe(name)}: not a valid manifest record; its original will be rendered again`,
+      );
       return undefined;
     }
     if (this.#local) record.entry.source = fromStored(this.#root(), record.entry.source);

@@ -107,6 +107,8 @@ export interface Context {
   releases: Array<() => Promise<void>>;
   /** The batch's warnings, for what an original's rendering has to say (it still renders). */
   warnings: string[];
+  /** libvips' threads per pipeline (`sharp.concurrency()`, the host's) as the batch began: AVIF's bytes follow them. */
+  threads: number;
 }
 
 type Renditions = ManifestEntry['renditions'];
@@ -187,7 +189,7 @@ export async function renderOne(
     }
     for (const [index, output] of outputs.entries())
       await refuseCollision(context, plan, output, source, previous[index], sha256);
-    const keys = outputs.map((output) => settingsKey(settings, output.format));
+    const keys = outputs.map((output) => settingsKey(settings, output.format, { threads: context.threads }));
     const fresh = await Promise.all(
       previous.map(async (entry, index) =>
         Boolean(entry && entry.sha256 === sha256 && entry.settings === keys[index] && (await isIntact(store, entry))),
@@ -240,7 +242,7 @@ export async function renderOne(
         source,
         sha256: bytes.sha256,
         stamp: settled,
-        settings: settingsKey(settings, output.format),
+        settings: settingsKey(settings, output.format, { threads: context.threads }),
         original: size,
         info: header,
         ...(placeholder && { placeholder }),
@@ -455,7 +457,10 @@ function largerPng(
 }
 
 /** The files an entry names: its renditions, and those of earlier renderings kept under its key. */
-const namedBy = (entry: ManifestEntry) => [...Object.values(entry.renditions).map((file) => file.path), ...(entry.kept ?? [])];
+const namedBy = (entry: ManifestEntry) => [
+  ...Object.values(entry.renditions).map((file) => file.path),
+  ...(entry.kept ?? []),
+];
 
 /** The files the manifest's renderings of `source` wrote (and kept) that none of `outputs` writes. */
 function staleFiles(recorded: Record<string, ManifestEntry>, source: string, outputs: Output[]): string[] {

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import pLimit from 'p-limit';
+import sharp from 'sharp';
 import { oneLine, SourceError } from '../errors.js';
 import { sweepStaleTempsIn } from '../fs/atomic.js';
 import { isInside } from '../fs/paths.js';
@@ -168,8 +169,16 @@ async function renderInto(
 ): Promise<Batch> {
   const { options, settings, manifest } = open;
   const limit = pLimit(concurrency);
-  const context: Context = { ...open, releases: [], warnings };
-  const tally: Tally = { results: [], errors: [...failures], notStarted: [], active: [], done: 0, counts: zeroCounts() };
+  // Read, never set: sharp's threads are the application's (the CLI's: src/cli/threads.ts).
+  const context: Context = { ...open, releases: [], warnings, threads: sharp.concurrency() };
+  const tally: Tally = {
+    results: [],
+    errors: [...failures],
+    notStarted: [],
+    active: [],
+    done: 0,
+    counts: zeroCounts(),
+  };
   const total = originals.length + failures.length;
   const progress: Progress = (source, status) =>
     options.onProgress?.({ done: tally.done, total, source, status, active: [...tally.active] });

@@ -24,6 +24,14 @@ export const DEFAULT_PIXEL_LIMIT = 268_402_689;
  */
 const PIPELINE_VERSIONS: Readonly<Record<OutputFormat, number>> = { jpeg: 1, png: 2, webp: 1, avif: 3, gif: 1 };
 
+/**
+ * The libvips threads per pipeline (`sharp.concurrency`) the CLI renders with, and the only count
+ * an AVIF's key does not name. libvips gives its thread count to the AV1 encoder, which cuts a
+ * picture into up to that many tiles: the same settings on other threads write other AVIF bytes
+ * (docs/guides/shards.md#the-same-bytes-everywhere). JPEG, PNG, WebP and GIF do not depend on it.
+ */
+export const AVIF_THREADS = 1;
+
 /** What the CLI and messages need to know of a setting, beside its definition. */
 export interface SettingMeta {
   /** Its `render` flag, as commander takes it (`--jpeg-quality <1-100>`). */
@@ -397,26 +405,24 @@ export function resolveSettings(options: object, schema: SettingsSchema = render
  * version (`v1 jpeg q80 max`; `keep-metadata srgb`: kept metadata once meant the original's own
  * profile, unconverted, and those files were redone); every setting added since follows as
  * `path=value`, only where it differs from its default and, for a setting of one format
- * (`quality.jpeg`), only in that format's key.
+ * (`quality.jpeg`), only in that format's key. An AVIF's key also names libvips' threads when
+ * they are not AVIF_THREADS (`avif.threads=4`): its bytes follow them.
  */
-export function settingsKey(
-  settings: RenderSettings,
-  format: OutputFormat,
-  schema: SettingsSchema = renderSettingsSchema,
-): string {
+export function settingsKey(settings: RenderSettings, format: OutputFormat, options: SettingsKeyOptions = {}): string {
+  const { schema = renderSettingsSchema, threads = AVIF_THREADS } = options;
   // Asked for every output of every original of a batch, of settings that never change meanwhile.
-  const known = schema === renderSettingsSchema ? (keys.get(settings) ?? new Map<OutputFormat, string>()) : null;
-  const cached = known?.get(format);
+  const known = schema === renderSettingsSchema ? (keys.get(settings) ?? new Map<string, string>()) : null;
+  const cached = known?.get(`${format} ${threads}`);
   if (cached !== undefined) return cached;
-  const key = computeKey(settings, format, schema);
-  if (known) keys.set(settings, known.set(format, key));
+  const key = computeKey(settings, format, schema, threads);
+  if (known) keys.set(settings, known.set(`${format} ${threads}`, key));
   return key;
 }
 
-/** `settingsKey` of the default schema, by settings object and format. */
-const keys = new WeakMap<RenderSettings, Map<OutputFormat, string>>();
+/** `settingsKey` of the default schema, by settings object, then format and threads. */
+const keys = new WeakMap<RenderSettings, Map<string, string>>();
 
-function computeKey(settings: RenderSettings, format: OutputFormat, schema: SettingsSchema): string {
+function computeKey(settings: RenderSettings, format: OutputFormat, schema: SettingsSchema, threads: number): string {
   const quality = format === 'jpeg' || format === 'webp' || format === 'avif' ? settings.quality[format] : '-';
   const first = `v${PIPELINE_VERSIONS[format]} ${format} q${quality} ${settings.naming}`;
   const added = settingLeaves(schema)
@@ -431,7 +437,16 @@ function computeKey(settings: RenderSettings, format: OutputFormat, schema: Sett
     })
     .filter(({ value, fallback }) => JSON.stringify(value) !== JSON.stringify(fallback))
     .map(({ name, value }) => `${name}=${JSON.stringify(value)}`);
+  // Not a setting but the host's: what the AV1 encoder's output follows besides them (AVIF_THREADS).
+  if (format === 'avif' && threads !== AVIF_THREADS) added.push(`avif.threads=${threads}`);
   return [first, ...(settings.keepMetadata ? ['keep-metadata srgb'] : []), ...added].join(' ');
+}
+
+export interface SettingsKeyOptions {
+  /** libvips' threads per pipeline as the files are encoded, `sharp.concurrency()` (default: AVIF_THREADS). */
+  threads?: number;
+  /** The settings' schema (default: renderSettingsSchema). */
+  schema?: SettingsSchema;
 }
 
 /** A setting under a format's name (`quality.jpeg`, `jpeg.chroma`) shapes that format's files only. */

@@ -21,13 +21,16 @@ export interface CliOptions {
   input?: string;
   /** Variables added to (or, undefined, removed from) the environment. */
   env?: Record<string, string | undefined>;
+  /** A program, with its arguments, that runs node with the rest: `['taskset', '-c', '0']` for one core. */
+  wrapper?: string[];
 }
 
 export function startCli(
   args: string[],
   options: CliOptions = {},
 ): { child: ChildProcess; done: Promise<CliResult>; output: () => { stdout: string; stderr: string } } {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const [program, ...before] = [...(options.wrapper ?? []), process.execPath];
+  const child = spawn(program!, [...before, BIN, ...args], {
     cwd: options.cwd,
     env: { ...process.env, NO_COLOR: '1', CI: '1', FORCE_COLOR: undefined, ...options.env },
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -179,6 +179,14 @@ describe('one definition of the render settings', () => {
     expect(settingsKey(whole('auto'), 'jpeg')).toBe('v1 jpeg q80 max quality.mode="auto" quality.sample=false');
     expect(settingsKey(whole('auto'), 'png')).toBe('v2 png q- max');
     expect(settingsKey(whole('fixed'), 'jpeg')).toBe('v1 jpeg q80 max');
+    // libvips' threads, the host's, shape an AVIF's bytes (its tiles): named when not the CLI's one, in AVIF's key only.
+    expect(settingsKey(settings, 'avif', { threads: 1 })).toBe('v3 avif q50 max');
+    expect(settingsKey(settings, 'avif', { threads: 4 })).toBe('v3 avif q50 max avif.threads=4');
+    expect(settingsKey(resolveSettings({ avif: { effort: 4 } }), 'avif', { threads: 2 })).toBe(
+      'v3 avif q50 max avif.effort=4 avif.threads=2',
+    );
+    for (const format of ['jpeg', 'png', 'webp', 'gif'] as const)
+      expect(settingsKey(settings, format, { threads: 4 })).toBe(settingsKey(settings, format));
     // Settings that do not change the bytes are not in it.
     expect(settingsKey(resolveSettings({ mediaUrl: 'https://cdn.example.org/', pixelLimit: 0 }), 'jpeg')).toBe(
       'v1 jpeg q80 max',
@@ -194,11 +202,11 @@ describe('one definition of the render settings', () => {
       'Expected an integer from 1 to 10 for the gif effort but got 12',
     );
     const changed = resolveSettings(flags(['--gif-effort', '9'], withEffort), withEffort);
-    expect(settingsKey(changed, 'gif', withEffort)).toBe('v1 gif q- max gif.effort=9');
+    expect(settingsKey(changed, 'gif', { schema: withEffort })).toBe('v1 gif q- max gif.effort=9');
     // Only the format it names: a JPEG's files are not redone for a GIF setting.
-    expect(settingsKey(changed, 'jpeg', withEffort)).toBe('v1 jpeg q80 max');
+    expect(settingsKey(changed, 'jpeg', { schema: withEffort })).toBe('v1 jpeg q80 max');
     // At its default, the key is what it was before the setting existed.
-    expect(settingsKey(resolveSettings({}, withEffort), 'gif', withEffort)).toBe('v1 gif q- max');
+    expect(settingsKey(resolveSettings({}, withEffort), 'gif', { schema: withEffort })).toBe('v1 gif q- max');
   });
 
   it('a setting without its metadata is refused at once, not silently left out of the flags', () => {

@@ -7,15 +7,9 @@ import type { RenderPageOptions } from '../../../page-render/render-page.js';
 import { type RenderOptions, renderOriginals } from '../../../renditions/render.js';
 import { assertWritableFile, printData, printMessage, writeOutputFile } from '../../output.js';
 import { withProgress } from '../../progress.js';
+import { setRenderThreads } from '../../threads.js';
 import { loadAltText } from './alt-text.js';
-import {
-  finishReport,
-  printDryRun,
-  printMessages,
-  resultJson,
-  summary,
-  writeContactSheet,
-} from './report.js';
+import { finishReport, printDryRun, printMessages, resultJson, summary, writeContactSheet } from './report.js';
 
 export interface RenderCommandOptions extends Omit<RenderOptions, 'altText' | 'onProgress' | 'signal'> {
   altTextFile?: string | undefined;
@@ -40,6 +34,7 @@ export interface RenderPageCommandOptions extends Omit<RenderPageOptions, 'onPro
 
 export async function runRender(inputs: string[], options: RenderCommandOptions): Promise<number> {
   const { altTextFile, json, html: _html, inputs: _inputs, reportFile: _report, ...renderOptions } = options;
+  setRenderThreads();
   const altText = altTextFile ? await loadAltText(altTextFile) : undefined;
   const { report, seconds } = await withProgress(({ onDownload, ...hooks }) =>
     renderOriginals(inputs, {
@@ -55,6 +50,7 @@ export async function runRender(inputs: string[], options: RenderCommandOptions)
 
 export async function runRenderPage(options: RenderPageCommandOptions): Promise<number> {
   const { page: target, writePage, json, reportFile: _report, ...renderOptions } = options;
+  setRenderThreads();
   if (writePage === '-' && json)
     throw new InvalidArgumentError('--write-page - and --json both want standard output; write the page to a file');
   if (writePage && writePage !== '-' && !options.dryRun) await assertWritableFile('--write-page', writePage);

@@ -6,6 +6,7 @@ import type { QueueOptions } from '../../../queue/connection.js';
 import { startWorker } from '../../../queue/worker.js';
 import type { S3Options } from '../../../storage/s3-url.js';
 import { printMessage, stderrStyles } from '../../output.js';
+import { setRenderThreads } from '../../threads.js';
 
 export interface WorkerCommandOptions {
   queue: QueueOptions;
@@ -17,6 +18,7 @@ export interface WorkerCommandOptions {
 /** Runs until SIGTERM or SIGINT, then finishes the jobs under way; a second signal stops at once. */
 export async function runWorker(options: WorkerCommandOptions): Promise<number> {
   const { red, yellow } = stderrStyles();
+  setRenderThreads();
   // Listening before the worker starts: it may take a job before it says it is ready, and a signal
   // then must let that job finish, not end the process under it.
   const stopped = new Promise<void>((resolve) => {
