@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { renderOriginal, renderOriginals } from '../../src/renditions/render.js';
 import { AVIF_THREADS } from '../../src/renditions/settings.js';
 import { shardOf } from '../../src/renditions/shard.js';
 import { runCli, startCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { readEntries } from '../fixtures/manifest.js';
 import { redisForFile, WITHOUT_QUEUE_ENV } from '../fixtures/redis.js';
 
 const redis = redisForFile();
@@ -51,12 +51,8 @@ async function snapshot(out: string): Promise<Snapshot> {
   const files = new Map(
     await Promise.all(names.sort().map(async (name) => [name, await readFile(path.join(out, name))] as const)),
   );
-  const manifest = JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8'));
   const entries = Object.fromEntries(
-    Object.entries(manifest.entries as Record<string, { stamp?: unknown }>).map(([key, { stamp: _, ...entry }]) => [
-      key,
-      entry,
-    ]),
+    Object.entries(await readEntries(out)).map(([key, { stamp: _, ...entry }]) => [key, entry]),
   );
   return { files, entries };
 }

@@ -9,10 +9,10 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setRenderThreads } from '../../src/cli/threads.js';
-import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { renderOriginal, renderOriginals } from '../../src/renditions/render.js';
 import { AVIF_THREADS } from '../../src/renditions/settings.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { readEntries } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
 
 describe('libvips threads', () => {
@@ -58,8 +58,8 @@ describe('libvips threads', () => {
     const outDir = path.join(dir, 'media');
     const options = { outDir, formats: ['keep' as const, 'avif' as const] };
     const settings = async () => {
-      const { entries } = JSON.parse(await readFile(path.join(outDir, MANIFEST_FILE), 'utf8'));
-      return [entries['photo.jpg'].settings, entries['photo.avif'].settings];
+      const entries = await readEntries(outDir);
+      return [entries['photo.jpg']!.settings, entries['photo.avif']!.settings];
     };
     const files = ['photo.max-300x300.jpg', 'photo.max-300x300.avif'].map((name) => path.join(outDir, name));
     const read = () => Promise.all(files.map((file) => readFile(file)));
