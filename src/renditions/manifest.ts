@@ -16,7 +16,7 @@ import { ManifestError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { withLock } from '../fs/lock.js';
 import { parseJsonAs, parseJsonOrUndefined } from '../json.js';
-import { readFileWithin } from '../page/json-file.js';
+import { readFileWithin, readStreamWithin } from '../page/json-file.js';
 import { LocalStore } from '../storage/local.js';
 import type { MediaStore } from '../storage/store.js';
 import { RENDITION_KEYS } from './rules.js';
@@ -171,6 +171,17 @@ export interface Manifest {
   flush(): Promise<void>;
   /** The keys whose changes are not written yet. */
   unwritten(): string[];
+  /**
+   * Every record, each once, as `[key, entry]` (the entry as `entriesFor` gives it), streamed: in
+   * ascending key order (UTF-16 code units, as `<` compares) where the storage gives it cheaply,
+   * which a caller may use to be thorough but never needs to be correct; the manifest as it is
+   * while it is read. A manifest that is not there yields nothing; one that is there but cannot be
+   * read or is not valid, whole or any record of it, throws `ManifestError` naming it (a reader of
+   * the whole archive must not take a broken manifest for an empty one, as a run that renders
+   * again may); a record removed while it is read is skipped. Memory does not grow with the
+   * number of records beyond what the storage itself holds.
+   */
+  records(): AsyncIterable<[key: string, entry: ManifestEntry]>;
 }
 
 /** The manifest of `store`: one file in a folder, one object per original in a bucket. */
@@ -188,6 +199,18 @@ export async function openManifest(store: MediaStore): Promise<Manifest> {
       delete: (key) => writer.delete(key).catch(() => undefined),
       flush: () => writer.flush(),
       unwritten: () => [...writer.unwritten.keys()],
+      // The file is read whole today; its keys in code-unit order (the file's own order is the locale's).
+      async *records() {
+        const file = path.join(outDir, MANIFEST_FILE);
+        const { entries, warning } = await current(file);
+        if (warning) {
+          const read = await readFileWithin(file, MAX_MANIFEST_BYTES, 'the cap on a manifest');
+          const parsed = read.ok ? parseJsonAs(manifestSchema, read.bytes) : null;
+          const why = parsed && !parsed.ok ? ` (${parsed.problems[0]})` : '';
+          throw new ManifestError(file, `not a valid manifest${why}`);
+        }
+        for (const key of Object.keys(entries).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) yield [key, entries[key]!];
+      },
     };
   }
   return new ObjectManifest(store);
@@ -250,6 +273,48 @@ class ObjectManifest implements Manifest {
     return []; // each record is written at once, or its original fails
   }
 
+  /** In the listing's order (the bucket's key order), a bounded number read at once. */
+  async *records(): AsyncIterable<[key: string, entry: ManifestEntry]> {
+    const queue: Array<Promise<[string, ManifestEntry] | undefined>> = [];
+    for await (const found of this.#store.list(MANIFEST_RECORDS)) {
+      if (!found.key.endsWith('.json')) continue;
+      const key = found.key.slice(MANIFEST_RECORDS.length, -'.json'.length);
+      queue.push(this.#limit(() => this.#record(key)));
+      // Keep a rejection from being reported as unhandled while it waits its turn.
+      queue.at(-1)!.catch(() => {});
+      if (queue.length >= RECORDS_IN_FLIGHT) {
+        const record = await queue.shift()!;
+        if (record) yield record;
+      }
+    }
+    while (queue.length > 0) {
+      const record = await queue.shift()!;
+      if (record) yield record;
+    }
+  }
+
+  /** One record, or undefined when it was removed since it was listed; throws when it cannot be used. */
+  async #record(key: string): Promise<[string, ManifestEntry] | undefined> {
+    const name = `${MANIFEST_RECORDS}${key}.json`;
+    let read: Awaited<ReturnType<typeof readStreamWithin>>;
+    try {
+      read = await readStreamWithin((await this.#store.read(name)).body, MAX_RECORD_BYTES);
+    } catch (error) {
+      if (error instanceof StorageError && error.kind === 'missing') return undefined;
+      if (error instanceof StorageError && STORE_WIDE.has(error.kind)) throw error;
+      throw new ManifestError(this.#store.describe(name), `cannot read (${oneLine(error)})`, { cause: error });
+    }
+    if (!read.ok)
+      throw new ManifestError(
+        this.#store.describe(name),
+        read.tooLarge ? `larger than ${MAX_RECORD_BYTES} bytes, the cap on a manifest record` : read.reason,
+      );
+    const parsed = parseJsonAs(recordSchema, read.bytes);
+    if (!parsed.ok)
+      throw new ManifestError(this.#store.describe(name), `not a valid manifest record (${parsed.problems[0]})`);
+    return [key, parsed.data.entry];
+  }
+
   async #read(keys: string[]): Promise<Entries> {
     const entries: Entries = {};
     await Promise.all(
@@ -284,6 +349,10 @@ class ObjectManifest implements Manifest {
 }
 
 const recordSchema = z.object({ version: z.literal(MANIFEST_VERSION), entry: entrySchema });
+/** Records read ahead of the one `records()` yields next. */
+const RECORDS_IN_FLIGHT = 16;
+/** The largest record object read: one is a few KB. */
+const MAX_RECORD_BYTES = 1024 * 1024;
 
 /**
  * Collects a run's changes and merges them into the manifest file, at most every
