@@ -35,6 +35,9 @@ export class BaselineError extends ContentApiError {
   }
 }
 
+/** A URL of any scheme: a fetched page (`https://`), a record in a bucket (`s3://`); else a file, or `stdin`. */
+export const isUrlSource = (source: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(source);
+
 /** How a page is named in a baseline kept at `baselineFile`. */
 export function pageKey(source: string, baselineFile: string): string {
   if (source === 'stdin') return source;
@@ -42,6 +45,8 @@ export function pageKey(source: string, baselineFile: string): string {
     const url = new URL(source);
     return `${url.pathname}${url.search}`;
   }
+  // A record in a bucket (the archive checked whole): the bucket and prefix are what it is.
+  if (isUrlSource(source)) return source;
   return path
     .relative(path.dirname(path.resolve(baselineFile)), path.resolve(source))
     .split(path.sep)

@@ -35,7 +35,10 @@ export interface CheckedImage {
 }
 
 export interface CheckedPage {
+  /** The page file or URL; for a manifest record (the archive checked whole), the image it records, `media/dune.jpg`. */
   source: string;
+  /** A manifest record's key (`dune.jpg`), when what was checked is one (`--verify-files` without pages). */
+  record?: string;
   /** The API base URL the page was fetched from or filled with, if any. */
   baseUrl?: string | undefined;
   /** Findings that count (not ignored, not in the baseline). */
@@ -48,7 +51,10 @@ export interface CheckedPage {
 }
 
 export interface CheckSummary {
+  /** Pages checked; with no pages (the archive checked whole), the records, each reported as one. */
   pages: number;
+  /** Manifest records checked, when the archive is checked whole (`--verify-files` without pages). */
+  records?: number;
   images: number;
   files: { probed: number; bytesRead: number } | null;
   errors: number;
@@ -156,32 +162,10 @@ export class CheckRun {
   }
 
   #sort(page: LoadedPage, found: Finding[], images: CheckedImage[]): CheckedPage {
-    const { policy, baseline, record } = this.#options;
-    const problems: Finding[] = [];
-    const baselined: Finding[] = [];
-    const key = baseline?.checked(page.source);
-    for (const finding of found) {
-      const severity = policy ? policy.severity(finding.rule, finding.severity) : finding.severity;
-      if (severity === null || policy?.ignoresPath(finding.path)) {
-        this.summary.ignored++;
-        continue;
-      }
-      const kept = severity === finding.severity ? finding : { ...finding, severity };
-      record?.add(page.source, kept.rule, kept.path);
-      if (key !== undefined && baseline!.take(key, kept.rule, kept.path)) {
-        baselined.push(kept);
-        this.summary.baselined++;
-        continue;
-      }
-      problems.push(kept);
-      if (kept.severity === 'error') this.summary.errors++;
-      else this.summary.warnings++;
-    }
     return {
       source: page.source,
       ...(page.baseUrl && { baseUrl: page.baseUrl }),
-      problems,
-      baselined,
+      ...sortFindings(page.source, found, this.#options, this.summary),
       images,
       ...(this.#options.keepText && { text: page.text }),
     };
@@ -245,10 +229,50 @@ export class CheckRun {
 }
 
 /**
- * What one probed file breaks: it cannot be read, or its real size or format is not the one the
- * JSON and its name give. `label` starts each message (`webp alternate `) for a file the JSON does not name.
+ * `found` after the config (severities, rules off, ignored paths) and the baseline: the findings
+ * that count and those the baseline holds, each counted in `summary` and recorded for
+ * `--update-baseline`. `source` names the page (or record) in the baseline.
  */
-function fileFindings(reference: MediaReference, result: ProbeResult, label = ''): Finding[] {
+export function sortFindings(
+  source: string,
+  found: Finding[],
+  { policy, baseline, record }: Pick<CheckOptions, 'policy' | 'baseline' | 'record'>,
+  summary: CheckSummary,
+): { problems: Finding[]; baselined: Finding[] } {
+  const problems: Finding[] = [];
+  const baselined: Finding[] = [];
+  const key = baseline?.checked(source);
+  for (const finding of found) {
+    const severity = policy ? policy.severity(finding.rule, finding.severity) : finding.severity;
+    if (severity === null || policy?.ignoresPath(finding.path)) {
+      summary.ignored++;
+      continue;
+    }
+    const kept = severity === finding.severity ? finding : { ...finding, severity };
+    record?.add(source, kept.rule, kept.path);
+    if (key !== undefined && baseline!.take(key, kept.rule, kept.path)) {
+      baselined.push(kept);
+      summary.baselined++;
+      continue;
+    }
+    problems.push(kept);
+    if (kept.severity === 'error') summary.errors++;
+    else summary.warnings++;
+  }
+  return { problems, baselined };
+}
+
+/**
+ * What one probed file breaks: it cannot be read, or its real size or format is not the one the
+ * JSON and its name give. `label` starts each message (`webp alternate `) for a file the JSON does
+ * not name; `says` names what gives the size (`the manifest records` for a record's file).
+ */
+export function fileFindings(
+  reference: MediaReference,
+  result: ProbeResult,
+  label = '',
+  says = 'the JSON says',
+): Finding[] {
   const at = reference.path;
   if (!result.ok)
     return [{ severity: 'error', path: at, rule: FILE_REASON_RULES[result.reason], message: label + result.message }];
@@ -260,7 +284,7 @@ function fileFindings(reference: MediaReference, result: ProbeResult, label = ''
       severity: 'error',
       path: at,
       rule: 'file-size',
-      message: `${label}${result.location} is ${real}, the JSON says ${size.width}x${size.height}`,
+      message: `${label}${result.location} is ${real}, ${says} ${size.width}x${size.height}`,
     });
   }
   const extension = /\.([A-Za-z0-9]+)$/.exec(urlPath(reference.url))?.[1]?.toLowerCase() ?? '';

@@ -21,6 +21,9 @@ import type { AlternateReference } from './alternates.js';
 import { type FileSource, readMedia } from './probe.js';
 import { RecordedRenditions } from './recorded.js';
 
+/** Where the record of a file is looked up: the manifest's entries, or the records being checked. */
+export type RecordLookup = Pick<RecordedRenditions, 'lookup'>;
+
 /** One Image's renditions as `check` read them: JSON path of each URL, the URL, where it was read. */
 export interface PictureImage {
   path: string;
@@ -70,18 +73,19 @@ export class PictureCheck {
   readonly #files: FileSource;
   readonly #limit: LimitFunction;
   readonly #prints = new Map<string, Promise<Read>>();
-  readonly #recorded: RecordedRenditions;
+  readonly #recorded: RecordLookup;
 
   readonly #onRead: (bytes: number) => void;
 
   /**
    * `onRead` is told the bytes of each file read, for the run's summary; `recorded` is the run's
-   * view of the manifest, shared with the other rules that read it.
+   * view of the manifest, shared with the other rules that read it (or, for the archive checked
+   * whole, the records being checked).
    */
   constructor(
     files: FileSource,
     onRead: (bytes: number) => void = () => {},
-    recorded = new RecordedRenditions(files),
+    recorded: RecordLookup = new RecordedRenditions(files),
     concurrency = 4,
   ) {
     this.#files = files;

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { isUrlSource } from './baseline.js';
 import { RULE_IDS } from './rules.js';
 
 export const SEVERITIES = ['off', 'warn', 'error'] as const;
@@ -159,7 +160,7 @@ export function createPolicy(config: PolicyConfig, baseDir: string = process.cwd
     ignoresPath: (jsonPath) => paths.some((matches) => matches(jsonPath)),
     ignoresPage(source) {
       if (pages.length === 0) return false;
-      const relative = /^https?:\/\//i.test(source)
+      const relative = isUrlSource(source)
         ? source
         : path.relative(baseDir, path.resolve(source)).split(path.sep).join('/');
       return pages.some(({ glob, matches }) => matches(relative) || glob === source);

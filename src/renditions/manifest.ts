@@ -18,8 +18,8 @@ import pLimit from 'p-limit';
 import { z } from 'zod';
 import { ManifestError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
 import { withLock } from '../fs/lock.js';
-import { parseJsonAs, parseJsonOrUndefined } from '../json.js';
-import { readFileWithin, readSmallFileSync } from '../page/json-file.js';
+import { parseJsonAs } from '../json.js';
+import { readFileWithin, readSmallFileSync, readStreamWithin } from '../page/json-file.js';
 import { LocalStore } from '../storage/local.js';
 import type { MediaStore } from '../storage/store.js';
 import { FILE_EXTENSIONS } from './formats.js';
@@ -128,7 +128,11 @@ export interface Manifest {
   entriesFor(stems: string[]): Promise<Entries>;
   /** The entry recorded under `key` now (read again, never remembered). */
   entry(key: string): Promise<ManifestEntry | undefined>;
-  /** Every record, one at a time, in key order: nothing of the whole archive is held at once. */
+  /**
+   * Every record, one at a time, in key order: nothing of the whole archive is held at once. A record
+   * (or a one-file manifest) that cannot be read or is not one throws `ManifestError` naming it,
+   * where `entriesFor` warns: a reader of the whole archive must never take it for empty.
+   */
   records(): AsyncIterable<[key: string, entry: ManifestEntry]>;
   /** Records `entry` under `key`, once the files it names are written; throws when it cannot. */
   set(key: string, entry: ManifestEntry): Promise<void>;
@@ -170,6 +174,8 @@ class RecordManifest implements Manifest {
   readonly #listed = new Map<string, Promise<Set<string>>>();
   /** A one-file manifest not migrated (a dry run, a check): read as it is, under the records. */
   #legacy: Entries | undefined;
+  /** A one-file manifest that is not one: `records()` cannot say what the folder holds. */
+  #invalidLegacy: { file: string; reason: string } | undefined;
 
   constructor(store: MediaStore) {
     this.#store = store;
@@ -214,14 +220,27 @@ class RecordManifest implements Manifest {
   }
 
   async *records(): AsyncIterable<[string, ManifestEntry]> {
+    if (this.#invalidLegacy) throw new ManifestError(this.#invalidLegacy.file, this.#invalidLegacy.reason);
     const seen = this.#legacy ? new Set<string>() : null;
+    // Read ahead, a bounded number at once (a bucket's records are a round trip each), yielded in order.
+    const queue: Array<Promise<[string, Loaded]>> = [];
+    const next = async function* (this: RecordManifest, all: boolean) {
+      while (queue.length > (all ? 0 : RECORDS_IN_FLIGHT - 1)) {
+        const [key, loaded] = await queue.shift()!;
+        if (loaded.problem) throw new ManifestError(loaded.problem.file, loaded.problem.reason);
+        seen?.add(key);
+        if (loaded.entry) yield [key, loaded.entry] as [string, ManifestEntry];
+      }
+    }.bind(this);
     for await (const found of this.#store.list(MANIFEST_RECORDS)) {
       if (!found.key.endsWith('.json')) continue;
       const key = found.key.slice(MANIFEST_RECORDS.length, -'.json'.length);
-      const entry = await this.#read(key);
-      seen?.add(key);
-      if (entry) yield [key, entry];
+      const loading = this.#limit(async () => [key, await this.#load(key)] as [string, Loaded]);
+      loading.catch(() => {}); // a rejection waiting its turn is not unhandled
+      queue.push(loading);
+      yield* next(false);
     }
+    yield* next(true);
     if (this.#legacy && seen) {
       for (const key of Object.keys(this.#legacy).sort()) if (!seen.has(key)) yield [key, this.#legacy[key]!];
     }
@@ -255,6 +274,7 @@ class RecordManifest implements Manifest {
       }
       const parsed = parseJsonAs(legacySchema, read.bytes);
       if (!parsed.ok) {
+        this.#invalidLegacy = { file, reason: `not a valid manifest (${parsed.problems[0]})` };
         this.#problems.push(`${file}: not a valid manifest; every original it recorded will be rendered again`);
         return;
       }
@@ -309,45 +329,57 @@ class RecordManifest implements Manifest {
 
   /** The record under `key`; none when there is none, or it cannot be read (said in `warning`). */
   async #read(key: string): Promise<ManifestEntry | undefined> {
+    const { entry, problem } = await this.#load(key);
+    if (problem) this.#problems.push(`${problem.file}: ${problem.reason}; its original will be rendered again`);
+    return entry;
+  }
+
+  /** The record under `key`: its entry, nothing when there is none, or why it cannot be read. */
+  async #load(key: string): Promise<Loaded> {
     const name = `${MANIFEST_RECORDS}${key}.json`;
+    const file = this.#store.describe(name);
     let bytes: Buffer;
     if (this.#local) {
-      const file = this.#local.localPath(name);
+      const local = this.#local.localPath(name);
       // Most keys looked up have no record: a stat says so without the cost of a failed open's error.
-      if (!existsWithoutThrowing(file)) return undefined;
-      const read = readSmallFileSync(file, MAX_RECORD_BYTES, 'the cap on a manifest record');
-      if (!read.ok) {
-        if (!read.missing)
-          this.#problems.push(`${this.#store.describe(name)}: ${read.reason}; its original will be rendered again`);
-        return undefined;
-      }
+      if (!existsWithoutThrowing(local)) return {};
+      const read = readSmallFileSync(local, MAX_RECORD_BYTES, 'the cap on a manifest record');
+      if (!read.ok) return read.missing ? {} : { problem: { file, reason: read.reason } };
       bytes = read.bytes;
     } else {
       try {
-        const { body } = await this.#store.read(name);
-        const chunks: Buffer[] = [];
-        for await (const chunk of body) chunks.push(chunk as Buffer);
-        bytes = Buffer.concat(chunks);
+        const read = await readStreamWithin((await this.#store.read(name)).body, MAX_RECORD_BYTES);
+        if (!read.ok) {
+          const reason = read.tooLarge
+            ? `larger than ${MAX_RECORD_BYTES} bytes, the cap on a manifest record`
+            : read.reason;
+          return { problem: { file, reason } };
+        }
+        bytes = read.bytes;
       } catch (error) {
-        // Removed since it was listed (another machine changed that image), or unreadable:
-        // no record, so the original is rendered again; a bucket gone as a whole fails the run.
+        // Removed since it was listed (another machine changed that image): no record. A bucket gone
+        // as a whole fails the run.
         if (error instanceof StorageError && STORE_WIDE.has(error.kind)) throw error;
-        if (!(error instanceof StorageError && error.kind === 'missing'))
-          this.#problems.push(`${oneLine(error)}; its original will be rendered again`);
-        return undefined;
+        if (error instanceof StorageError && error.kind === 'missing') return {};
+        return { problem: { file, reason: `cannot read (${oneLine(error).replace(`${file}: `, '')})` } };
       }
     }
-    const record = parseJsonOrUndefined(recordSchema, bytes.toString('utf8'));
-    if (!record) {
-      this.#problems.push(
-        `${this.#store.describe(name)}: not a valid manifest record; its original will be rendered again`,
-      );
-      return undefined;
-    }
-    if (this.#local) record.entry.source = fromStored(this.#root(), record.entry.source);
-    return record.entry;
+    const parsed = parseJsonAs(recordSchema, bytes);
+    if (!parsed.ok) return { problem: { file, reason: `not a valid manifest record (${parsed.problems[0]})` } };
+    const { entry } = parsed.data;
+    if (this.#local) entry.source = fromStored(this.#root(), entry.source);
+    return { entry };
   }
 }
+
+/** A record read: its entry, nothing (no record), or why it cannot be read. */
+interface Loaded {
+  entry?: ManifestEntry;
+  problem?: { file: string; reason: string };
+}
+
+/** Records read ahead of the one `records()` yields next. */
+const RECORDS_IN_FLIGHT = 16;
 
 function existsWithoutThrowing(file: string): boolean {
   try {

@@ -1,11 +1,13 @@
 /** Reporters for machines: JSON, JSON lines, JUnit XML and GitHub workflow annotations. */
 import { escapeText } from '../../errors.js';
+import { isUrlSource } from '../baseline.js';
 import type { CheckedPage } from '../check.js';
 import { locator } from '../locate.js';
 import type { Reporter, RunEnd } from './reporter.js';
 
 const pageRecord = (page: CheckedPage) => ({
   source: page.source,
+  ...(page.record !== undefined && { record: page.record }),
   ...(page.baseUrl && { baseUrl: page.baseUrl }),
   problems: page.problems,
   baselined: page.baselined,
@@ -113,7 +115,7 @@ const escapeData = (text: string) => escapeText(text.replace(/%/g, '%25').replac
 const escapeProperty = (text: string) => escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
 /** Page files (not URLs or standard input) can be pointed at. */
-export const isFileSource = (source: string) => !/^https?:\/\//i.test(source) && source !== 'stdin';
+export const isFileSource = (source: string) => !isUrlSource(source) && source !== 'stdin';
 
 /**
  * GitHub Actions workflow commands: `::error file=...,line=...,col=...,title=...::message`,

@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isUrlSource } from '../baseline.js';
 import type { Finding } from '../check.js';
 import { locator } from '../locate.js';
 import { CHECK_RULES } from '../rules.js';
@@ -25,7 +26,8 @@ const RULE_INDEX = new Map(RULES.map((rule, i) => [rule.id, i]));
 
 /**
  * Where a page is: a relative file as a URI reference against `%SRCROOT%` (the repository in
- * CI, as code scanning expects), an absolute one as a file: URL, a fetched page as its URL.
+ * CI, as code scanning expects), an absolute one as a file: URL, a fetched page (or a record in
+ * a bucket) as its URL.
  */
 function artifactLocation(source: string): { uri: string; uriBaseId?: string } {
   if (!isFileSource(source)) return { uri: source };
@@ -48,7 +50,7 @@ export function sarifReporter(options: SarifOptions = {}): Reporter {
   ) => {
     const position = locate?.(finding.path);
     const physical =
-      isFileSource(page.source) || /^https?:\/\//i.test(page.source)
+      isFileSource(page.source) || isUrlSource(page.source)
         ? {
             physicalLocation: {
               artifactLocation: artifactLocation(page.source),

@@ -48,7 +48,11 @@ export function textReporter(styles: Styles = PLAIN_STYLES): Reporter {
         summary.ignored > 0 && `${summary.ignored} ignored by the config`,
       ].filter(Boolean);
       const extraNote = extra.length ? dim(` (${extra.join(', ')})`) : '';
-      lines.push(`${summary.pages} page(s), ${summary.images} image(s)${read}: ${result}${extraNote}`);
+      const checked =
+        summary.records === undefined
+          ? `${summary.pages} page(s), ${summary.images} image(s)`
+          : `${summary.records} manifest record(s)`;
+      lines.push(`${checked}${read}: ${result}${extraNote}`);
       return `${lines.join('\n')}\n`;
     },
   };

@@ -1,6 +1,6 @@
 /**
- * `content-api check <targets...>`: its flags and help, with defaults from the config file;
- * the work is in run.ts.
+ * `content-api check [targets...]`: its flags and help, with defaults from the config file;
+ * the work is in run.ts. Without targets, `--verify-files` checks the archive whole.
  */
 import { type Command, Option } from 'commander';
 import { REPORTER_NAMES, type ReporterName } from '../../../check/reporters/index.js';
@@ -13,7 +13,10 @@ const DESCRIPTION =
   'Check pages (JSON files, folders of them, page ids or page endpoint URLs fetched from --base-url, or - ' +
   'for standard input) against the page schema and the rendition rules; with --verify-files, read the ' +
   'header of every media file a page names (on disk or over HTTP) and compare its real size and format ' +
-  'with the JSON. Defaults for the flags, rule severities and ignored paths come from ' +
+  'with the JSON. With --verify-files and no targets, check the archive whole: every rendition the ' +
+  'manifest in that folder or bucket prefix records (present, decodable, its recorded size and picture, ' +
+  'the format its extension names, the sizes of its alternates). ' +
+  'Defaults for the flags, rule severities and ignored paths come from ' +
   'content-api.config.json (found upward from the working folder) or --config; flags win.';
 
 const EXAMPLES = [
@@ -25,6 +28,7 @@ const EXAMPLES = [
     'content-api check pages/ --baseline check-baseline.json',
   'curl -s https://gallery.example.org/api/v2/pages/101/ | content-api check - --reporter github',
   'content-api check pages/ --verify-files s3://gallery-media/media/',
+  'content-api check --verify-files s3://gallery-media/media/ --reporter junit -o archive.xml',
 ];
 
 const EXIT_CODES = {
@@ -33,7 +37,9 @@ const EXIT_CODES = {
   2:
     'could not run: bad flags, an invalid config file or baseline, a target that cannot be read or fetched,\n' +
     'a folder with no .json files, a --verify-files folder that is not there, a folder or bucket prefix\n' +
-    'that holds no files, a bucket that cannot be used or a server that cannot be reached',
+    'that holds no files, a bucket that cannot be used or a server that cannot be reached; without\n' +
+    'targets, no manifest in the --verify-files folder or prefix, or one (or a record of one) that\n' +
+    'cannot be read or is not valid',
 };
 
 export function checkCommand(program: Command): Command {
@@ -41,7 +47,11 @@ export function checkCommand(program: Command): Command {
     .command('check')
     .summary('prove that pages follow the rendition rules, and that the files behind them are right')
     .description(DESCRIPTION)
-    .argument('<targets...>', 'page JSON files, folders, page ids, page endpoint URLs, or - for standard input')
+    .argument(
+      '[targets...]',
+      'page JSON files, folders, page ids, page endpoint URLs, or - for standard input; none: the archive ' +
+        'checked whole (needs --verify-files)',
+    )
     .addOption(
       baseUrlOption(
         'the API base URL: fetches page ids, fills {base_url} in content-folder pages, links the HTML report',
@@ -51,7 +61,7 @@ export function checkCommand(program: Command): Command {
     .option(
       '--verify-files <folder|url>',
       'check every media file a page names: a folder or s3://bucket/prefix/ (URL paths below --media-prefix ' +
-        'are looked up in it) or a base URL',
+        'are looked up in it) or a base URL; without targets, every file the manifest of a folder or prefix records',
     )
     .option(
       '--media-prefix <path>',

@@ -1,16 +1,18 @@
 /**
  * `content-api check`: pages in, findings out through the chosen reporter, a page at a time;
- * exit 1 when anything is found (warnings up to `--max-warnings` excepted).
+ * exit 1 when anything is found (warnings up to `--max-warnings` excepted). Without targets,
+ * the records of the manifest in the `--verify-files` folder or bucket prefix in, a record at a time.
  */
 import path from 'node:path';
+import type { ArchiveOptions } from '../../../check/archive.js';
 import { Baseline, BaselineRecorder } from '../../../check/baseline.js';
-import { CheckRun } from '../../../check/check.js';
+import { type CheckedPage, type CheckOptions, CheckRun, type CheckSummary } from '../../../check/check.js';
 import type { LoadedConfig } from '../../../check/config.js';
 import { createPolicy } from '../../../check/policy.js';
-import { closeFileSource, openFileSource } from '../../../check/probe.js';
+import { closeFileSource, type FileSource, openFileSource } from '../../../check/probe.js';
 import { createReporter, type ReporterName } from '../../../check/reporters/index.js';
-import { loadTargets } from '../../../check/targets.js';
-import { escapeText } from '../../../errors.js';
+import { loadTargets, type TargetOptions } from '../../../check/targets.js';
+import { escapeText, InvalidArgumentError } from '../../../errors.js';
 import type { S3Options } from '../../../storage/s3-url.js';
 import { assertWritableFile, printMessage, stylesFor, writeOutputFile } from '../../output.js';
 import { fileSink, type ReportSink, stdoutSink } from './sink.js';
@@ -37,6 +39,17 @@ export interface CheckCommandOptions {
 }
 
 export async function runCheck(targets: string[], options: CheckCommandOptions): Promise<number> {
+  const archive = targets.length === 0;
+  if (archive && !options.verifyFiles)
+    throw new InvalidArgumentError(
+      "missing required argument 'targets': give pages to check, or --verify-files <folder|s3://bucket/prefix/> " +
+        'alone to check the archive whole',
+    );
+  if (archive && /^https?:\/\//i.test(options.verifyFiles!))
+    throw new InvalidArgumentError(
+      `--verify-files ${escapeText(options.verifyFiles!)}: without page targets it takes a folder or ` +
+        's3://bucket/prefix/, where render keeps its manifest (a server lists none)',
+    );
   if (options.output) await assertWritableFile('--output', options.output);
   if (options.updateBaseline) await assertWritableFile('--update-baseline', options.updateBaseline);
   const baseline = options.baseline ? await Baseline.load(options.baseline) : undefined;
@@ -49,6 +62,10 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
     : undefined;
   let sink: ReportSink | undefined;
   try {
+    // Without targets, the manifest's first record is read before the report begins: no manifest,
+    // or one that cannot be read, is exit 2, never an empty report.
+    const { concurrency } = options;
+    const archiveCheck = archive ? await checkArchive(files, { concurrency, policy, baseline, record }) : undefined;
     // Colour only in a report for a terminal that wants it, never in a file.
     const styles = stylesFor(options.output ? ({ isTTY: false } as NodeJS.WriteStream) : process.stdout);
     const { baseUrl, retries, maxBytes } = options;
@@ -58,26 +75,21 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
       baseUrl,
       baseline: Boolean(options.baseline),
     });
-    const run = new CheckRun({
-      files,
-      concurrency: options.concurrency,
-      mediaPrefix: options.mediaPrefix,
-      policy,
-      baseline,
-      record,
-      keepText: reporter.needsText ?? false,
-    });
-    const pages = loadTargets(targets, {
-      baseUrl,
-      timeoutMs,
-      deadlineMs,
-      retries,
-      maxBytes,
-      skip: (source) => policy.ignoresPage(source),
-    });
+    const run =
+      archiveCheck ??
+      checkTargets(targets, {
+        files,
+        concurrency,
+        mediaPrefix: options.mediaPrefix,
+        policy,
+        baseline,
+        record,
+        keepText: reporter.needsText ?? false,
+        pages: { baseUrl, timeoutMs, deadlineMs, retries, maxBytes, skip: (source) => policy.ignoresPage(source) },
+      });
     sink = options.output ? fileSink('--output', options.output) : stdoutSink();
     await sink.write(reporter.start());
-    for await (const page of run.run(pages)) await sink.write(reporter.page(page));
+    for await (const page of run.results) await sink.write(reporter.page(page));
     const { summary } = run;
     await sink.write(await reporter.end({ summary, fixed: baseline?.fixed() ?? [], baseline: options.baseline }));
     await sink.close();
@@ -95,4 +107,27 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
     await sink?.abort();
     if (files) await closeFileSource(files);
   }
+}
+
+/** What a run checks, as it goes, and its counts. */
+interface Checking {
+  summary: CheckSummary;
+  results: AsyncIterable<CheckedPage>;
+}
+
+/** The pages the targets name. */
+function checkTargets(targets: string[], options: CheckOptions & { pages: TargetOptions }): Checking {
+  const { pages, ...checkOptions } = options;
+  const run = new CheckRun(checkOptions);
+  return { summary: run.summary, results: run.run(loadTargets(targets, pages)) };
+}
+
+/** Every record of the manifest in the folder or bucket prefix (the archive checked whole). */
+async function checkArchive(files: FileSource | undefined, options: Omit<ArchiveOptions, 'files'>): Promise<Checking> {
+  if (files?.kind !== 'store')
+    throw new InvalidArgumentError('--verify-files: a folder or s3://bucket/prefix/ is needed');
+  const { ArchiveRun, archiveRecords } = await import('../../../check/archive.js');
+  const records = await archiveRecords(files);
+  const run = new ArchiveRun({ files, ...options });
+  return { summary: run.summary, results: run.run(records) };
 }
