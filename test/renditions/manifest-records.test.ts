@@ -1,6 +1,6 @@
 /**
- * `Manifest.records()`, one contract for both drivers (the manifest file of a folder, the
- * per-original records of a bucket prefix, on a real s3rver): every record once, in key order,
+ * `Manifest.records()`, one contract for a folder and a bucket prefix (on a real s3rver), each holding
+ * a record per image: every record once, in key order,
  * as `entriesFor` gives it; nothing for a place with no manifest; a manifest or record that is
  * there but broken throws `ManifestError` naming it, never passes for an empty one. In a bucket,
  * records are read a bounded number at a time, however many there are.
@@ -32,7 +32,7 @@ afterAll(async () => {
 /** A place `render` writes to, and how a test breaks its manifest. */
 interface Place {
   location: string;
-  /** Cuts the manifest (a folder's file, one record of a bucket's) short; returns how messages name it. */
+  /** Cuts one record short; returns how messages name it. */
   cut(key: string): Promise<string>;
 }
 
@@ -43,8 +43,8 @@ const places: Array<[string, () => Promise<Place>]> = [
       const media = path.join(await tempDir(), 'media');
       return {
         location: media,
-        async cut() {
-          const file = path.join(media, MANIFEST_FILE);
+        async cut(key) {
+          const file = path.join(media, MANIFEST_RECORDS, `${key}.json`);
           const text = await readFile(file);
           await writeFile(file, text.subarray(0, Math.floor(text.length / 2)));
           return file;
@@ -173,8 +173,8 @@ describe('Manifest.records() in a bucket: memory bounded', () => {
   });
 });
 
-// A folder with no manifest at all and one whose records were all removed look alike.
-it('a folder whose manifest holds no entry yields nothing', async () => {
+// A folder with a one-file manifest of an earlier version, not migrated yet, holding no entry.
+it('a folder whose one-file manifest holds no entry yields nothing', async () => {
   const media = path.join(await tempDir(), 'media');
   await mkdir(media);
   await writeFile(path.join(media, MANIFEST_FILE), `${JSON.stringify({ version: 1, entries: {} })}\n`);

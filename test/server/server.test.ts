@@ -140,6 +140,7 @@ describe('media', () => {
     '/media/..%2Fpages%2F101.json',
     '/media/a%00.jpg',
     '/media/.content-api-manifest.json',
+    '/media/.content-api-manifest/dandelion.jpg.json',
     '/media/landscapes/',
     '/media/landscapes',
   ])('no escape, no listing: %s', async (p) => {
