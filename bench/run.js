@@ -73,7 +73,7 @@ if (!only || only === 'check') {
 }
 if (!only || only === 'archive') {
   console.error('bench: archive (1,000 to 100,000 small originals; about an hour)');
-  await archiveBench(root, scratch, { concurrency });
+  await archiveBench(root, scratch, { concurrency, runs });
 }
 if (!only || only === 'serve') {
   console.error('bench: serve (then a 60 s soak)');

@@ -11,8 +11,8 @@
  * place at once never overwrite each other's records. The one-file manifest of earlier versions
  * (`.content-api-manifest.json`) is migrated to records on the first run that writes.
  */
-import { statSync } from 'node:fs';
-import { rename } from 'node:fs/promises';
+import { type Dirent, statSync } from 'node:fs';
+import { readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { z } from 'zod';
@@ -232,9 +232,10 @@ class RecordManifest implements Manifest {
         if (loaded.entry) yield [key, loaded.entry] as [string, ManifestEntry];
       }
     }.bind(this);
-    for await (const found of this.#store.list(MANIFEST_RECORDS)) {
-      if (!found.key.endsWith('.json')) continue;
-      const key = found.key.slice(MANIFEST_RECORDS.length, -'.json'.length);
+    const names = this.#local ? localRecordNames(path.join(this.#root(), MANIFEST_RECORDS)) : this.#recordNames();
+    for await (const name of names) {
+      if (!name.endsWith('.json')) continue;
+      const key = name.slice(0, -'.json'.length);
       const loading = this.#limit(async () => [key, await this.#load(key)] as [string, Loaded]);
       loading.catch(() => {}); // a rejection waiting its turn is not unhandled
       queue.push(loading);
@@ -304,6 +305,11 @@ class RecordManifest implements Manifest {
 
   #root(): string {
     return path.resolve(this.#local!.location);
+  }
+
+  /** The names of a bucket's records, below MANIFEST_RECORDS, in key order. */
+  async *#recordNames(): AsyncIterable<string> {
+    for await (const found of this.#store.list(MANIFEST_RECORDS)) yield found.key.slice(MANIFEST_RECORDS.length);
   }
 
   /** A bucket's keys with these stems, from a listing of each records folder once a batch. */
@@ -380,6 +386,27 @@ interface Loaded {
 
 /** Records read ahead of the one `records()` yields next. */
 const RECORDS_IN_FLIGHT = 16;
+
+/**
+ * The names below a folder's records folder, in key order: every entry that is not a folder, so that
+ * one that is not a regular file (a FIFO, a link to a device) is read, and named, not passed over.
+ * Folders are not followed through symlinks: the walk stays in the tree.
+ */
+async function* localRecordNames(root: string, below = ''): AsyncIterable<string> {
+  const entries = await readdir(path.join(root, below), { withFileTypes: true }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (below === '' && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) return [];
+      throw new ManifestError(path.join(root, below), `cannot list (${error.code ?? error.message})`);
+    },
+  );
+  // A folder sorts as `name/`, so the order is that of the full paths, as keys compare.
+  const sortKey = (entry: Dirent) => (entry.isDirectory() ? `${entry.name}/` : entry.name);
+  for (const entry of entries.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0))) {
+    const name = below === '' ? entry.name : `${below}/${entry.name}`;
+    if (entry.isDirectory()) yield* localRecordNames(root, name);
+    else yield name;
+  }
+}
 
 function existsWithoutThrowing(file: string): boolean {
   try {

@@ -13,7 +13,7 @@ import AjvDraft04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORTER_NAMES } from '../../src/check/reporters/index.js';
-import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import { MANIFEST_FILE, MANIFEST_RECORDS } from '../../src/renditions/manifest.js';
 import { renderOriginals } from '../../src/renditions/render.js';
 import { runCli, runWithin } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
@@ -241,12 +241,12 @@ describe('no archive to check: exit 2, one line, no report', () => {
     ['a link to /dev/zero', (file: string) => symlink('/dev/zero', file), /: a device, not a file\n$/],
     [
       'over the size cap',
-      (file: string) => writeFile(file, '').then(() => truncate(file, 257 * 1024 * 1024)),
-      /: larger than 268435456 bytes, the cap on a manifest\n$/,
+      (file: string) => writeFile(file, '').then(() => truncate(file, 2 * 1024 * 1024)),
+      /: larger than 1048576 bytes, the cap on a manifest record\n$/,
     ],
-  ])('a manifest that is %s', async (_, make, reason) => {
+  ])('a manifest record that is %s', async (_, make, reason) => {
     const media = await renderedFolder();
-    const file = path.join(media, MANIFEST_FILE);
+    const file = path.join(media, MANIFEST_RECORDS, 'meadow.webp.json');
     await rm(file);
     await make(file);
     oneLine(
@@ -255,12 +255,22 @@ describe('no archive to check: exit 2, one line, no report', () => {
     );
   });
 
-  it('a manifest cut short', async () => {
+  it('a manifest record cut short', async () => {
     const media = await renderedFolder();
-    const file = path.join(media, MANIFEST_FILE);
+    const file = path.join(media, MANIFEST_RECORDS, 'meadow.jpg.json');
     const text = await readFile(file);
     await writeFile(file, text.subarray(0, text.length - 40));
-    oneLine(await check('--verify-files', media), /: not a valid manifest \(not JSON \(.*\)\)\n$/);
+    oneLine(await check('--verify-files', media), /: not a valid manifest record \(not JSON \(.*\)\)\n$/);
+  });
+
+  it('a one-file manifest of an earlier version that is a FIFO', async () => {
+    const media = await renderedFolder();
+    const file = path.join(media, MANIFEST_FILE);
+    execFileSync('mkfifo', [file]);
+    oneLine(
+      await runWithin(['check', '--verify-files', media]),
+      new RegExp(`^error: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: a FIFO \\(named pipe\\), not a file\n$`),
+    );
   });
 
   it('no targets and no --verify-files', async () => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ArchiveRecord, ArchiveRun, archiveRecords, byStem, type StoreSource } from '../../src/check/archive.js';
 import type { CheckedPage } from '../../src/check/check.js';
 import { closeFileSource, openFileSource } from '../../src/check/probe.js';
-import { MANIFEST_FILE, MANIFEST_RECORDS, type ManifestEntry } from '../../src/renditions/manifest.js';
+import { MANIFEST_RECORDS, type ManifestEntry } from '../../src/renditions/manifest.js';
 import { renderOriginals } from '../../src/renditions/render.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { applyEnv, startS3, type TestS3 } from '../fixtures/s3.js';
@@ -54,9 +54,9 @@ const places: Array<[string, () => Promise<Place>]> = [
         write: (file, bytes) => writeFile(at(file), bytes),
         remove: (file) => rm(at(file)),
         async editRecord(key, change) {
-          const manifest = JSON.parse(await readFile(at(MANIFEST_FILE), 'utf8'));
-          change(manifest.entries[key]);
-          await writeFile(at(MANIFEST_FILE), JSON.stringify(manifest));
+          const record = JSON.parse(await readFile(at(`${MANIFEST_RECORDS}${key}.json`), 'utf8'));
+          change(record.entry);
+          await writeFile(at(`${MANIFEST_RECORDS}${key}.json`), JSON.stringify(record));
         },
       };
     },
