@@ -249,7 +249,8 @@ class RecordManifest implements Manifest {
 
   async set(key: string, entry: ManifestEntry): Promise<void> {
     const stored = this.#local ? { ...entry, source: toStored(this.#root(), entry.source) } : entry;
-    const record = `${JSON.stringify({ version: MANIFEST_VERSION, entry: stored }, null, 2)}\n`;
+    // Compact: a rerun parses every record (`jq . <record>` shows one indented).
+    const record = `${JSON.stringify({ version: MANIFEST_VERSION, entry: stored })}\n`;
     await this.#store.put(`${MANIFEST_RECORDS}${key}.json`, Buffer.from(record), { contentType: 'application/json' });
   }
 

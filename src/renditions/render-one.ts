@@ -464,11 +464,14 @@ const namedBy = (entry: ManifestEntry) => [
 
 /** The files the manifest's renderings of `source` wrote (and kept) that none of `outputs` writes. */
 function staleFiles(recorded: Record<string, ManifestEntry>, source: string, outputs: Output[]): string[] {
-  const written = new Set(outputs.flatMap((output) => Object.values(output.files).map((file) => file.path)));
-  const earlier = Object.values(recorded)
-    .filter((entry) => entry.source === source)
-    .flatMap(namedBy);
-  return [...new Set(earlier)].filter((file) => !written.has(file)).sort();
+  // Arrays, not sets: a few files each, for every original of a rerun.
+  const written = outputs.flatMap((output) => RENDITION_KEYS.map((key) => output.files[key].path));
+  const stale: string[] = [];
+  for (const entry of Object.values(recorded)) {
+    if (entry.source !== source) continue;
+    for (const file of namedBy(entry)) if (!written.includes(file) && !stale.includes(file)) stale.push(file);
+  }
+  return stale.sort();
 }
 
 /**

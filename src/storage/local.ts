@@ -31,7 +31,9 @@ export class LocalStore implements MediaStore {
   }
 
   localPath(key: string): string {
-    return path.join(this.#root, assertKey(this.location, key));
+    // A key is checked to hold no empty, `.` or `..` segment, so joining is appending.
+    const root = this.#root.endsWith(path.sep) ? this.#root : this.#root + path.sep;
+    return root + assertKey(this.location, key);
   }
 
   async open({ write, create }: { write: boolean; create: boolean }): Promise<void> {
@@ -64,9 +66,10 @@ export class LocalStore implements MediaStore {
   async stat(key: string): Promise<StoredObject | null> {
     // Synchronous: microseconds, where the thread pool's round trip costs tens for each of the
     // renditions a rerun checks.
+    const file = this.localPath(key); // a key that is not one throws
     let info: Stats | undefined;
     try {
-      info = statSync(this.localPath(key), { throwIfNoEntry: false });
+      info = statSync(file, { throwIfNoEntry: false });
     } catch {
       return null;
     }
