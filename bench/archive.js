@@ -67,8 +67,7 @@ async function archiveRuns(root, scratch, bin, corpus, size, bases, { concurrenc
   mkdirSync(extra);
   const cli = (args) => runCli(root, bin, args, work);
   const render = () => cli(['render', corpus, extra, '--out', out, '-j', String(concurrency)]);
-  const best = (times, run) =>
-    Array.from({ length: times }, run).reduce((a, b) => (b.seconds < a.seconds ? b : a));
+  const best = (times, run) => Array.from({ length: times }, run).reduce((a, b) => (b.seconds < a.seconds ? b : a));
   const startup = best(Math.max(3, runs), () => cli(['render', extra, '--out', path.join(work, 'empty')]));
   const first = render();
   const noop = best(runs, render);

@@ -61,8 +61,10 @@ export {
   relativeSize,
   renditionFileName,
   renditionSizes,
+  renditionVersion,
   type SrcsetEntry,
   safeName,
+  urlVersion,
 } from './renditions/rules.js';
 export { IMAGE_RULES, type ImageFinding, type ImageRule, verifyImage } from './renditions/verify.js';
 

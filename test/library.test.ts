@@ -4,6 +4,7 @@ import type { Image, ImageObject, Page } from 'content-api';
 import * as api from 'content-api';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { tempDir } from './fixtures/tmp.js';
+import { withVersions } from './fixtures/versions.js';
 import { PAGES } from './page/variants.js';
 
 describe('content-api as a library', () => {
@@ -39,8 +40,9 @@ describe('content-api as a library', () => {
 
   it('renderPage: a page file and a folder of originals in, renditions and the updated page text out', async () => {
     const page = await api.loadPage(path.resolve(PAGES, '../content/pages/101.json'));
+    const outDir = path.join(await tempDir(), 'media');
     const report = await api.renderPage(page, {
-      outDir: path.join(await tempDir(), 'media'),
+      outDir,
       originals: path.resolve(PAGES, '../originals'),
       concurrency: 2,
     });
@@ -53,7 +55,8 @@ describe('content-api as a library', () => {
       'raindrops.webp',
       'storm.jpg',
     ]);
-    expect(report.text).toBe(page.text); // the sample's renditions were made from these originals: nothing to change
+    // The sample's renditions were made from these originals: only the URLs' versions are new.
+    expect(report.text).toBe(await withVersions(page.text, outDir));
     expect(api.mediaPath('https://cdn.example.org/media/a/b%20c.max-300x300.jpg', '/media/')).toBe(
       'a/b c.max-300x300.jpg',
     );

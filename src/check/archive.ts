@@ -94,13 +94,12 @@ export class ArchiveRun {
     const files = this.summary.files!;
     this.#pictures = off
       ? null
-      : new PictureCheck(
-          options.files,
-          (bytes) => {
+      : new PictureCheck(options.files, {
+          onRead: (bytes) => {
             files.bytesRead += bytes;
           },
-          { lookup: async (url) => this.#inFlight.get(url) },
-        );
+          recorded: { lookup: async (url) => this.#inFlight.get(url) },
+        });
   }
 
   /** Each record checked, a few stems at a time, reported in the order its stem's group was formed. */

@@ -107,25 +107,32 @@ export class CheckRun {
   readonly #options: CheckOptions;
   readonly #limit: LimitFunction;
   readonly #probes = new Map<string, Promise<ProbeResult>>();
-  /** The same-picture rule, unless the config turns it off (it reads every rendition whole). */
+  /**
+   * Files read whole: for the same-picture rule (every rendition) and the version rule (the files
+   * whose URL carries a version), unless the config turns both off.
+   */
   readonly #pictures: PictureCheck | null;
+  /** Whether the config keeps `file-picture` and `file-version` on. */
+  readonly #wholeRules: { picture: boolean; version: boolean };
   /** The manifest beside the files (a folder or bucket): fingerprints and alternates. */
   readonly #recorded: RecordedRenditions | null;
 
   constructor(options: CheckOptions = {}) {
     this.#options = options;
     this.#limit = pLimit(options.concurrency ?? 16);
-    const off = options.policy?.severity('file-picture', 'error') === null;
+    const on = (rule: FileRule) => options.policy?.severity(rule, 'error') !== null;
+    const whole = { picture: on('file-picture'), version: on('file-version') };
+    this.#wholeRules = whole;
     this.#recorded = options.files?.kind === 'store' ? new RecordedRenditions(options.files) : null;
     this.#pictures =
-      options.files && !off
-        ? new PictureCheck(
-            options.files,
-            (bytes) => {
+      options.files && (whole.picture || whole.version)
+        ? new PictureCheck(options.files, {
+            onRead: (bytes) => {
               this.summary.files!.bytesRead += bytes;
             },
-            this.#recorded ?? undefined,
-          )
+            ...(this.#recorded && { recorded: this.#recorded }),
+            fingerprints: whole.picture,
+          })
         : null;
     this.summary = {
       pages: 0,
@@ -217,9 +224,10 @@ export class CheckRun {
       for (const size of Object.values(image.sizes)) size.src = locations.get(size.url) ?? size.src;
     if (this.#pictures) {
       const pictures = this.#pictures;
+      const { picture, version } = this.#wholeRules;
       const found = await Promise.all([
-        ...images.map((image) => pictures.problems(image)),
-        pictures.alternates(alternates),
+        ...(picture ? [...images.map((image) => pictures.problems(image)), pictures.alternates(alternates)] : []),
+        ...(version ? [pictures.versions(references)] : []),
       ]);
       for (const { path, rule, url, message } of found.flat())
         if (!failed.has(url)) problems.push({ severity: 'error', path, rule, message });

@@ -12,11 +12,15 @@
  * Reading every rendition whole, it also finds the files whose header reads but whose pixels do not
  * decode (truncated, corrupt): `file-unreadable`, which the header rules cannot see. An Image's
  * alternates (other formats, known from the manifest) are held to their own records the same way.
+ *
+ * The same read gives each file's version (the first 8 hex digits of its SHA-256), for
+ * `file-version`: a URL's `?v=` must be its file's. With `file-picture` off, files are still read
+ * whole for that rule (those whose URL carries a version), but not decoded.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
 import { oneLine } from '../errors.js';
 import type { FingerprintComparison } from '../quality/fingerprint.js';
-import { RENDITION_KEYS } from '../renditions/rules.js';
+import { RENDITION_KEYS, renditionVersion, urlVersion } from '../renditions/rules.js';
 import type { AlternateReference } from './alternates.js';
 import { type FileSource, readMedia } from './probe.js';
 import { RecordedRenditions } from './recorded.js';
@@ -32,8 +36,8 @@ export interface PictureImage {
 
 export interface PictureFinding {
   path: string;
-  /** `file-unreadable`: the file's pixels do not decode. */
-  rule: 'file-picture' | 'file-unreadable';
+  /** `file-unreadable`: the file's pixels do not decode; `file-version`: its URL's version is not its own. */
+  rule: 'file-picture' | 'file-unreadable' | 'file-version';
   /** The media URL of the file it is about. */
   url: string;
   message: string;
@@ -52,8 +56,27 @@ const MIN_SIDE = 64;
 /** Fingerprints remembered, so a file many pages share is read once; bounded, so memory is. */
 const CACHE = 20_000;
 
-/** A file read and fingerprinted; not ok without a picture to compare, with `error` when its pixels do not decode. */
-type Read = { ok: true; location: string; print: string } | { ok: false; location?: string; error?: string };
+/**
+ * A file read and fingerprinted; not ok without a picture to compare, with `error` when its pixels
+ * do not decode; with its `version` whenever it was read whole.
+ */
+type Read = ({ ok: true; location: string; print: string } | { ok: false; location?: string; error?: string }) & {
+  version?: string;
+};
+
+export interface PictureCheckOptions {
+  /** Told the bytes of each file read, for the run's summary. */
+  onRead?: (bytes: number) => void;
+  /**
+   * The run's view of the manifest, shared with the other rules that read it (or, for the archive
+   * checked whole, the records being checked).
+   */
+  recorded?: RecordLookup;
+  /** Files read at once (default 4). */
+  concurrency?: number;
+  /** Decode and fingerprint each file read (default true); off when only `file-version` is on. */
+  fingerprints?: boolean;
+}
 
 /** What the rule needs beyond reading files, loaded on first use. */
 const load = async () => {
@@ -74,24 +97,33 @@ export class PictureCheck {
   readonly #limit: LimitFunction;
   readonly #prints = new Map<string, Promise<Read>>();
   readonly #recorded: RecordLookup;
-
   readonly #onRead: (bytes: number) => void;
+  readonly #fingerprints: boolean;
+
+  constructor(files: FileSource, options: PictureCheckOptions = {}) {
+    this.#files = files;
+    this.#onRead = options.onRead ?? (() => {});
+    this.#recorded = options.recorded ?? new RecordedRenditions(files);
+    this.#limit = pLimit(options.concurrency ?? 4);
+    this.#fingerprints = options.fingerprints ?? true;
+  }
 
   /**
-   * `onRead` is told the bytes of each file read, for the run's summary; `recorded` is the run's
-   * view of the manifest, shared with the other rules that read it (or, for the archive checked
-   * whole, the records being checked).
+   * `file-version`: each media URL that carries a version (`?v=`) against its file's. A file that
+   * cannot be read whole (missing, unreadable, over 64 MiB) is not compared: the file rules say why.
    */
-  constructor(
-    files: FileSource,
-    onRead: (bytes: number) => void = () => {},
-    recorded: RecordLookup = new RecordedRenditions(files),
-    concurrency = 4,
-  ) {
-    this.#files = files;
-    this.#onRead = onRead;
-    this.#recorded = recorded;
-    this.#limit = pLimit(concurrency);
+  async versions(references: ReadonlyArray<{ path: string; url: string }>): Promise<PictureFinding[]> {
+    const found = await Promise.all(
+      references.map(async ({ path, url }): Promise<PictureFinding[]> => {
+        const given = urlVersion(url);
+        if (given === null) return [];
+        const read = await this.#read(url);
+        if (read.version === undefined || read.version === given) return [];
+        const message = `${read.location} is version ${read.version} (its SHA-256's first 8 hex digits), its URL says v=${given}`;
+        return [{ path, rule: 'file-version', url, message }];
+      }),
+    );
+    return found.flat();
   }
 
   /** The findings of one Image: each rendition against the recorded picture, or against the others. */
@@ -171,12 +203,14 @@ export class PictureCheck {
     const known = this.#prints.get(url);
     if (known) return known;
     const read = this.#limit(async (): Promise<Read> => {
-      const { sharp, fingerprint } = await tools();
       const file = await readMedia(url, this.#files, MAX_BYTES);
       if (file.ok) this.#onRead(file.bytes.length);
       // Missing, unreadable or too large: the file rules say so; there is no picture to compare.
       if (!file.ok || !file.complete) return { ok: false };
-      if (cutGif(file.bytes)) return { ok: false, location: file.location, error: GIF_CUT };
+      const version = renditionVersion(file.bytes);
+      if (!this.#fingerprints) return { ok: false, location: file.location, version };
+      if (cutGif(file.bytes)) return { ok: false, location: file.location, error: GIF_CUT, version };
+      const { sharp, fingerprint } = await tools();
       try {
         // A truncated file is an error (its missing rows would be decoded as grey); any other
         // decoder warning is not a finding of this rule.
@@ -186,10 +220,11 @@ export class PictureCheck {
           .toColourspace('srgb')
           .raw()
           .toBuffer({ resolveWithObject: true });
-        if (Math.min(pixels.info.width, pixels.info.height) < MIN_SIDE) return { ok: false };
-        return { ok: true, location: file.location, print: fingerprint(pixels) };
+        if (Math.min(pixels.info.width, pixels.info.height) < MIN_SIDE)
+          return { ok: false, location: file.location, version };
+        return { ok: true, location: file.location, print: fingerprint(pixels), version };
       } catch (error) {
-        return { ok: false, location: file.location, error: oneLine(error) };
+        return { ok: false, location: file.location, error: oneLine(error), version };
       }
     });
     this.#prints.set(url, read);

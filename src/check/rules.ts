@@ -19,6 +19,7 @@ export const FILE_RULES = {
   'file-picture':
     "an Image's renditions show one picture, the one render recorded in the manifest when there is one " +
     '(not another, stale, rotated, mirrored or colour-converted wrongly)',
+  'file-version': "a URL's ?v= version is the file's: the first 8 hex digits of its SHA-256",
 } as const;
 
 export type FileRule = keyof typeof FILE_RULES;

@@ -324,11 +324,11 @@ class Tally {
     job.result = record;
     this.remaining--;
     const result = asGiven(job, record, this.#record);
-    const { mediaUrl } = this.#record.template.settings;
+    const { mediaUrl, urlVersions } = this.#record.template.settings;
     for (const warning of result.warnings) this.#warnings.add(warning);
     for (const done of result.results) {
       const altText = this.#options.altText?.({ source: done.source, stem: '' });
-      const image = buildImageObject(done.original, done.files, { mediaUrl, altText });
+      const image = buildImageObject(done.original, done.files, { mediaUrl, altText, urlVersions });
       this.#results.push({
         ...done,
         image,

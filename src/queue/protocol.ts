@@ -198,9 +198,18 @@ export type QueueKeys = ReturnType<typeof keysFor>;
 
 export const TICK_MS = 10_000;
 
+/** Each rendition's file; `version` (its URL's `?v=`) once written, absent from older workers' results. */
 const filesSchema = z.record(
   z.enum(RENDITION_KEYS),
-  z.object({ path: z.string(), width: z.number(), height: z.number() }),
+  z.object({
+    path: z.string(),
+    width: z.number(),
+    height: z.number(),
+    version: z
+      .string()
+      .regex(/^[0-9a-f]{8}$/)
+      .optional(),
+  }),
 );
 const measuredSchema = z
   .record(

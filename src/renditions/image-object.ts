@@ -22,25 +22,38 @@ export interface ImageObject {
   srcset: string;
 }
 
-/** A rendition file: its path under the output folder (with `/`) and its pixel size. */
+/**
+ * A rendition file: its path under the output folder (with `/`), its pixel size and, once it is
+ * written, its version (`renditionVersion`: the first 8 hex digits of its bytes' SHA-256).
+ */
 export interface RenditionFile extends PixelSize {
   path: string;
+  version?: string;
 }
 
 export interface ImageObjectOptions {
   /** Prefix of every URL; the file's path under the output folder follows it. */
   mediaUrl: string;
   altText?: string | null | undefined;
+  /**
+   * Whether each URL carries its file's version, `?v=<version>` (default true; a file without
+   * one, not yet written, has none): the render setting `urlVersions`.
+   */
+  urlVersions?: boolean | undefined;
 }
 
-/** Each rendition's size and URL (an Image's `sizes`): `files` below the output folder, under `prefix`. */
+/**
+ * Each rendition's size and URL (an Image's `sizes`): `files` below the output folder, under
+ * `prefix`, each URL with its file's version unless `urlVersions` is false.
+ */
 export function renditionUrls(
   files: Record<RenditionKey, RenditionFile>,
   prefix: string,
+  urlVersions = true,
 ): Record<RenditionKey, RenditionSize> {
   const entries = RENDITION_KEYS.map((key) => {
-    const { width, height, path } = files[key];
-    return [key, { width, height, url: mediaUrl(prefix, path) }];
+    const { width, height, path, version } = files[key];
+    return [key, { width, height, url: mediaUrl(prefix, path, urlVersions ? version : undefined) }];
   });
   return Object.fromEntries(entries) as Record<RenditionKey, RenditionSize>;
 }
@@ -51,7 +64,7 @@ export function buildImageObject(
   files: Record<RenditionKey, RenditionFile>,
   options: ImageObjectOptions,
 ): ImageObject {
-  const sizes = renditionUrls(files, options.mediaUrl);
+  const sizes = renditionUrls(files, options.mediaUrl, options.urlVersions);
   return {
     ...relativeSize(original),
     alt_text: options.altText ?? null,

@@ -43,6 +43,11 @@ const renditionRecord = z.object({
   scored: z.enum(['rendition', 'tiles']).optional(),
   /** What it shows (src/quality/fingerprint.ts), for `check`'s same-picture rule; absent in older manifests. */
   fingerprint: z.string().optional(),
+  /** The file's version, its URL's `?v=` (rules.ts `renditionVersion`); absent in older manifests. */
+  version: z
+    .string()
+    .regex(/^[0-9a-f]{8}$/)
+    .optional(),
 });
 
 /**

@@ -2,11 +2,12 @@
  * One original of a batch (render.ts): decide whether it is up to date, render it, write its
  * files through the store so they appear whole, record it, remove what it no longer writes.
  */
+import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { failureReason, oneLine, SourceError } from '../errors.js';
 import { aimOf, type Measured } from '../quality/auto.js';
-import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
+import { MEDIA_TYPES, objectCacheControl } from '../storage/media-headers.js';
 import { isS3Url } from '../storage/s3-url.js';
 import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
 import type { Claims } from './claims.js';
@@ -18,7 +19,14 @@ import type { RenderOptions } from './options.js';
 import { encodeRenditions, readSourceInfo, type SourceInfo } from './pipeline.js';
 import { type Placeholder, placeholderOf } from './placeholder.js';
 import { type Output, outputsOf, type Plan } from './plan.js';
-import { buildSrcset, type PixelSize, RENDITION_KEYS, type RenditionKey } from './rules.js';
+import {
+  buildSrcset,
+  type PixelSize,
+  RENDITION_KEYS,
+  type RenditionKey,
+  renditionVersion,
+  versionOfSha256,
+} from './rules.js';
 import { qualityTarget, type RenderSettings, settingsKey } from './settings.js';
 import { changed, readAndHash, type SourceBytes, type Stamped, stampOf } from './source-bytes.js';
 
@@ -139,42 +147,48 @@ export async function renderOne(
     placeholder?: Placeholder,
   ): RenderResult => {
     const [primary, ...alternates] = outputs.map((output, index) => describeOutput(output, renditions[index]));
+    const { mediaUrl, urlVersions } = settings;
     return {
       source: original.source,
       status,
       original: info.size,
       format: plan.format,
-      files: plan.files,
+      files: primary!.files,
       bytes: primary!.bytes,
       ...(primary!.measured && { measured: primary!.measured }),
       alternates: alternates.map((alternate) => ({
         ...alternate,
-        srcset: buildSrcset(renditionUrls(alternate.files, settings.mediaUrl)),
+        srcset: buildSrcset(renditionUrls(alternate.files, mediaUrl, urlVersions)),
       })),
       removed: prune ? stale : [],
       kept: prune ? [] : stale,
       ...(placeholder && { placeholder }),
-      image: buildImageObject(info.size, plan.files, {
-        mediaUrl: settings.mediaUrl,
+      image: buildImageObject(info.size, primary!.files, {
+        mediaUrl,
         altText: options.altText?.(original),
+        urlVersions,
       }),
     };
   };
   const previous = outputs.map((output) => recorded[output.key]);
   // An output up to date, hashed again (touched, moved, copied, or a manifest from before
   // stamps): the same content, so its record learns where it is now and its stamp, for the next
-  // run's fast path. That only spares the next run a hash (or a header read): no failure if lost.
-  const refresh = async (output: Output, entry: ManifestEntry, placeholder: Placeholder | undefined) => {
+  // run's fast path; and, from a manifest before versions, its files' versions (`renditions`).
+  // That only spares the next run a hash or a read: no failure if lost.
+  const refresh = async (
+    output: Output,
+    entry: ManifestEntry,
+    placeholder: Placeholder | undefined,
+    renditions: Renditions = entry.renditions,
+  ) => {
     const same = sameStamp(entry.stamp, stamp) && entry.source === source && entry.info;
-    if (!stamp || (same && (entry.placeholder || !placeholder))) return;
+    const moved = stamp !== undefined && !(same && (entry.placeholder || !placeholder));
+    if (!moved && renditions === entry.renditions) return;
     const { size, ...header } = info;
     const update = {
       ...entry,
-      source,
-      stamp: settled,
-      original: size,
-      info: header,
-      ...(placeholder && { placeholder }),
+      ...(moved && { source, stamp: settled, original: size, info: header, ...(placeholder && { placeholder }) }),
+      renditions,
     };
     await manifest.set(output.key, update).catch(() => undefined);
   };
@@ -195,17 +209,24 @@ export async function renderOne(
         Boolean(entry && entry.sha256 === sha256 && entry.settings === keys[index] && (await isIntact(store, entry))),
       ),
     );
-    const recordedSoFar = previous.map((entry, index) => (fresh[index] ? entry!.renditions : undefined));
+    // The records of the outputs kept (up to date, not forced), each file with its version.
+    const recordedSoFar = await Promise.all(
+      previous.map((entry, index) =>
+        fresh[index] && !options.force ? recordedVersions(store, original, entry!.renditions) : undefined,
+      ),
+    );
     if (fresh.every(Boolean) && !options.force) {
       const placeholder = await recordedPlaceholder(context, previous as ManifestEntry[]);
       if (!options.dryRun) {
-        await Promise.all(outputs.map((output, index) => refresh(output, previous[index]!, placeholder)));
+        await Promise.all(
+          outputs.map((output, index) => refresh(output, previous[index]!, placeholder, recordedSoFar[index])),
+        );
         if (prune) await removeStale(context, plan, recorded, stale, source);
       }
       return result('skipped', recordedSoFar, placeholder);
     }
     // Planned: the outputs up to date keep their records (and bytes); the others would be written.
-    if (options.dryRun) return result('planned', options.force ? outputs.map(() => undefined) : recordedSoFar);
+    if (options.dryRun) return result('planned', recordedSoFar);
     bytes ??= await readAndHash(original, stamp);
     const todo = outputs.filter((_, index) => options.force || !fresh[index]);
     for (const output of todo) await claim(context, plan, output, source, bytes.sha256);
@@ -255,7 +276,7 @@ export async function renderOne(
     }
     await Promise.all(
       outputs.map((output, index) =>
-        todo.includes(output) ? undefined : refresh(output, previous[index]!, placeholder),
+        todo.includes(output) ? undefined : refresh(output, previous[index]!, placeholder, recordedSoFar[index]),
       ),
     );
     if (prune) await removeStale(context, plan, recorded, stale, source);
@@ -337,16 +358,62 @@ async function recordedPlaceholder(context: Context, entries: ManifestEntry[]): 
   return smallest ? placeholderOf(smallest).catch(() => undefined) : undefined;
 }
 
-/** What an output's result says: its files, their bytes and, with `--quality auto`, what was measured. */
+/**
+ * What an output's result says: its files (each with its version, once written), their bytes and,
+ * with `--quality auto`, what was measured.
+ */
 function describeOutput(output: Output, recorded: Renditions | undefined) {
   const distinct = recorded && new Map(Object.values(recorded).map((file) => [file.path, file.bytes]));
+  const files = Object.fromEntries(
+    RENDITION_KEYS.map((key) => {
+      const version = recorded?.[key].version;
+      return [key, version === undefined ? output.files[key] : { ...output.files[key], version }];
+    }),
+  ) as Record<RenditionKey, RenditionFile>;
   return {
     format: output.format,
     type: MEDIA_TYPES[`.${FILE_EXTENSIONS[output.format]}`]!,
-    files: output.files,
+    files,
     bytes: distinct ? [...distinct.values()].reduce((sum, size) => sum + size, 0) : null,
     ...measuredOf(recorded),
   };
+}
+
+/**
+ * A record's renditions, each with its version: hashed from its file, once per file, where a
+ * manifest from before versions has none (and then recorded by `refresh`); the same object when
+ * none is missing, so an up-to-date original reads no file.
+ */
+async function recordedVersions(store: MediaStore, original: Original, renditions: Renditions): Promise<Renditions> {
+  if (RENDITION_KEYS.every((key) => renditions[key].version !== undefined)) return renditions;
+  const hashed = new Map<string, Promise<string>>();
+  const versionOf = (file: string) => {
+    const known = hashed.get(file);
+    if (known) return known;
+    const version = (async () => {
+      const hash = createHash('sha256');
+      for await (const chunk of (await store.read(file)).body) hash.update(chunk as Buffer);
+      return versionOfSha256(hash.digest('hex'));
+    })();
+    hashed.set(file, version);
+    return version;
+  };
+  try {
+    const entries = await Promise.all(
+      RENDITION_KEYS.map(async (key) => {
+        const file = renditions[key];
+        return [key, file.version === undefined ? { ...file, version: await versionOf(file.path) } : file] as const;
+      }),
+    );
+    return Object.fromEntries(entries) as Renditions;
+  } catch (error) {
+    throw new SourceError(
+      'CONTENT_API_RENDER_FAILED',
+      original.source,
+      `cannot read its renditions for their URLs' versions (${failureReason(error)})`,
+      { cause: error },
+    );
+  }
 }
 
 /**
@@ -517,6 +584,7 @@ async function writeRenditions(
   try {
     for await (const rendition of encodeRenditions(original.source, input, info, context.settings, formats)) {
       const at = formats.indexOf(rendition.format);
+      const version = renditionVersion(rendition.data);
       for (const key of rendition.keys) {
         const file = outputs[at]!.files[key];
         if (file.width !== rendition.size.width || file.height !== rendition.size.height) {
@@ -526,12 +594,16 @@ async function writeRenditions(
             `${key} came out ${rendition.size.width}x${rendition.size.height}, planned ${file.width}x${file.height}`,
           );
         }
-        const headers = { contentType: MEDIA_TYPES[path.posix.extname(file.path)], cacheControl: MEDIA_CACHE_CONTROL };
+        const headers = {
+          contentType: MEDIA_TYPES[path.posix.extname(file.path)],
+          cacheControl: objectCacheControl(context.settings.urlVersions),
+        };
         staged.push(await context.store.stage(file.path, rendition.data, headers));
         if (key === 'xs' && at === 0) smallest = rendition.data;
         written[at]![key] = {
           ...file,
           bytes: rendition.data.length,
+          version,
           ...rendition.measured,
           ...(rendition.fingerprint && { fingerprint: rendition.fingerprint }),
         };

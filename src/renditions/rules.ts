@@ -5,6 +5,7 @@
  * arithmetic, the file naming and the srcset string live here and nowhere else.
  * No I/O and no sharp import, so anything can use it cheaply.
  */
+import { createHash } from 'node:crypto';
 
 /** Rendition keys, smallest first; this is also the srcset order. */
 export const RENDITION_KEYS = ['xs', 'sm', 'md', 'lg', 'xl'] as const;
@@ -147,10 +148,40 @@ export function relativeSize(size: PixelSize): { width: number; height: number }
   return { width: ratio(size.width), height: ratio(size.height) };
 }
 
-/** Joins the `--media-url` prefix and a path under the output folder into a URL. */
-export function mediaUrl(prefix: string, relativePath: string): string {
+/**
+ * Joins the `--media-url` prefix and a path under the output folder into a URL; with the file's
+ * `version` (`renditionVersion`), the URL carries it as its query, `?v=<version>`: a query, so the
+ * file name stays the spec's (4.2), and a changed file is a new URL for every cache on the way.
+ */
+export function mediaUrl(prefix: string, relativePath: string, version?: string): string {
   const base = prefix.endsWith('/') ? prefix : `${prefix}/`;
-  return base + relativePath.split('/').map(encodeURIComponent).join('/');
+  const url = base + relativePath.split('/').map(encodeURIComponent).join('/');
+  return version === undefined ? url : `${url}?${VERSION_PARAMETER}=${version}`;
+}
+
+/** The query parameter of a rendition URL that holds its file's version. */
+export const VERSION_PARAMETER = 'v';
+
+/** Hex digits of a version: 8 (32 bits), so two contents of one file share a version once in 4 billion changes. */
+const VERSION_DIGITS = 8;
+
+/** The version of a file whose SHA-256 is `sha256` (hex): its first 8 hex digits. */
+export function versionOfSha256(sha256: string): string {
+  return sha256.slice(0, VERSION_DIGITS);
+}
+
+/** The version of a rendition file: the first 8 hex digits of its bytes' SHA-256 (`3f9a1c0e`). */
+export function renditionVersion(bytes: Uint8Array): string {
+  return versionOfSha256(createHash('sha256').update(bytes).digest('hex'));
+}
+
+/** The version a media URL carries (its `v` query parameter), or null when it carries none. */
+export function urlVersion(url: string): string | null {
+  try {
+    return new URL(url, 'http://placeholder.invalid').searchParams.get(VERSION_PARAMETER);
+  } catch {
+    return null;
+  }
 }
 
 export const DEFAULT_MEDIA_URL = '/media/';

@@ -152,6 +152,22 @@ export const renderSettingsSchema = z.object({
     expected: 'a path starting with / or an absolute http(s) URL, without spaces, quotes, <, >, \\ or commas',
     key: 'none',
   }),
+  /**
+   * Each URL of an Image object carries its file's version, `?v=<first 8 hex of its SHA-256>`: a
+   * changed file is a new URL, so a cache may keep each one forever (`immutable`). Off for a site
+   * that purges its CDN when it publishes instead. URLs only: the files' bytes are the same.
+   */
+  urlVersions: z
+    .boolean()
+    .default(true)
+    .register(settingMeta, {
+      flag: '--no-url-versions',
+      description:
+        "URLs without ?v=<version of the file's content> (for a CDN purged on publishing; " +
+        'then every cache must revalidate)',
+      label: 'URL versions',
+      key: 'none',
+    }),
   /** `max`: `<name>.max-<n>x<n>.<ext>`; `underscore`: `<name>_<n>x<n>.<ext>`. */
   naming: z.enum(NAMING_STYLES).default('max').register(settingMeta, {
     flag: '--naming <style>',

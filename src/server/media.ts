@@ -1,16 +1,19 @@
 /**
  * Rendition files under `/media/`: the right Content-Type, ETag and Last-Modified, 304 on
- * conditional requests, single byte ranges, a long-lived Cache-Control. Nothing outside the
+ * conditional requests, single byte ranges, and a Cache-Control by the URL's version: immutable
+ * for a year when its `?v=` is the file's version, revalidating otherwise. Nothing outside the
  * media folder is ever reached: `..`, encoded slashes, null bytes, hidden files and
  * symlinks out are all a 404, and folders are never listed.
  */
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { type FileHandle, open, realpath } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { finished } from 'node:stream';
 import { isInside } from '../fs/paths.js';
-import { MEDIA_CACHE_CONTROL, MEDIA_TYPES } from '../storage/media-headers.js';
+import { versionOfSha256 } from '../renditions/rules.js';
+import { IMMUTABLE_CACHE_CONTROL, MEDIA_TYPES, REVALIDATE_CACHE_CONTROL } from '../storage/media-headers.js';
 import { ifNoneMatch } from './conditional.js';
 
 export interface MediaFile {
@@ -19,6 +22,7 @@ export interface MediaFile {
   file: string;
   size: number;
   mtime: Date;
+  ino: number;
 }
 
 /** The file a `/media/` path names, opened, or null when it names nothing servable. */
@@ -47,16 +51,21 @@ export async function resolveMedia(root: string, rawPath: string): Promise<Media
     await handle.close();
     return null;
   }
-  return { handle, file: real, size: info.size, mtime: info.mtime };
+  return { handle, file: real, size: info.size, mtime: info.mtime, ino: info.ino };
 }
 
 const httpDate = (date: Date) => date.toUTCString();
 
+/**
+ * Answers a `/media/` request for `rawPath` (below the media folder `root`); `version` is the
+ * request's `?v=`, if any.
+ */
 export async function serveMedia(
   req: IncomingMessage,
   res: ServerResponse,
   root: string,
   rawPath: string,
+  version: string | null,
   notFound: () => void,
 ): Promise<void> {
   const found = await resolveMedia(root, rawPath);
@@ -65,25 +74,32 @@ export async function serveMedia(
     // The client may have gone while the file was looked up and opened: nothing to answer, only the file to close.
     if (res.destroyed) return;
     if (!found || !type) return notFound();
-    await respond(req, res, found, type);
+    await respond(req, res, found, type, version);
   } finally {
     await found?.handle.close().catch(() => {});
   }
 }
 
-async function respond(req: IncomingMessage, res: ServerResponse, found: MediaFile, type: string): Promise<void> {
+async function respond(
+  req: IncomingMessage,
+  res: ServerResponse,
+  found: MediaFile,
+  type: string,
+  version: string | null,
+): Promise<void> {
   const etag = `"${found.size.toString(16)}-${Math.floor(found.mtime.getTime()).toString(16)}"`;
   const lastModified = httpDate(found.mtime);
+  const cacheControl = await cacheControlFor(found, version);
   const headers: Record<string, string | number> = {
     'content-type': type,
     etag,
     'last-modified': lastModified,
-    'cache-control': MEDIA_CACHE_CONTROL,
+    'cache-control': cacheControl,
     'accept-ranges': 'bytes',
   };
 
   if (notModified(req, etag, found.mtime)) {
-    res.writeHead(304, { etag, 'last-modified': lastModified, 'cache-control': MEDIA_CACHE_CONTROL });
+    res.writeHead(304, { etag, 'last-modified': lastModified, 'cache-control': cacheControl });
     return void res.end();
   }
 
@@ -108,6 +124,49 @@ async function respond(req: IncomingMessage, res: ServerResponse, found: MediaFi
   res.writeHead(200, { ...headers, 'content-length': found.size });
   if (req.method === 'HEAD' || found.size === 0) return void res.end();
   return sendExactly(found.handle, res, 0, found.size - 1);
+}
+
+/**
+ * Immutable for a request whose version is the file's (the first 8 hex digits of its SHA-256, as
+ * `render` puts in URLs); otherwise revalidating: a URL without a version names whatever the file
+ * holds now, and one whose version is another's (a page ahead of or behind its files) must not
+ * keep these bytes for a year under a name that promises others.
+ */
+async function cacheControlFor(found: MediaFile, version: string | null): Promise<string> {
+  if (version === null) return REVALIDATE_CACHE_CONTROL;
+  return version === (await fileVersion(found)) ? IMMUTABLE_CACHE_CONTROL : REVALIDATE_CACHE_CONTROL;
+}
+
+/** Versions of files hashed, by path and stamp: each content of a file is read once for its version. */
+const versions = new Map<string, Promise<string>>();
+/** Entries of `versions` kept (least recently used first out): a few MB at most. */
+const VERSIONS_KEPT = 20_000;
+
+/** The version of an open file, hashed from the handle (positional reads: its sending is not moved). */
+function fileVersion(found: MediaFile): Promise<string> {
+  const key = `${found.file}\0${found.size}\0${found.mtime.getTime()}\0${found.ino}`;
+  const known = versions.get(key);
+  if (known) {
+    versions.delete(key);
+    versions.set(key, known);
+    return known;
+  }
+  const hashed = (async () => {
+    const hash = createHash('sha256');
+    const buffer = Buffer.alloc(Math.min(found.size, 1024 * 1024));
+    for (let at = 0; at < found.size; ) {
+      const { bytesRead } = await found.handle.read(buffer, 0, buffer.length, at);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      at += bytesRead;
+    }
+    return versionOfSha256(hash.digest('hex'));
+  })();
+  versions.set(key, hashed);
+  // A read that failed is not remembered: the next request reads again.
+  hashed.catch(() => versions.delete(key));
+  if (versions.size > VERSIONS_KEPT) versions.delete(versions.keys().next().value!);
+  return hashed;
 }
 
 function notModified(req: IncomingMessage, etag: string, mtime: Date): boolean {

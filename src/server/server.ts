@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { escapeText } from '../errors.js';
 import { BASE_URL_PLACEHOLDER } from '../page/common.js';
 import { resourceUrls } from '../page/links.js';
+import { VERSION_PARAMETER } from '../renditions/rules.js';
 import { ifNoneMatch } from './conditional.js';
 import type { Content, ContentRecord } from './content.js';
 import { serveMedia } from './media.js';
@@ -76,7 +77,10 @@ export function createContentServer(content: Content, options: ServerOptions = {
     if (pathname.startsWith('/media/') && content.mediaRoot) {
       if (!allowed(req, res)) return;
       if (req.method === 'OPTIONS') return sendOptions(res);
-      return serveMedia(req, res, content.mediaRoot, pathname.slice('/media/'.length), () => notFound(req, res));
+      const version = url.searchParams.get(VERSION_PARAMETER);
+      return serveMedia(req, res, content.mediaRoot, pathname.slice('/media/'.length), version, () =>
+        notFound(req, res),
+      );
     }
     if (!API_PATH.test(pathname)) return notFound(req, res);
     if (!pathname.endsWith('/')) {

@@ -9,7 +9,22 @@ export const MEDIA_TYPES: Readonly<Record<string, string>> = {
 };
 
 /**
- * A year. A rendition keeps its name when its original changes in place, so a cache must
- * revalidate (serve answers with ETag and 304) or be invalidated after a re-render (a CDN).
+ * A versioned URL (`?v=<version>`, rules.ts `mediaUrl`) names one content for good: a year, and
+ * `immutable`, so that a browser does not revalidate it even on reload.
  */
-export const MEDIA_CACHE_CONTROL = 'public, max-age=31536000';
+export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+/**
+ * A URL without a version keeps its name when its file changes: a cache may keep the file but asks
+ * again (with its ETag, a 304 when unchanged) before each use.
+ */
+export const REVALIDATE_CACHE_CONTROL = 'public, no-cache';
+
+/**
+ * The Cache-Control a rendition object in a bucket is written with. An object has one, whatever
+ * the query of a request for it: with URL versions every URL published carries one, so
+ * immutable (a CDN must keep `v` in its cache key: docs/guides/s3.md); without, revalidate.
+ */
+export function objectCacheControl(urlVersions: boolean): string {
+  return urlVersions ? IMMUTABLE_CACHE_CONTROL : REVALIDATE_CACHE_CONTROL;
+}

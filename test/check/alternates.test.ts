@@ -14,6 +14,7 @@ import { renderOriginal } from '../../src/renditions/render.js';
 import { animatedGif, photo, writeImage } from '../fixtures/images.js';
 import { applyEnv, startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
+import { versionOfBytes } from '../fixtures/versions.js';
 import { startMediaServer } from './media-server.js';
 
 const MD = 'meadow.max-1200x1200';
@@ -161,9 +162,11 @@ describe.each(places)('alternates the manifest records (%s)', (_, open) => {
     await cut(`${MD}.webp`);
     await cut('meadow.max-600x600.jpg');
     const found = findings(await check(place, page));
+    // The rendition the Image names is also not the bytes its URL's version names (an alternate has no URL).
     expect(found.map((f) => `${f.rule} ${f.path}`)).toEqual([
       'file-unreadable $.images[0].sizes.sm.url',
       'file-unreadable $.images[0].sizes.md.url',
+      'file-version $.images[0].sizes.sm.url',
     ]);
     expect(found[0]!.message).toMatch(
       new RegExp(`^${literal(place.named('meadow.max-600x600.jpg'))} does not decode: `),
@@ -228,6 +231,13 @@ describe('alternates: the guards of every media file, and no manifest', () => {
         rule: 'file-unreadable',
         path: '$.images[0].sizes.md.url',
         message: `${place.named(md)} does not decode: the GIF ends before its trailer (cut short)`,
+      },
+      {
+        rule: 'file-version',
+        path: '$.images[0].sizes.md.url',
+        message:
+          `${place.named(md)} is version ${versionOfBytes(bytes.subarray(0, Math.floor(bytes.length * 0.6)))} ` +
+          `(its SHA-256's first 8 hex digits), its URL says v=${versionOfBytes(bytes)}`,
       },
     ]);
   });

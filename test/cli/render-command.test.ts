@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
+import { versioned } from '../fixtures/versions.js';
 import { runCli, runInTerminal } from './run-cli.js';
 
 async function twoOriginals() {
@@ -75,7 +76,10 @@ describe('content-api render', () => {
     expect(tall.image.sizes.md).toEqual({
       width: 300,
       height: 700,
-      url: 'https://cdn.example.org/m/sub/tall-one.max-1200x1200.png',
+      url: await versioned(
+        'https://cdn.example.org/m/sub/tall-one.max-1200x1200.png',
+        path.join(out, 'sub/tall-one.max-1200x1200.png'),
+      ),
     });
     expect(tall.image.width).toBeCloseTo(300 / 700, 6);
     expect(tall.files).toHaveLength(5);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
+import { versionedIn } from '../fixtures/versions.js';
 import { runCli } from './run-cli.js';
 
 async function originals() {
@@ -68,9 +69,13 @@ describe('render --html', () => {
     expect(again.stdout).toBe(first.stdout);
     const pictures = first.stdout.trim().split('</picture>\n');
     expect(pictures).toHaveLength(2);
-    expect(pictures[0]).toContain('<source type="image/webp" srcset="/media/b-wide.max-300x300.webp 300w');
-    expect(pictures[0]).toContain('<img src="/media/b-wide.max-1200x1200.jpg"');
-    expect(pictures[1]).toContain('<img src="/media/a-tall.max-1200x1200.png"');
+    const url = (file: string) => versionedIn(out, `/media/${file}`);
+    expect(pictures[0]).toContain(
+      `<source type="image/webp" srcset="${await url('b-wide.max-300x300.webp')} 300w, ` +
+        `${await url('b-wide.max-600x600.webp')} 600w`,
+    );
+    expect(pictures[0]).toContain(`<img src="${await url('b-wide.max-1200x1200.jpg')}"`);
+    expect(pictures[1]).toContain(`<img src="${await url('a-tall.max-1200x1200.png')}"`);
     expect(first.stdout).toContain('sizes="auto, 100vw"');
   });
 

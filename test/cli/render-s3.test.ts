@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { photo, writeImage } from '../fixtures/images.js';
 import { startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
+import { versionOfBytes } from '../fixtures/versions.js';
 import { runCli, startCli } from './run-cli.js';
 
 let s3: TestS3;
@@ -85,10 +86,15 @@ describe('content-api render to and from a bucket', () => {
       const objects = await s3.objects('media', prefix);
       expect(renditionKeys(objects)).toContain(`${prefix}old-works/evening-light.max-300x300.png`);
       expect(renditionKeys(objects)).toHaveLength(20);
+      // Every URL published carries its object's version, so the object may be kept for good.
       expect(await s3.head('media', `${prefix}photo-0.max-600x600.jpg`)).toMatchObject({
         contentType: 'image/jpeg',
-        cacheControl: 'public, max-age=31536000',
+        cacheControl: 'public, max-age=31536000, immutable',
       });
+      const photo0 = report.results.find((r: { source: string }) => r.source.endsWith('photo-0.jpg'));
+      expect(photo0.image.sizes.sm.url).toBe(
+        `/media/photo-0.max-600x600.jpg?v=${versionOfBytes(await s3.get('media', `${prefix}photo-0.max-600x600.jpg`))}`,
+      );
       expect(await s3.head('media', `${prefix}old-works/evening-light.max-300x300.png`)).toMatchObject({
         contentType: 'image/png',
       });
@@ -121,6 +127,50 @@ describe('content-api render to and from a bucket', () => {
         ),
       ]);
       await expectComplete(4);
+    },
+  );
+
+  it(
+    'a record from before URL versions gets them from its objects, once; --no-url-versions: plain URLs, ' +
+      'objects that revalidate',
+    async () => {
+      const dir = await tempDir();
+      await writeImage(dir, 'lake.jpg', photo(800, 600).jpeg());
+      await new Promise((resolve) => setTimeout(resolve, 2_100)); // a settled stamp: see originals()
+      const first = await cli(['render', dir, '--out', out, '--json']);
+      expect(first.code, first.stderr).toBe(0);
+      const image = JSON.parse(first.stdout).results[0].image;
+      const key = `${prefix}.content-api-manifest/lake.jpg.json`;
+      const record = JSON.parse((await s3.get('media', key)).toString('utf8'));
+      for (const name of ['xs', 'sm', 'md', 'lg', 'xl']) {
+        const rendition = record.entry.renditions[name];
+        const version = versionOfBytes(await s3.get('media', prefix + rendition.path));
+        expect([rendition.version, image.sizes[name].url]).toEqual([version, `/media/${rendition.path}?v=${version}`]);
+        delete rendition.version;
+      }
+      await s3.put('media', key, Buffer.from(JSON.stringify(record)));
+
+      // Up to date: the URLs the same, read from the objects; the record learns its versions again.
+      const again = await cli(['render', dir, '--out', out, '--json']);
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout).results[0]).toMatchObject({ status: 'skipped', image });
+      const refreshed = JSON.parse((await s3.get('media', key)).toString('utf8'));
+      expect(refreshed.entry.renditions.md.version).toBe(image.sizes.md.url.split('?v=')[1]);
+
+      // Off: the same objects (up to date, nothing written), their URLs without a version.
+      const plain = await cli(['render', dir, '--out', out, '--json', '--no-url-versions']);
+      expect(plain.code, plain.stderr).toBe(0);
+      const result = JSON.parse(plain.stdout).results[0];
+      expect(result.status).toBe('skipped');
+      expect(result.image.sizes.md.url).toBe('/media/lake.max-1200x1200.jpg');
+      expect(result.image.srcset).not.toContain('?');
+      // Written with versions off, an object revalidates: its URL names whatever it holds now.
+      const forced = await cli(['render', dir, '--out', out, '--no-url-versions', '--force']);
+      expect(forced.code, forced.stderr).toBe(0);
+      expect(await s3.head('media', `${prefix}lake.max-1200x1200.jpg`)).toMatchObject({
+        contentType: 'image/jpeg',
+        cacheControl: 'public, no-cache',
+      });
     },
   );
 

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MarkupImage, pictureHtml } from '../../src/markup/picture.js';
 import { type RenderResult, renderOriginal } from '../../src/renditions/render.js';
 import { launchChromium } from '../fixtures/chromium.js';
+import { versionedIn } from '../fixtures/versions.js';
 
 const LADYBIRD = path.resolve('samples/originals/ladybird.jpg');
 
@@ -71,6 +72,8 @@ let server: Awaited<ReturnType<typeof startServer>>;
 let rendered: RenderResult;
 /** The files for every test of the file (tempDir's folders go after each test). */
 let dir: string;
+/** The URL the markup gives a rendition (`/media/<file>?v=<its version>`), as the browser resolves it. */
+const served = async (file: string) => `${server.base}${await versionedIn(path.join(dir, 'media'), `/media/${file}`)}`;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'content-api-markup-'));
@@ -210,7 +213,7 @@ describe('pictureHtml in Chromium', () => {
     // 400 CSS px at 1x, the image as wide as the page: 400 px, and sm (600w) is the first that covers it.
     const narrow = await view(markup, 400);
     expect(narrow.errors).toEqual([]);
-    expect(narrow.currentSrc).toBe(`${server.base}/media/ladybird.max-600x600.avif`);
+    expect(narrow.currentSrc).toBe(await served('ladybird.max-600x600.avif'));
     expect(narrow.media).toEqual(['/media/ladybird.max-600x600.avif']); // not the src, not the WebP
     // The box is the image's: 400 wide at 1600:1000, before the bytes came and after.
     expect(narrow.complete).toBe(false);
@@ -240,7 +243,7 @@ describe('pictureHtml in Chromium', () => {
     // 1400 CSS px: md (1200w) falls short, lg (2400w) covers it.
     const wide = await view(markup, 1400);
     expect(wide.errors).toEqual([]);
-    expect(wide.currentSrc).toBe(`${server.base}/media/ladybird.max-2400x2400.avif`);
+    expect(wide.currentSrc).toBe(await served('ladybird.max-2400x2400.avif'));
     expect(wide.media).toEqual(['/media/ladybird.max-2400x2400.avif']);
     expect(wide.before).toBe(875);
     expect(wide.after).toBe(wide.before);
@@ -250,12 +253,12 @@ describe('pictureHtml in Chromium', () => {
   it('sizes: by default the rendition for the width the image is drawn at; with 100vw, for the window', async () => {
     // A 500 px column in a 1400 px window: auto finds 500 px, and sm (600w) covers it.
     const column = await view(pictureHtml(rendered), 1400, 500);
-    expect(column.currentSrc).toBe(`${server.base}/media/ladybird.max-600x600.avif`);
+    expect(column.currentSrc).toBe(await served('ladybird.max-600x600.avif'));
     expect([column.before, column.after]).toEqual([312.5, 312.5]);
     const viewport = await view(pictureHtml(rendered, { sizes: '100vw' }), 1400, 500);
-    expect(viewport.currentSrc).toBe(`${server.base}/media/ladybird.max-2400x2400.avif`);
+    expect(viewport.currentSrc).toBe(await served('ladybird.max-2400x2400.avif'));
     const eager = await view(pictureHtml(rendered, { loading: 'eager' }), 1400, 500);
-    expect(eager.currentSrc).toBe(`${server.base}/media/ladybird.max-2400x2400.avif`);
+    expect(eager.currentSrc).toBe(await served('ladybird.max-2400x2400.avif'));
     for (const seen of [column, viewport, eager]) expect(seen.errors).toEqual([]);
   });
 

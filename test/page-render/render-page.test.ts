@@ -10,11 +10,13 @@ import path from 'node:path';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findImages } from '../../src/page/walk.js';
+import { RENDITION_BOXES, RENDITION_KEYS, type RenditionKey } from '../../src/renditions/rules.js';
 import { loadContent } from '../../src/server/content.js';
 import { createContentServer } from '../../src/server/server.js';
 import { runCli, runInTerminal } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
+import { versionedIn, withVersions } from '../fixtures/versions.js';
 import { PAGES } from '../page/variants.js';
 
 const CONTENT = path.resolve(PAGES, '../content');
@@ -181,10 +183,11 @@ describe('content-api render --page', () => {
       );
       expect(run.report.written).toBe(run.written);
       // Only sizes and srcset may differ from the page as served; the thumbs name storm's md rendition
-      // as before (a JPEG, 1200x800), so they do not.
+      // as before (a JPEG, 1200x800), so only their URL's version is new.
       const written = await readFile(run.written, 'utf8');
       expect(withoutRenditions(written)).toBe(withoutRenditions(await page101()));
-      for (const thumb of THUMBS) expect(textAt(written, thumb)).toBe(textAt(await page101(), thumb));
+      for (const thumb of THUMBS)
+        expect(textAt(written, thumb)).toBe(await withVersions(textAt(await page101(), thumb), run.out));
       await checkFiles(run.written, run.out);
 
       // Again into the same folder: the same bytes downloaded, so every source is up to date.
@@ -247,18 +250,21 @@ describe('content-api render --page', () => {
     const written = await readFile(run.written, 'utf8');
     expect(withoutRenditions(written)).toBe(withoutRenditions(input));
     for (const { image } of findImages(JSON.parse(written))) {
-      expect(
-        Object.values(image.sizes as Record<string, { url: string }>).every((size) => size.url.endsWith('.webp')),
-      ).toBe(true);
+      const sizes = image.sizes as Record<RenditionKey, { url: string; width: number }>;
+      for (const key of RENDITION_KEYS) {
+        const file = sizes[key].url.split('?')[0]!;
+        expect(file).toMatch(new RegExp(`\\.max-${RENDITION_BOXES[key]}x${RENDITION_BOXES[key]}\\.webp$`));
+        expect(sizes[key].url).toBe(await versionedIn(run.out, file));
+      }
       if ('srcset' in image)
-        expect(image.srcset).toMatch(/^\/media\/\S+\.max-300x300\.webp \d+w, .*\.max-4800x4800\.webp \d+w$/);
+        expect(image.srcset).toBe(RENDITION_KEYS.map((key) => `${sizes[key].url} ${sizes[key].width}w`).join(', '));
     }
     if (!input.includes('\n')) expect(written).not.toContain('\n');
     if (input.includes('\t')) expect(written).toMatch(/\r\n\t+"sizes": \{\r\n\t+"xs": \{\r\n\t+"width": \d+,/);
     if (input.includes('\t')) expect(written.replaceAll('\r\n', '')).not.toContain('\n');
     for (const thumb of THUMBS)
       expect(JSON.parse(textAt(written, thumb))).toEqual({
-        url: '/media/landscapes/storm.max-1200x1200.webp',
+        url: await versionedIn(run.out, '/media/landscapes/storm.max-1200x1200.webp'),
         width: 1200,
         height: 800,
       });
@@ -488,11 +494,12 @@ describe('content-api render --page', () => {
         { input },
       );
       expect(piped.code, piped.stderr).toBe(0);
-      expect(piped.stdout).toBe(input); // byte for byte
+      // Byte for byte, but for each rendition URL's version, new since the page was written.
+      expect(piped.stdout).toBe(await withVersions(input, path.join(dir, 'media')));
       expect(piped.stderr).toMatch(
         new RegExp(
           /^stdin: 6 rendered, 0 up to date in [\d.]+ s \(output: .*media\); /.source +
-            /page written to stdout \(0 Image\(s\) updated\)$/.source,
+            /page written to stdout \(20 Image\(s\) updated\)$/.source,
           'm',
         ),
       );
@@ -536,7 +543,7 @@ describe('content-api render --page', () => {
       // The meta.thumb objects are rewritten (see below); the plain string is not, and is named.
       expect(webp.report.warnings.filter((w) => w.includes('still names'))).toEqual([
         `${NEWS}.meta.image: still names /media/landscapes/storm.max-1200x1200.jpg; ` +
-          'the re-rendered file is /media/landscapes/storm.max-1200x1200.webp ' +
+          `the re-rendered file is ${await versionedIn(webp.out, '/media/landscapes/storm.max-1200x1200.webp')} ` +
           '(only Images and {url, width, height} objects under the media URL are rewritten)',
       ]);
     },
@@ -550,7 +557,11 @@ describe('content-api render --page', () => {
       expect(run.code, run.stderr).toBe(0);
       const written = JSON.parse(await readFile(run.written, 'utf8'));
       const entry = written.presentation_stage.body[11].value.news_entries[0];
-      const md = { url: '/media/landscapes/storm.max-1200x1200.webp', width: 1200, height: 800 };
+      const md = {
+        url: await versionedIn(run.out, '/media/landscapes/storm.max-1200x1200.webp'),
+        width: 1200,
+        height: 800,
+      };
       expect(entry.meta.thumb).toEqual(md);
       expect(entry.category.meta.thumb).toEqual(md);
       expect(run.report.updated).toEqual(expect.arrayContaining([`${NEWS}.category.meta.thumb`, `${NEWS}.meta.thumb`]));
@@ -591,7 +602,11 @@ describe('content-api render --page', () => {
       });
       const thumb = JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.body[11].value.news_entries[0]
         .meta.thumb;
-      expect(thumb).toEqual({ url: '/media/yellow-flower.max-600x600.webp', width: 600, height: 375 });
+      expect(thumb).toEqual({
+        url: await versionedIn(run.out, '/media/yellow-flower.max-600x600.webp'),
+        width: 600,
+        height: 375,
+      });
       expect(run.report.updated).toContain(`${NEWS}.meta.thumb`);
       expect(run.report.warnings).toEqual([]);
       // The 30 renditions of the Images, and the thumb's: a file no Image names.
@@ -646,7 +661,9 @@ describe('content-api render --page', () => {
     expect(run.report.updated).not.toContain(`${NEWS}.category.meta.thumb`);
     expect(run.report.results.flatMap((r) => r.paths)).not.toContain(`${NEWS}.category.meta.thumb`);
     // The other thumb names storm's md rendition: rewritten to the WebP.
-    expect(JSON.parse(textAt(written, THUMBS[1]!)).url).toBe('/media/landscapes/storm.max-1200x1200.webp');
+    expect(JSON.parse(textAt(written, THUMBS[1]!)).url).toBe(
+      await versionedIn(run.out, '/media/landscapes/storm.max-1200x1200.webp'),
+    );
   });
 
   it('a meta.thumb whose source’s new original has another aspect ratio gets that width and height', async () => {
@@ -656,10 +673,12 @@ describe('content-api render --page', () => {
     expect(run.code, run.stderr).toBe(0);
     const written = await readFile(run.written, 'utf8');
     for (const thumb of THUMBS) {
-      // Only the height changes: the url names the same file, 1200 wide as before.
-      expect(textAt(written, thumb)).toBe(textAt(await page101(), thumb).replace('"height":800', '"height":1200'));
+      // Only the height changes, and the URL's version: the url names the same file, 1200 wide as before.
+      expect(textAt(written, thumb)).toBe(
+        await withVersions(textAt(await page101(), thumb).replace('"height":800', '"height":1200'), run.out),
+      );
       expect(JSON.parse(textAt(written, thumb))).toEqual({
-        url: '/media/landscapes/storm.max-1200x1200.jpg',
+        url: await versionedIn(run.out, '/media/landscapes/storm.max-1200x1200.jpg'),
         width: 1200,
         height: 1200,
       });
@@ -677,12 +696,13 @@ describe('content-api render --page', () => {
       expect(run.code, run.stderr).toBe(0);
       const storm = run.report.results.find((r) => r.source.endsWith('storm.jpg'))!;
       expect(storm.paths.filter((at) => at.endsWith('.thumb'))).toEqual([]);
-      expect(storm.image.sizes.md!.url).toBe('/media/other/storm.max-1200x1200.jpg');
+      const md = await versionedIn(run.out, '/media/other/storm.max-1200x1200.jpg');
+      expect(storm.image.sizes.md!.url).toBe(md);
       expect(run.report.warnings.filter((w) => w.includes('still names'))).toEqual(
         [`${NEWS}.category.meta.thumb.url`, `${NEWS}.meta.thumb.url`].map(
           (at) =>
             `${at}: still names /other/storm.max-1200x1200.jpg; ` +
-            'the re-rendered file is /media/other/storm.max-1200x1200.jpg ' +
+            `the re-rendered file is ${md} ` +
             '(only Images and {url, width, height} objects under the media URL are rewritten)',
         ),
       );
@@ -806,8 +826,12 @@ describe('content-api render --page', () => {
           `${files.base}/media/lake.max-4800x4800.png`,
         ]);
         const written = JSON.parse(await readFile(run.written, 'utf8'));
-        expect(written.presentation_stage.body[2].value.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.jpg');
-        expect(written.presentation_stage.body[4].value.work.image.sizes.xl.url).toBe('/media/lake.max-4800x4800.png');
+        expect(written.presentation_stage.body[2].value.image.sizes.xl.url).toBe(
+          await versionedIn(run.out, '/media/lake.max-4800x4800.jpg'),
+        );
+        expect(written.presentation_stage.body[4].value.work.image.sizes.xl.url).toBe(
+          await versionedIn(run.out, '/media/lake.max-4800x4800.png'),
+        );
         expect(run.report.warnings.filter((w) => w.includes('became'))).toEqual([]); // each kept its own aspect ratio
         await checkFiles(run.written, run.out);
 
@@ -897,9 +921,8 @@ describe('content-api render --page', () => {
     const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS]);
     expect(run.code, run.stderr).toBe(0);
     const written = JSON.parse(await readFile(run.written, 'utf8'));
-    expect(written.presentation_stage.thumbnail.sizes.lg).toEqual(
-      JSON.parse(await page101()).presentation_stage.thumbnail.sizes.lg,
-    );
+    const lg = JSON.parse(await page101()).presentation_stage.thumbnail.sizes.lg;
+    expect(written.presentation_stage.thumbnail.sizes.lg).toEqual({ ...lg, url: await versionedIn(run.out, lg.url) });
     await checkFiles(run.written, run.out);
   });
 
@@ -923,9 +946,12 @@ describe('content-api render --page', () => {
           `${thumbnail.sizes.lg.url} ${thumbnail.sizes.lg.width}w, ` +
           `${thumbnail.sizes.xl.url} ${thumbnail.sizes.xl.width}w`,
       );
-      expect(run.report.updated).toEqual(['$.presentation_stage.thumbnail']);
-      // Nothing else changed: taking the added line out gives the input back, byte for byte.
-      expect(text.replace(/,\n {6}"srcset": "[^"]*"/, '')).toBe(input);
+      // Every Image and meta.thumb is updated (each URL now carries its file's version); only the
+      // thumbnail gains a line.
+      expect([...run.report.updated].sort()).toEqual(run.report.results.flatMap((r) => r.paths).sort());
+      // Nothing else changed: taking the added line out gives the input back, byte for byte, but for
+      // each rendition URL's version.
+      expect(text.replace(/,\n {6}"srcset": "[^"]*"/, '')).toBe(await withVersions(input, run.out));
       await checkFiles(run.written, run.out);
     },
   );
@@ -948,7 +974,7 @@ describe('content-api render --page', () => {
         .inquiry_form_data.artwork_image.sizes;
       for (const size of Object.values(sizes as Record<string, object>))
         expect(Object.keys(size)).toEqual(['url', 'width', 'height']);
-      expect(sizes.xl.url).toMatch(/\.webp$/);
+      expect(sizes.xl.url).toBe(await versionedIn(run.out, '/media/marigold.max-4800x4800.webp'));
       await checkFiles(run.written, run.out);
     },
   );
@@ -980,7 +1006,7 @@ describe('content-api render --page', () => {
           '(new URLs are --media-url /media/ and the path below it)',
       );
       expect(JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.feature_large_image.sizes.xl.url).toBe(
-        '/media/landscapes/storm.max-4800x4800.jpg',
+        await versionedIn(run.out, '/media/landscapes/storm.max-4800x4800.jpg'),
       );
     },
   );
@@ -1044,9 +1070,9 @@ describe('content-api render --page', () => {
         (JSON.parse(run.stdout) as Report).results.map((r) => [path.basename(r.source), r.image.sizes.xl?.url]),
       );
       // the URL's own '..' segments climb to the root: no folder is left
-      expect(urls['dune.jpg']).toBe('/media/dune.max-4800x4800.jpg');
+      expect(urls['dune.jpg']).toBe(await versionedIn(out, '/media/dune.max-4800x4800.jpg'));
       // decoded '..' is a name, made safe
-      expect(urls['storm.jpg']).toBe('/media/image/image/etc/storm.max-4800x4800.jpg');
+      expect(urls['storm.jpg']).toBe(await versionedIn(out, '/media/image/image/etc/storm.max-4800x4800.jpg'));
       const outside = (await readdir(dir, { recursive: true })).filter(
         (name) => !name.startsWith(path.join('a', 'b', 'media')),
       );
@@ -1056,7 +1082,7 @@ describe('content-api render --page', () => {
       // file-outside before). They name storm's source, so they are rewritten with its Images.
       const page = JSON.parse(await readFile(written, 'utf8'));
       expect(page.presentation_stage.body[11].value.news_entries[0].meta.thumb.url).toBe(
-        '/media/image/image/etc/storm.max-1200x1200.jpg',
+        await versionedIn(out, '/media/image/image/etc/storm.max-1200x1200.jpg'),
       );
       await checkFiles(written, out);
     },

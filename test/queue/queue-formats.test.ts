@@ -10,6 +10,7 @@ import { runCli, startCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { redisForFile, WITHOUT_QUEUE_ENV } from '../fixtures/redis.js';
 import { tempDir } from '../fixtures/tmp.js';
+import { versioned } from '../fixtures/versions.js';
 
 const redis = redisForFile();
 
@@ -19,8 +20,17 @@ interface Result {
   source: string;
   status: string;
   files: string[];
-  alternates: Array<{ format: string; files: string[]; bytes: number }>;
+  image: { sizes: Record<string, { url: string; width: number }>; srcset: string };
+  alternates: Array<{ format: string; files: string[]; bytes: number; srcset: string }>;
 }
+
+/** The srcset of `files` (xs..xl, in the output folder `out`), each URL with its file's version, at `widths`. */
+const versionedSrcset = async (out: string, files: string[], widths: number[]) =>
+  (
+    await Promise.all(
+      files.map(async (file, i) => `${await versioned(`/media/${path.relative(out, file)}`, file)} ${widths[i]}w`),
+    )
+  ).join(', ');
 
 describe('formats through the queue', () => {
   it('JPEGs first, then AVIF and WebP: the second batch leaves the JPEGs as they are', async () => {
@@ -58,8 +68,14 @@ describe('formats through the queue', () => {
         ['avif', 'webp'],
       ]);
       for (const [index, result] of results.entries()) {
-        // The JPEGs were up to date: not written again.
+        // The JPEGs were up to date: not written again, and their URLs are the first batch's.
         expect(await times(result.files)).toEqual(before[index]);
+        expect(result.image).toEqual(firstResults[index]!.image);
+        // Each URL, the alternates' too, carries its file's version, as a local run's.
+        const widths = Object.values(result.image.sizes).map((size) => size.width);
+        expect(result.image.srcset).toBe(await versionedSrcset(out, result.files, widths));
+        for (const alternate of result.alternates)
+          expect(alternate.srcset).toBe(await versionedSrcset(out, alternate.files, widths));
         for (const alternate of result.alternates) {
           expect(alternate.bytes).toBeGreaterThan(0);
           for (const file of alternate.files) expect((await stat(file)).size).toBeGreaterThan(0);

@@ -12,6 +12,7 @@ import { parseSrcset, RENDITION_KEYS } from '../../src/renditions/rules.js';
 import { animatedGif, photo, writeImage } from '../fixtures/images.js';
 import { readEntries } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
+import { versioned } from '../fixtures/versions.js';
 
 const LADYBIRD = path.resolve('samples/originals/ladybird.jpg');
 
@@ -39,7 +40,9 @@ describe('alternates: one decode, every format', () => {
     const result = await renderOriginal(LADYBIRD, { outDir: out, formats: ['keep', 'avif', 'webp'] });
     expect(result.status).toBe('rendered');
     expect(result.format).toBe('jpeg');
-    expect(result.image.sizes.md.url).toBe('/media/ladybird.max-1200x1200.jpg');
+    expect(result.image.sizes.md.url).toBe(
+      await versioned('/media/ladybird.max-1200x1200.jpg', path.join(out, 'ladybird.max-1200x1200.jpg')),
+    );
     await expectFiles(out, result, result.files, 'jpeg');
     expect(result.alternates.map((alternate) => [alternate.format, alternate.type])).toEqual([
       ['avif', 'image/avif'],
@@ -47,12 +50,14 @@ describe('alternates: one decode, every format', () => {
     ]);
     for (const alternate of result.alternates) {
       await expectFiles(out, result, alternate.files, alternate.format === 'avif' ? 'heif' : 'webp');
-      // The srcset names the alternate's own files, with the primary's real widths.
+      // The srcset names the alternate's own files, each with its version, with the primary's real widths.
       expect(parseSrcset(alternate.srcset)).toEqual(
-        RENDITION_KEYS.map((key) => ({
-          url: `/media/${alternate.files[key].path}`,
-          width: alternate.files[key].width,
-        })),
+        await Promise.all(
+          RENDITION_KEYS.map(async (key) => ({
+            url: await versioned(`/media/${alternate.files[key].path}`, path.join(out, alternate.files[key].path)),
+            width: alternate.files[key].width,
+          })),
+        ),
       );
       const distinct = [...new Set(RENDITION_KEYS.map((key) => alternate.files[key].path))];
       const sizes = await Promise.all(distinct.map(async (file) => (await stat(path.join(out, file))).size));

@@ -8,6 +8,7 @@ import { parseSrcset, RENDITION_KEYS, renditionSizes } from '../../src/rendition
 import { animatedGif, orientedImage, photo, writeImage } from '../fixtures/images.js';
 import { readEntries, recordFile } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
+import { versioned } from '../fixtures/versions.js';
 
 /** Reads every rendition back and checks it against the Image object and the rules. */
 async function expectFilesMatchImage(outDir: string, result: RenderResult) {
@@ -18,8 +19,10 @@ async function expectFilesMatchImage(outDir: string, result: RenderResult) {
     const file = result.files[key];
     const meta = await sharp(path.join(outDir, file.path)).metadata();
     expect({ key, width: meta.width, height: meta.height }).toEqual({ key, ...expected[key] });
-    expect(result.image.sizes[key]).toEqual({ width: meta.width, height: meta.height, url: `/media/${file.path}` });
-    expect(srcset![index]).toEqual({ url: `/media/${file.path}`, width: meta.width });
+    // Each URL carries its file's version: the first 8 hex digits of the SHA-256 of the bytes written.
+    const url = await versioned(`/media/${file.path}`, path.join(outDir, file.path));
+    expect(result.image.sizes[key]).toEqual({ width: meta.width, height: meta.height, url });
+    expect(srcset![index]).toEqual({ url, width: meta.width });
   }
 }
 
@@ -110,8 +113,9 @@ describe('naming', () => {
       outDir: path.join(dir, 'out'),
       mediaUrl: 'https://cdn.example.org/m',
     });
-    expect(result.image.sizes.xs.url).toBe('https://cdn.example.org/m/a.max-300x300.png');
-    expect(result.image.srcset.startsWith('https://cdn.example.org/m/a.max-300x300.png 300w, ')).toBe(true);
+    const xs = await versioned('https://cdn.example.org/m/a.max-300x300.png', path.join(dir, 'out/a.max-300x300.png'));
+    expect(result.image.sizes.xs.url).toBe(xs);
+    expect(result.image.srcset.startsWith(`${xs} 300w, `)).toBe(true);
   });
 
   it('names three of the others in a collision, however many there are (#22: a reason per original grew as the square)', async () => {

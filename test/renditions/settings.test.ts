@@ -91,6 +91,7 @@ describe('one definition of the render settings', () => {
   it('the library checks each setting and names the bad one', () => {
     expect(resolveSettings({})).toEqual({
       mediaUrl: '/media/',
+      urlVersions: true,
       naming: 'max',
       formats: ['keep'],
       quality: { mode: 'fixed', sample: true, jpeg: 80, webp: 80, avif: 50 },

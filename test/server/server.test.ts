@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { cp, stat, symlink, writeFile } from 'node:fs/promises';
+import { cp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +14,7 @@ import { loadContent } from '../../src/server/content.js';
 import { createContentServer } from '../../src/server/server.js';
 import { runCli, startCli } from '../cli/run-cli.js';
 import { tempDir } from '../fixtures/tmp.js';
+import { versionOfFile } from '../fixtures/versions.js';
 import { PAGES } from '../page/variants.js';
 
 const CONTENT = path.resolve(PAGES, '../content');
@@ -115,12 +116,56 @@ describe('media', () => {
     const res = await fetch(`${base}${file}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/jpeg');
-    expect(res.headers.get('cache-control')).toBe('public, max-age=31536000');
+    // No version in the URL: the file under it may change, so every cache asks again.
+    expect(res.headers.get('cache-control')).toBe('public, no-cache');
     const etag = res.headers.get('etag')!;
-    expect((await fetch(`${base}${file}`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    const revalidated = await fetch(`${base}${file}`, { headers: { 'if-none-match': etag } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get('cache-control')).toBe('public, no-cache');
     expect(
       (await fetch(`${base}${file}`, { headers: { 'if-modified-since': res.headers.get('last-modified')! } })).status,
     ).toBe(304);
+  });
+
+  it("Cache-Control: immutable for a year when the URL's ?v= is the file's version, revalidate otherwise", async () => {
+    const version = await versionOfFile(path.join(CONTENT, file));
+    const versioned = await fetch(`${base}${file}?v=${version}`);
+    expect(versioned.status).toBe(200);
+    expect(versioned.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(Buffer.from(await versioned.arrayBuffer())).toEqual(await readFile(path.join(CONTENT, file)));
+    const etag = versioned.headers.get('etag')!;
+    const again = await fetch(`${base}${file}?v=${version}`, { headers: { 'if-none-match': etag } });
+    expect([again.status, again.headers.get('cache-control')]).toEqual([304, 'public, max-age=31536000, immutable']);
+    // Another version (a page ahead of or behind its files): these bytes are not that version's.
+    const other = version === '00000000' ? '11111111' : '00000000';
+    for (const query of [`?v=${other}`, '?v=', '?v=not-hex']) {
+      const res = await fetch(`${base}${file}${query}`);
+      expect([query, res.status, res.headers.get('cache-control')]).toEqual([query, 200, 'public, no-cache']);
+    }
+  });
+
+  it('a file changed in place: its old version revalidates, its new one is immutable', async () => {
+    const dir = await tempDir();
+    await cp(CONTENT, path.join(dir, 'content'), { recursive: true });
+    const target = path.join(dir, 'content', file);
+    const other = createContentServer(await loadContent(path.join(dir, 'content')));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const at = `http://127.0.0.1:${(other.address() as AddressInfo).port}${file}`;
+    try {
+      const before = await versionOfFile(target);
+      expect((await fetch(`${at}?v=${before}`)).headers.get('cache-control')).toBe(
+        'public, max-age=31536000, immutable',
+      );
+      await writeFile(target, await readFile(path.join(CONTENT, '/media/dandelion.max-300x300.jpg')));
+      const after = await versionOfFile(target);
+      expect(after).not.toBe(before);
+      expect((await fetch(`${at}?v=${before}`)).headers.get('cache-control')).toBe('public, no-cache');
+      expect((await fetch(`${at}?v=${after}`)).headers.get('cache-control')).toBe(
+        'public, max-age=31536000, immutable',
+      );
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
   });
 
   it('ranges: 206 with Content-Range, 416 when unsatisfiable', async () => {

@@ -120,12 +120,12 @@ describe('S3 bucket', () => {
     const store = await openStore('s3://contract/headers/');
     await store.put('x.webp', Buffer.from('RIFF'), {
       contentType: 'image/webp',
-      cacheControl: 'public, max-age=31536000',
+      cacheControl: 'public, max-age=31536000, immutable',
     });
     await store.close();
     expect(await s3.head('contract', 'headers/x.webp')).toMatchObject({
       contentType: 'image/webp',
-      cacheControl: 'public, max-age=31536000',
+      cacheControl: 'public, max-age=31536000, immutable',
     });
   });
 });
