@@ -110,9 +110,10 @@ export interface Context {
   /** Where the renditions go. */
   store: MediaStore;
   manifest: Manifest;
-  /** Claims on images' keys (a local folder only); released once the manifest is written. */
+  /** Claims on images' keys (a local folder only); each released once its original's records are written. */
   claims: Claims | null;
-  releases: Array<() => Promise<void>>;
+  /** Why claims could not be released (a folder turned read-only), for the batch to warn once. */
+  stuckClaims: unknown[];
   /** The batch's warnings, for what an original's rendering has to say (it still renders). */
   warnings: string[];
   /** libvips' threads per pipeline (`sharp.concurrency()`, the host's) as the batch began: AVIF's bytes follow them. */
@@ -195,6 +196,7 @@ export async function renderOne(
   // While an original's stamp is the one recorded when it was hashed, so is its hash: an
   // unchanged original is not read at all.
   let bytes: SourceBytes | undefined;
+  const releases: Array<() => Promise<void>> = [];
   let sha256 = previous.find((entry) => entry?.source === source && sameStamp(entry.stamp, stamp))?.sha256;
   try {
     if (sha256 === undefined) {
@@ -229,7 +231,7 @@ export async function renderOne(
     if (options.dryRun) return result('planned', recordedSoFar);
     bytes ??= await readAndHash(original, stamp);
     const todo = outputs.filter((_, index) => options.force || !fresh[index]);
-    for (const output of todo) await claim(context, plan, output, source, bytes.sha256);
+    for (const output of todo) releases.push(await claim(context, plan, output, source, bytes.sha256));
 
     const now = await readSourceInfo(original.source, bytes.input, settings.pixelLimit);
     if (now.format !== info.format || now.size.width !== info.size.width || now.size.height !== info.size.height)
@@ -287,6 +289,9 @@ export async function renderOne(
     );
   } finally {
     await bytes?.release();
+    // Once the records are written (or the original failed): another run's claim now sees the record.
+    for (const outcome of await Promise.allSettled(releases.map((release) => release())))
+      if (outcome.status === 'rejected') context.stuckClaims.push(outcome.reason);
   }
 }
 
@@ -319,9 +324,18 @@ async function refuseCollision(
   throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
 }
 
-/** Claims `output.key` for this run (a local folder): another run's original with that key is a collision. */
-async function claim(context: Context, plan: Plan, output: Output, source: string, sha256: string): Promise<void> {
-  if (!context.claims || context.options.force) return;
+/**
+ * Claims `output.key` for this run (a local folder): another run's original with that key is a
+ * collision. Returns the claim's release.
+ */
+async function claim(
+  context: Context,
+  plan: Plan,
+  output: Output,
+  source: string,
+  sha256: string,
+): Promise<() => Promise<void>> {
+  if (!context.claims || context.options.force) return async () => {};
   const { original } = plan;
   const claimed = await context.claims.claim(output.key, source, sha256, stillThere).catch((error: Error) => {
     throw new SourceError(
@@ -339,7 +353,7 @@ async function claim(context: Context, plan: Plan, output: Output, source: strin
       `(both are '${output.key}'); rename one, or use --force to replace them`;
     throw new SourceError('CONTENT_API_NAME_COLLISION', original.source, reason);
   }
-  context.releases.push(claimed.release);
+  return claimed.release;
 }
 
 /** Renditions up to this size are read whole to make a placeholder that a manifest lacks. */

@@ -170,7 +170,7 @@ async function renderInto(
   const { options, settings, manifest } = open;
   const limit = pLimit(concurrency);
   // Read, never set: sharp's threads are the application's (the CLI's: src/cli/threads.ts).
-  const context: Context = { ...open, releases: [], warnings, threads: sharp.concurrency() };
+  const context: Context = { ...open, stuckClaims: [], warnings, threads: sharp.concurrency() };
   const tally: Tally = {
     results: [],
     errors: [...failures],
@@ -224,11 +224,10 @@ async function renderInto(
   } finally {
     // A claim that cannot be removed (the folder turned read-only, say) must not cost the batch its
     // report: the next run into this folder takes it over, its writer being gone.
-    const released = await Promise.allSettled(context.releases.map((release) => release()));
-    const stuck = released.filter((outcome) => outcome.status === 'rejected');
+    const stuck = context.stuckClaims;
     if (stuck.length > 0) {
       warnings.push(
-        `${stuck.length} claim(s) in the output folder could not be removed (${oneLine(stuck[0]!.reason)}); ` +
+        `${stuck.length} claim(s) in the output folder could not be removed (${oneLine(stuck[0])}); ` +
           'the next run into it takes them over',
       );
     }
