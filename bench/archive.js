@@ -50,7 +50,18 @@ export async function archiveBench(root, scratch, { concurrency, runs }) {
     for (const [name, bin] of contenders) {
       if (name !== 'content-api' && !baselineSizes.has(size)) continue;
       console.error(`bench: archive of ${size} originals, ${name}`);
-      rows.push({ size, name, ...(await archiveRuns(root, scratch, bin, corpus, size, bases, { concurrency, runs })) });
+      const row = {
+        size,
+        name,
+        ...(await archiveRuns(root, scratch, bin, corpus, size, bases, { concurrency, runs })),
+      };
+      rows.push(row);
+      const seconds = ['startup', 'first', 'noop', 'added', 'changed', 'check'].map((step) =>
+        row[step].seconds.toFixed(2),
+      );
+      console.error(
+        `bench: archive ${size} ${name}: startup, first, no-op, added, changed, check: ${seconds.join(' ')} s`,
+      );
     }
   }
   printTable(rows);

@@ -174,7 +174,7 @@ describe('content-api render to and from a bucket', () => {
     },
   );
 
-  it('removes the objects of an earlier rendering when an original changes format, and its record', async () => {
+  it('keeps the objects of an earlier rendering when an original changes format; --prune removes them and their record', async () => {
     const dir = await tempDir();
     await writeImage(dir, 'lake.jpg', photo(800, 600).jpeg());
     const firstRun = await cli(['render', dir, '--out', out]);
@@ -182,13 +182,23 @@ describe('content-api render to and from a bucket', () => {
     const second = await cli(['render', dir, '--out', out, '--format', 'webp', '--json']);
     expect(second.stderr).toBe('');
     expect(second.code).toBe(0);
-    expect(JSON.parse(second.stdout).results[0].removed).toHaveLength(5);
-    const objects = await s3.objects('media', prefix);
+    expect(JSON.parse(second.stdout).results[0]).toMatchObject({ removed: [], kept: expect.any(Array) });
+    expect(JSON.parse(second.stdout).results[0].kept).toHaveLength(5);
+    let objects = await s3.objects('media', prefix);
+    expect(renditionKeys(objects).filter((key) => key.endsWith('.jpg'))).toHaveLength(5);
+    expect(records(objects).sort()).toEqual([
+      `${prefix}.content-api-manifest/lake.jpg.json`,
+      `${prefix}.content-api-manifest/lake.webp.json`,
+    ]);
+    const pruned = await cli(['render', dir, '--out', out, '--format', 'webp', '--prune', '--json']);
+    expect(pruned.code).toBe(0);
+    expect(JSON.parse(pruned.stdout).results[0].removed).toHaveLength(5);
+    objects = await s3.objects('media', prefix);
     expect(renditionKeys(objects).every((key) => key.endsWith('.webp'))).toBe(true);
     expect(records(objects)).toEqual([`${prefix}.content-api-manifest/lake.webp.json`]);
   });
 
-  it('alternates in a bucket: a record per format; a format added uploads only its objects; one dropped is removed', async () => {
+  it('alternates in a bucket: a record per format; a format added uploads only its objects; one dropped is kept until pruned', async () => {
     const dir = await tempDir();
     await writeImage(dir, 'lake.jpg', photo(800, 600).jpeg());
     // Settled, so its records are not rewritten to learn its stamp (see render's RACY_MS).
@@ -214,8 +224,12 @@ describe('content-api render to and from a bucket', () => {
     expect(others).toEqual([]);
     expect(uploaded).toContain('.content-api-manifest/lake.avif.json');
     const dropped = await cli(['render', dir, '--out', out, '--formats', 'keep', '--json']);
-    expect(JSON.parse(dropped.stdout).results[0]).toMatchObject({ status: 'skipped' });
-    expect(JSON.parse(dropped.stdout).results[0].removed).toHaveLength(10);
+    expect(JSON.parse(dropped.stdout).results[0]).toMatchObject({ status: 'skipped', removed: [] });
+    expect(JSON.parse(dropped.stdout).results[0].kept).toHaveLength(10);
+    expect(records(await s3.objects('media', prefix))).toHaveLength(3);
+    const pruned = await cli(['render', dir, '--out', out, '--formats', 'keep', '--prune', '--json']);
+    expect(JSON.parse(pruned.stdout).results[0]).toMatchObject({ status: 'skipped' });
+    expect(JSON.parse(pruned.stdout).results[0].removed).toHaveLength(10);
     objects = await s3.objects('media', prefix);
     expect(renditionKeys(objects).every((key) => key.endsWith('.jpg'))).toBe(true);
     expect(records(objects)).toEqual([`${prefix}.content-api-manifest/lake.jpg.json`]);

@@ -8,11 +8,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pictureHtml } from '../../src/markup/picture.js';
-import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { type RenderResult, renderOriginal } from '../../src/renditions/render.js';
 import { RENDITION_KEYS, type RenditionKey } from '../../src/renditions/rules.js';
 import { resolveSettings, settingsKey } from '../../src/renditions/settings.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { recordFile } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { versioned, versionOfFile } from '../fixtures/versions.js';
 
@@ -30,7 +30,7 @@ async function expectedUrls(out: string, files: RenderResult['files']): Promise<
 const urlsOf = (result: RenderResult) => RENDITION_KEYS.map((key) => result.image.sizes[key].url);
 
 const manifestEntry = async (out: string, key: string) =>
-  JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')).entries[key];
+  JSON.parse(await readFile(recordFile(out, key), 'utf8')).entry;
 
 describe('URL versions', () => {
   it("each URL and srcset entry carries its file's version, which the manifest records", async () => {
@@ -77,12 +77,13 @@ describe('URL versions', () => {
     const source = await writeImage(dir, 'lake.jpg', photo(1000, 700).jpeg());
     const out = path.join(dir, 'media');
     const first = await renderOriginal(source, { outDir: out, formats: ['keep', 'webp'] });
-    // The manifest as a version without URL versions wrote it.
-    const file = path.join(out, MANIFEST_FILE);
-    const manifest = JSON.parse(await readFile(file, 'utf8'));
-    for (const entry of Object.values(manifest.entries) as Array<{ renditions: Record<string, object> }>)
-      for (const rendition of Object.values(entry.renditions)) delete (rendition as { version?: string }).version;
-    await writeFile(file, JSON.stringify(manifest, null, 2));
+    // The records as a version without URL versions wrote them.
+    for (const key of ['lake.jpg', 'lake.webp']) {
+      const record = JSON.parse(await readFile(recordFile(out, key), 'utf8'));
+      for (const rendition of Object.values(record.entry.renditions))
+        delete (rendition as { version?: string }).version;
+      await writeFile(recordFile(out, key), JSON.stringify(record));
+    }
 
     const older = await renderOriginal(source, { outDir: out, formats: ['keep', 'webp'] });
     expect(older.status).toBe('skipped');
