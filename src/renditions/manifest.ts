@@ -29,6 +29,8 @@ import { RENDITION_KEYS } from './rules.js';
 export const MANIFEST_FILE = '.content-api-manifest.json';
 /** What the one-file manifest is renamed to once migrated (kept: an older content-api reads nothing else). */
 export const MIGRATED_MANIFEST_FILE = '.content-api-manifest.migrated.json';
+/** What a one-file manifest that is not one is renamed to by the first run that writes (its originals are rendered again). */
+export const INVALID_MANIFEST_FILE = '.content-api-manifest.invalid.json';
 /** The folder of per-key records, in a folder and in a bucket. */
 export const MANIFEST_RECORDS = '.content-api-manifest/';
 const MANIFEST_VERSION = 1;
@@ -174,11 +176,12 @@ class RecordManifest implements Manifest {
   readonly #store: MediaStore;
   readonly #local: LocalStore | null;
   readonly #limit = pLimit(16);
-  readonly #problems: string[] = [];
+  /** The first record this batch could not read, and how many there were (however many, one line). */
+  #problem: { first: string; count: number } | undefined;
   /** A bucket's record keys, by records folder, as listed this batch. */
   readonly #listed = new Map<string, Promise<Set<string>>>();
-  /** A one-file manifest not migrated (a dry run, a check): read as it is, under the records. */
-  #legacy: Entries | undefined;
+  /** A one-file manifest not migrated (a dry run, a check): read as it is, under the records, by stem. */
+  #legacy: Map<string, Entries> | undefined;
   /** A one-file manifest that is not one: `records()` cannot say what the folder holds. */
   #invalidLegacy: { file: string; reason: string } | undefined;
 
@@ -189,14 +192,19 @@ class RecordManifest implements Manifest {
 
   /** The records that could not be read, in one line. */
   get warning(): string | undefined {
-    if (this.#problems.length === 0) return undefined;
-    const more = this.#problems.length > 1 ? ` (and ${this.#problems.length - 1} more record(s) like it)` : '';
-    return `${this.#problems[0]}${more}`;
+    if (!this.#problem) return undefined;
+    const { first, count } = this.#problem;
+    return `${first}${count > 1 ? ` (and ${count - 1} more record(s) like it)` : ''}`;
+  }
+
+  #warn(problem: string): void {
+    if (this.#problem) this.#problem.count++;
+    else this.#problem = { first: problem, count: 1 };
   }
 
   refresh(): void {
     this.#listed.clear();
-    this.#problems.length = 0; // the warning is about this batch's records: a worker renders job after job
+    this.#problem = undefined; // the warning is about this batch's records: a worker renders job after job
   }
 
   async entriesFor(stemList: string[]): Promise<Entries> {
@@ -212,16 +220,14 @@ class RecordManifest implements Manifest {
         }),
       ),
     );
-    if (this.#legacy) {
-      const stems = new Set(stemList);
-      for (const [key, entry] of Object.entries(this.#legacy))
-        if (!(key in entries) && stems.has(stemOfKey(key))) entries[key] = entry;
+    for (const stem of this.#legacy ? stemList : []) {
+      for (const [key, entry] of Object.entries(this.#legacy!.get(stem) ?? {})) entries[key] ??= entry;
     }
     return entries;
   }
 
   async entry(key: string): Promise<ManifestEntry | undefined> {
-    return (await this.#read(key)) ?? this.#legacy?.[key];
+    return (await this.#read(key)) ?? this.#legacy?.get(stemOfKey(key))?.[key];
   }
 
   async *records(): AsyncIterable<[string, ManifestEntry]> {
@@ -248,7 +254,9 @@ class RecordManifest implements Manifest {
     }
     yield* next(true);
     if (this.#legacy && seen) {
-      for (const key of Object.keys(this.#legacy).sort()) if (!seen.has(key)) yield [key, this.#legacy[key]!];
+      const legacy = [...this.#legacy.values()].flatMap((entries) => Object.entries(entries));
+      for (const [key, entry] of legacy.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        if (!seen.has(key)) yield [key, entry];
     }
   }
 
@@ -261,7 +269,7 @@ class RecordManifest implements Manifest {
 
   async delete(key: string): Promise<void> {
     await this.#store.remove(`${MANIFEST_RECORDS}${key}.json`);
-    if (this.#legacy) delete this.#legacy[key];
+    delete this.#legacy?.get(stemOfKey(key))?.[key];
   }
 
   /**
@@ -282,13 +290,20 @@ class RecordManifest implements Manifest {
       const parsed = parseJsonAs(legacySchema, read.bytes);
       if (!parsed.ok) {
         this.#invalidLegacy = { file, reason: `not a valid manifest (${parsed.problems[0]})` };
-        this.#problems.push(`${file}: not a valid manifest; every original it recorded will be rendered again`);
+        // Set aside by a run that writes, so it is said once; its originals are rendered again.
+        const aside = migrate ? ` (kept as ${INVALID_MANIFEST_FILE})` : '';
+        if (migrate) await rename(file, path.join(root, INVALID_MANIFEST_FILE));
+        this.#warn(`${file}: not a valid manifest${aside}; every original it recorded will be rendered again`);
         return;
       }
       const entries = parsed.data.entries;
       for (const entry of Object.values(entries)) entry.source = fromStored(root, entry.source);
       if (!migrate) {
-        this.#legacy = entries;
+        this.#legacy = new Map();
+        for (const [key, entry] of Object.entries(entries)) {
+          const stem = stemOfKey(key);
+          this.#legacy.set(stem, { ...this.#legacy.get(stem), [key]: entry });
+        }
         return;
       }
       await Promise.all(
@@ -342,7 +357,7 @@ class RecordManifest implements Manifest {
   /** The record under `key`; none when there is none, or it cannot be read (said in `warning`). */
   async #read(key: string): Promise<ManifestEntry | undefined> {
     const { entry, problem } = await this.#load(key);
-    if (problem) this.#problems.push(`${problem.file}: ${problem.reason}; its original will be rendered again`);
+    if (problem) this.#warn(`${problem.file}: ${problem.reason}; its original will be rendered again`);
     return entry;
   }
 

@@ -1,8 +1,13 @@
-import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { MANIFEST_FILE, MANIFEST_RECORDS, MIGRATED_MANIFEST_FILE } from '../../src/renditions/manifest.js';
+import {
+  INVALID_MANIFEST_FILE,
+  MANIFEST_FILE,
+  MANIFEST_RECORDS,
+  MIGRATED_MANIFEST_FILE,
+} from '../../src/renditions/manifest.js';
 import { type RenderResult, renderOriginal, renderOriginals, renderSources } from '../../src/renditions/render.js';
 import { parseSrcset, RENDITION_KEYS, renditionSizes } from '../../src/renditions/rules.js';
 import { animatedGif, orientedImage, photo, writeImage } from '../fixtures/images.js';
@@ -543,6 +548,26 @@ describe('incremental runs', () => {
     ]);
     const again = await renderOriginals([inDir], { outDir: out });
     expect(again.results.map((r) => r.status)).toEqual(['skipped', 'skipped']);
+  });
+
+  it('a one-file manifest that is not one is set aside by the first run that writes, and said once', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(dir, 'in/a.jpg', photo(300, 200).jpeg());
+    const out = path.join(dir, 'out');
+    await mkdir(out);
+    await writeFile(path.join(out, MANIFEST_FILE), '{"version": 1, "entries": {"a.jpg": 7}}');
+    const first = await renderOriginals([path.dirname(source)], { outDir: out });
+    expect(first.results.map((r) => r.status)).toEqual(['rendered']);
+    expect(first.warnings).toEqual([
+      `${path.join(out, MANIFEST_FILE)}: not a valid manifest (kept as ${INVALID_MANIFEST_FILE}); ` +
+        'every original it recorded will be rendered again',
+    ]);
+    expect((await readdir(out)).filter((name) => name.startsWith('.')).sort()).toEqual([
+      MANIFEST_RECORDS.slice(0, -1),
+      INVALID_MANIFEST_FILE,
+    ]);
+    const again = await renderOriginals([path.dirname(source)], { outDir: out });
+    expect([again.results.map((r) => r.status), again.warnings]).toEqual([['skipped'], []]);
   });
 
   it('plans without writing on a dry run', async () => {
