@@ -84,6 +84,11 @@ export interface RenderResult extends OutputResult {
   kept: string[];
 }
 
+/** How one original ended; its result where the batch keeps results (`collectResults`). */
+export interface RenderOutcome extends Pick<RenderResult, 'status' | 'removed' | 'kept'> {
+  result?: RenderResult;
+}
+
 /** How a batch's originals ended, and the files of earlier renderings removed and kept. */
 export type RenderCounts = Record<RenderStatus, number> & { removed: number; kept: number };
 
@@ -135,14 +140,27 @@ export async function renderOne(
   recorded: Record<string, ManifestEntry>,
   /** The original's stamp, taken before anything was read of it (source-bytes.ts). */
   { stamp, settled }: Stamped,
-): Promise<RenderResult> {
+): Promise<RenderOutcome> {
   const { settings, options, store, manifest } = context;
   const { original, info } = plan;
   const outputs = outputsOf(plan);
   const source = original.data || original.object ? original.source : path.resolve(original.source);
   const stale = staleFiles(recorded, source, outputs);
   const prune = Boolean(options.prune);
+  const removed = prune ? stale : [];
+  const kept = prune ? [] : stale;
+  // Its result, only where the batch keeps results: a rerun of an archive builds no Image object.
   const result = (
+    status: RenderStatus,
+    renditions: Array<Renditions | undefined>,
+    placeholder?: Placeholder,
+  ): RenderOutcome => ({
+    status,
+    removed,
+    kept,
+    ...(options.collectResults !== false && { result: describeResult(status, renditions, placeholder) }),
+  });
+  const describeResult = (
     status: RenderStatus,
     renditions: Array<Renditions | undefined>,
     placeholder?: Placeholder,
@@ -161,8 +179,8 @@ export async function renderOne(
         ...alternate,
         srcset: buildSrcset(renditionUrls(alternate.files, mediaUrl, urlVersions)),
       })),
-      removed: prune ? stale : [],
-      kept: prune ? [] : stale,
+      removed,
+      kept,
       ...(placeholder && { placeholder }),
       image: buildImageObject(info.size, primary!.files, {
         mediaUrl,

@@ -299,10 +299,10 @@ async function renderAll(
         progress(source, 'started');
         let status: RenderProgress['status'] = 'failed';
         try {
-          const result = await renderOne(context, plan, plan.recorded, plan.stamped);
-          count(tally.counts, result);
-          if (context.options.collectResults !== false) tally.results.push(result);
-          status = result.status;
+          const outcome = await renderOne(context, plan, plan.recorded, plan.stamped);
+          count(tally.counts, outcome);
+          if (outcome.result) tally.results.push(outcome.result);
+          status = outcome.status;
         } catch (error) {
           keep(tally.errors, error);
         }

@@ -151,6 +151,10 @@ describe('content-api render', () => {
     const alt = JSON.parse(result.stdout).results.map((r: { image: { alt_text: string | null } }) => r.image.alt_text);
     expect(alt).toEqual([null, 'A wide gradient']);
     expect(JSON.parse(result.stdout).warnings).toEqual([`--alt-text ${map}: 'wdie.jpg' names no original of this run`]);
+    // Without --json (no result kept), the typo is found all the same.
+    const plain = await runCli(['render', inDir, '--out', out, '--alt-text', map]);
+    expect(plain.stderr).toContain(`warning: --alt-text ${map}: 'wdie.jpg' names no original of this run`);
+    expect(plain.stderr).not.toContain("'wide.jpg' names no original");
     await writeFile(map, '[1, 2]');
     const bad = await runCli(['render', inDir, '--out', out, '--alt-text', map]);
     expect(bad.code).toBe(2);

@@ -41,7 +41,9 @@ export async function runRender(inputs: string[], options: RenderCommandOptions)
       ...renderOptions,
       altText: altText?.lookup,
       // A summary needs counts only: an archive of any size is rendered in bounded memory.
-      collectResults: json || options.html !== undefined || options.reportFile !== undefined || options.dryRun,
+      // (With --alt-text too: its keys that name no original are found as results are built.)
+      collectResults:
+        json || options.html !== undefined || options.reportFile !== undefined || options.dryRun || Boolean(altText),
       ...hooks,
     }),
   );
