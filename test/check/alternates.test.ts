@@ -4,7 +4,7 @@
  * exist, be WebP, and have its rendition's pixel size; findings name the alternate's file. The same
  * contract in a folder and in a bucket; over HTTP (no manifest) no alternate is known.
  */
-import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { type CheckReport, checkPages } from '../../src/check/check.js';
 import { closeFileSource, openFileSource } from '../../src/check/probe.js';
 import { renderOriginal } from '../../src/renditions/render.js';
 import { animatedGif, photo, writeImage } from '../fixtures/images.js';
+import { type Place, places } from '../fixtures/places.js';
 import { applyEnv, startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { versionOfBytes } from '../fixtures/versions.js';
@@ -21,19 +22,7 @@ const MD = 'meadow.max-1200x1200';
 
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Where the renditions are, and how a test changes one of their files. */
-interface Place {
-  /** `render --out` and `check --verify-files`. */
-  location: string;
-  /** How the check's messages name a file. */
-  named(file: string): string;
-  read(file: string): Promise<Buffer>;
-  write(file: string, bytes: Buffer): Promise<void>;
-  remove(file: string): Promise<void>;
-}
-
 let s3: TestS3;
-let prefixes = 0;
 
 beforeAll(async () => {
   s3 = await startS3(['alternates']);
@@ -44,35 +33,7 @@ afterAll(async () => {
   await s3.close();
 });
 
-const places: Array<[string, () => Promise<Place>]> = [
-  [
-    'folder',
-    async () => {
-      const media = path.join(await tempDir(), 'media');
-      const at = (file: string) => path.join(media, file);
-      return {
-        location: media,
-        named: at,
-        read: (file) => readFile(at(file)),
-        write: (file, bytes) => writeFile(at(file), bytes),
-        remove: (file) => rm(at(file)),
-      };
-    },
-  ],
-  [
-    'bucket',
-    async () => {
-      const prefix = `run-${++prefixes}/media/`;
-      return {
-        location: `s3://alternates/${prefix}`,
-        named: (file) => `s3://alternates/${prefix}${file}`,
-        read: (file) => s3.get('alternates', prefix + file),
-        write: (file, bytes) => s3.put('alternates', prefix + file, bytes),
-        remove: (file) => s3.remove('alternates', prefix + file),
-      };
-    },
-  ],
-];
+const kinds = places(() => s3, 'alternates');
 
 /** A 1600x1000 photograph rendered as JPEG with WebP alternates into `place`, and its page. */
 async function rendered(place: Place) {
@@ -98,7 +59,7 @@ const findings = (report: CheckReport) =>
     p.rule.startsWith('file-') ? [{ rule: p.rule, path: p.path, message: p.message }] : [],
   );
 
-describe.each(places)('alternates the manifest records (%s)', (_, open) => {
+describe.each(kinds)('alternates the manifest records (%s)', (_, open) => {
   it('a clean render has no findings, and its alternates are probed with the renditions', async () => {
     const place = await open();
     const report = await check(place, await rendered(place));
@@ -205,7 +166,7 @@ describe.each(places)('alternates the manifest records (%s)', (_, open) => {
 
 describe('alternates: the guards of every media file, and no manifest', () => {
   it('an alternate that is a symlink out of the folder is file-outside, never read', async () => {
-    const place = (await places[0]![1]()) as Place;
+    const place = (await kinds[0]![1]()) as Place;
     const page = await rendered(place);
     const elsewhere = path.join(await tempDir(), 'elsewhere.webp');
     await writeFile(elsewhere, await place.read(`${MD}.webp`));
@@ -217,7 +178,7 @@ describe('alternates: the guards of every media file, and no manifest', () => {
   });
 
   it('an animated GIF cut short is file-unreadable (libvips would decode what is left without a word)', async () => {
-    const place = (await places[0]![1]()) as Place;
+    const place = (await kinds[0]![1]()) as Place;
     const original = await writeImage(await tempDir(), 'flicker.gif', await animatedGif(400, 300, 4));
     const result = await renderOriginal(original, { outDir: place.location, formats: ['keep', 'webp'] });
     const page = { source: 'page.json', text: '', json: { id: 1, images: [result.image] } };
@@ -243,7 +204,7 @@ describe('alternates: the guards of every media file, and no manifest', () => {
   });
 
   it('over HTTP there is no manifest: only the renditions the Image names are probed', async () => {
-    const place = (await places[0]![1]()) as Place;
+    const place = (await kinds[0]![1]()) as Place;
     const page = await rendered(place);
     await place.remove(`${MD}.webp`);
     const server = await startMediaServer(place.location);

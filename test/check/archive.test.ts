@@ -4,33 +4,20 @@
  * and of its extension's format, alternates agreeing in sizes. Real renders of small originals
  * with real sharp, in a folder and in a bucket prefix (a real s3rver): one contract for both.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ArchiveRecord, ArchiveRun, archiveRecords, byStem, type StoreSource } from '../../src/check/archive.js';
 import type { CheckedPage } from '../../src/check/check.js';
 import { closeFileSource, openFileSource } from '../../src/check/probe.js';
-import { MANIFEST_RECORDS, type ManifestEntry } from '../../src/renditions/manifest.js';
+import type { ManifestEntry } from '../../src/renditions/manifest.js';
 import { renderOriginals } from '../../src/renditions/render.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { type Place, places } from '../fixtures/places.js';
 import { applyEnv, startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
 
-/** Where the renditions are, and how a test changes one of their files or records. */
-interface Place {
-  location: string;
-  /** How the check names a file (and a record: its key below the place). */
-  named(file: string): string;
-  read(file: string): Promise<Buffer>;
-  write(file: string, bytes: Buffer): Promise<void>;
-  remove(file: string): Promise<void>;
-  /** Changes the record of `key` as `change` says. */
-  editRecord(key: string, change: (entry: ManifestEntry) => void): Promise<void>;
-}
-
 let s3: TestS3;
-let prefixes = 0;
 
 beforeAll(async () => {
   s3 = await startS3(['archive']);
@@ -41,46 +28,7 @@ afterAll(async () => {
   await s3.close();
 });
 
-const places: Array<[string, () => Promise<Place>]> = [
-  [
-    'folder',
-    async () => {
-      const media = path.join(await tempDir(), 'media');
-      const at = (file: string) => path.join(media, file);
-      return {
-        location: media,
-        named: at,
-        read: (file) => readFile(at(file)),
-        write: (file, bytes) => writeFile(at(file), bytes),
-        remove: (file) => rm(at(file)),
-        async editRecord(key, change) {
-          const record = JSON.parse(await readFile(at(`${MANIFEST_RECORDS}${key}.json`), 'utf8'));
-          change(record.entry);
-          await writeFile(at(`${MANIFEST_RECORDS}${key}.json`), JSON.stringify(record));
-        },
-      };
-    },
-  ],
-  [
-    'bucket',
-    async () => {
-      const prefix = `run-${++prefixes}/media/`;
-      return {
-        location: `s3://archive/${prefix}`,
-        named: (file) => `s3://archive/${prefix}${file}`,
-        read: (file) => s3.get('archive', prefix + file),
-        write: (file, bytes) => s3.put('archive', prefix + file, bytes),
-        remove: (file) => s3.remove('archive', prefix + file),
-        async editRecord(key, change) {
-          const name = `${prefix}${MANIFEST_RECORDS}${key}.json`;
-          const record = JSON.parse((await s3.get('archive', name)).toString('utf8'));
-          change(record.entry);
-          await s3.put('archive', name, Buffer.from(JSON.stringify(record)));
-        },
-      };
-    },
-  ],
-];
+const kinds = places(() => s3, 'archive');
 
 /**
  * Two originals of one size showing different pictures, rendered as JPEG with WebP alternates:
@@ -111,7 +59,7 @@ const findings = (pages: CheckedPage[]) =>
     page.problems.map(({ rule, path, message }) => ({ source: page.source, record: page.record, rule, path, message })),
   );
 
-describe.each(places)('the archive checked whole (%s)', (_, open) => {
+describe.each(kinds)('the archive checked whole (%s)', (_, open) => {
   it('two originals in two formats: every record checked, every file read once, no findings', async () => {
     const place = await open();
     await rendered(place);
