@@ -35,7 +35,10 @@ export interface CheckedImage {
 }
 
 export interface CheckedPage {
-  /** The page file or URL; for a manifest record (the archive checked whole), the image it records, `media/dune.jpg`. */
+  /**
+   * The page file or URL; for a manifest record (the archive checked whole), the image it records,
+   * `media/dune.jpg`.
+   */
   source: string;
   /** A manifest record's key (`dune.jpg`), when what was checked is one (`--verify-files` without pages). */
   record?: string;

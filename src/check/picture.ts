@@ -119,7 +119,9 @@ export class PictureCheck {
         if (given === null) return [];
         const read = await this.#read(url);
         if (read.version === undefined || read.version === given) return [];
-        const message = `${read.location} is version ${read.version} (its SHA-256's first 8 hex digits), its URL says v=${given}`;
+        const message =
+          `${read.location} is version ${read.version} (its SHA-256's first 8 hex digits), ` +
+          `its URL says v=${given}`;
         return [{ path, rule: 'file-version', url, message }];
       }),
     );

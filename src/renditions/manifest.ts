@@ -29,7 +29,10 @@ import { RENDITION_KEYS } from './rules.js';
 export const MANIFEST_FILE = '.content-api-manifest.json';
 /** What the one-file manifest is renamed to once migrated (kept: an older content-api reads nothing else). */
 export const MIGRATED_MANIFEST_FILE = '.content-api-manifest.migrated.json';
-/** What a one-file manifest that is not one is renamed to by the first run that writes (its originals are rendered again). */
+/**
+ * What a one-file manifest that is not one is renamed to by the first run that writes (its originals
+ * are rendered again).
+ */
 export const INVALID_MANIFEST_FILE = '.content-api-manifest.invalid.json';
 /** The folder of per-key records, in a folder and in a bucket. */
 export const MANIFEST_RECORDS = '.content-api-manifest/';
