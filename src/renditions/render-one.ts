@@ -202,14 +202,19 @@ export async function renderOne(
   ) => {
     const same = sameStamp(entry.stamp, stamp) && entry.source === source && entry.info;
     const moved = stamp !== undefined && !(same && (entry.placeholder || !placeholder));
-    if (!moved && renditions === entry.renditions) return;
+    // With `prune`, its earlier files removed: its record stops naming them (that write must not be lost).
+    const pruned = prune && entry.kept !== undefined;
+    if (!moved && !pruned && renditions === entry.renditions) return;
     const { size, ...header } = info;
+    const { kept: _, ...rest } = entry;
     const update = {
-      ...entry,
+      ...(pruned ? rest : entry),
       ...(moved && { source, stamp: settled, original: size, info: header, ...(placeholder && { placeholder }) }),
       renditions,
     };
-    await manifest.set(output.key, update).catch(() => undefined);
+    await manifest.set(output.key, update).catch((error: unknown) => {
+      if (pruned) throw unrecorded(original.source, error);
+    });
   };
   // While an original's stamp is the one recorded when it was hashed, so is its hash: an
   // unchanged original is not read at all.
@@ -238,10 +243,11 @@ export async function renderOne(
     if (fresh.every(Boolean) && !options.force) {
       const placeholder = await recordedPlaceholder(context, previous as ManifestEntry[]);
       if (!options.dryRun) {
+        // Files removed first: a record stops naming them only once they are gone.
+        if (prune) await removeStale(context, plan, recorded, stale, source);
         await Promise.all(
           outputs.map((output, index) => refresh(output, previous[index]!, placeholder, recordedSoFar[index])),
         );
-        if (prune) await removeStale(context, plan, recorded, stale, source);
       }
       return result('skipped', recordedSoFar, placeholder);
     }
@@ -294,12 +300,12 @@ export async function renderOne(
         throw unrecorded(original.source, error);
       });
     }
+    if (prune) await removeStale(context, plan, recorded, stale, source);
     await Promise.all(
       outputs.map((output, index) =>
         todo.includes(output) ? undefined : refresh(output, previous[index]!, placeholder, recordedSoFar[index]),
       ),
     );
-    if (prune) await removeStale(context, plan, recorded, stale, source);
     return result(
       'rendered',
       outputs.map((output, index) => (todo.includes(output) ? written[todo.indexOf(output)] : recordedSoFar[index])),
@@ -464,12 +470,8 @@ async function removeStale(
     for (const old of stale) await context.store.remove(old);
     for (const [oldKey, entry] of Object.entries(recorded)) {
       if (entry.source !== source) continue;
+      // (A key still written stops naming them in `refresh`, or is rewritten without them.)
       if (!keys.has(oldKey)) await context.manifest.delete(oldKey);
-      else if (entry.kept) {
-        // Up to date, its earlier files now removed: its record stops naming them (one rewritten has none).
-        const { kept: _, ...rest } = entry;
-        await context.manifest.set(oldKey, rest);
-      }
     }
   } catch (error) {
     throw new SourceError(
