@@ -92,7 +92,7 @@ export function readSmallFileSync(file: string, maxBytes: number, cap: string): 
     const info = fstatSync(fd);
     if (!info.isFile()) return { ok: false, reason: `${kindOf(info)}, not a file` };
     if (info.size > maxBytes) return tooLarge(maxBytes, cap);
-    const buffer = Buffer.alloc(info.size + 1);
+    const buffer = Buffer.allocUnsafe(info.size + 1); // only what is read is returned
     let length = 0;
     for (;;) {
       const read = readSync(fd, buffer, length, buffer.length - length, length);

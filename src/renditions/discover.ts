@@ -73,8 +73,7 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
 async function discover(discovery: Discovery, inputs: string[], outDir: string, s3: S3Options): Promise<Discovery> {
   const outAbsolute = isS3Url(outDir) ? null : path.resolve(outDir);
   const seen = new Set<string>();
-  const add = (source: string, stem: string, object?: Original['object']) => {
-    const id = object ? source : path.resolve(source);
+  const add = (source: string, stem: string, object?: Original['object'], id = object ? source : path.resolve(source)) => {
     if (seen.has(id)) return;
     seen.add(id);
     discovery.originals.push({ source, stem, ...(object && { object }) });
@@ -158,15 +157,24 @@ async function discover(discovery: Discovery, inputs: string[], outDir: string, 
         discovery.failures.push(new SourceError('CONTENT_API_UNREADABLE', folder, reason));
       },
     });
+    // Per file, only what a file costs: the input resolved once, a folder's stem made once (a walk
+    // lists a folder's files together).
+    const root = path.resolve(input);
+    const outBelow = outAbsolute !== null && isInside(outAbsolute, root);
+    let current = { folder: '', stem: '' };
     for await (const name of walk) {
       const source = path.join(input, name);
-      if (outAbsolute && isInside(path.resolve(source), outAbsolute)) continue;
+      const absolute = path.join(root, name);
+      if (outBelow && isInside(absolute, outAbsolute)) continue;
       if (!IMAGE_EXTENSIONS.has(path.extname(name).toLowerCase())) {
         skipped.push(name);
         continue;
       }
       found++;
-      add(source, stemFor(...name.split(path.sep)));
+      const parts = name.split(path.sep);
+      const folder = parts.slice(0, -1).join('/');
+      if (folder !== current.folder) current = { folder, stem: folderStem(parts.slice(0, -1)) };
+      add(source, stemIn(current.stem, parts.at(-1)!), undefined, absolute);
     }
     if (found === 0)
       discovery.warnings.push(`${input}: no images found (files ending in ${[...IMAGE_EXTENSIONS].join(' ')})`);
@@ -201,7 +209,11 @@ function notRendered(input: string, names: string[]): string {
 
 /** `stemFor('Old Works', 'Évening Light.JPG')` is `old-works/evening-light`. */
 export function stemFor(...segments: string[]): string {
-  const file = segments.at(-1) ?? '';
-  const folders = segments.slice(0, -1).map(safeName);
-  return [...folders, safeName(path.parse(file).name)].join('/');
+  return stemIn(folderStem(segments.slice(0, -1)), segments.at(-1) ?? '');
 }
+
+/** The stem of folders' files: `folderStem(['Old Works'])` is `old-works/`. */
+const folderStem = (folders: string[]) => folders.map((folder) => `${safeName(folder)}/`).join('');
+
+/** The stem of `file` in the folder of `stem` (from `folderStem`). */
+const stemIn = (stem: string, file: string) => stem + safeName(path.parse(file).name);

@@ -11,7 +11,7 @@
  * place at once never overwrite each other's records. The one-file manifest of earlier versions
  * (`.content-api-manifest.json`) is migrated to records on the first run that writes.
  */
-import { type Dirent, statSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
@@ -22,7 +22,6 @@ import { parseJsonAs } from '../json.js';
 import { readFileWithin, readSmallFileSync, readStreamWithin } from '../page/json-file.js';
 import { LocalStore } from '../storage/local.js';
 import type { MediaStore } from '../storage/store.js';
-import { FILE_EXTENSIONS } from './formats.js';
 import { RENDITION_KEYS } from './rules.js';
 
 /** The one-file manifest of earlier versions, migrated to records (`MANIFEST_RECORDS`). */
@@ -159,8 +158,6 @@ export interface OpenManifestOptions {
 /** The stem of a key: `landscapes/dune.jpg` -> `landscapes/dune`. */
 export const stemOfKey = (key: string) => key.replace(/\.[^./]+$/, '');
 
-/** Every extension a key can end in: an image's records are looked up by these, not listed. */
-const KEY_EXTENSIONS = [...new Set(Object.values(FILE_EXTENSIONS))];
 
 /** The manifest of `store`: records, with a one-file manifest of an earlier version migrated or read. */
 export async function openManifest(store: MediaStore, options: OpenManifestOptions = {}): Promise<Manifest> {
@@ -171,9 +168,9 @@ export async function openManifest(store: MediaStore, options: OpenManifestOptio
 
 /**
  * Records, one object or file per key: written (whole) only after its renditions, removed when
- * the original's files are. In a folder, an image's records are read by name (a few
- * microseconds each, absent or not); in a bucket, where each request is a round trip, the
- * records' folders are listed once a batch and only the records found are fetched.
+ * the original's files are. A batch lists each records folder once (a folder's names, a bucket's
+ * objects) and reads only the records found: in a folder synchronously, microseconds each; in a
+ * bucket, where each request is a round trip, a bounded number at once.
  */
 class RecordManifest implements Manifest {
   readonly #store: MediaStore;
@@ -181,7 +178,7 @@ class RecordManifest implements Manifest {
   readonly #limit = pLimit(16);
   /** The first record this batch could not read, and how many there were (however many, one line). */
   #problem: { first: string; count: number } | undefined;
-  /** A bucket's record keys, by records folder, as listed this batch. */
+  /** Record keys, by records folder, as listed this batch (the last `LISTINGS_KEPT` folders). */
   readonly #listed = new Map<string, Promise<Set<string>>>();
   /** A one-file manifest not migrated (a dry run, a check): read as it is, under the records, by stem. */
   #legacy: Map<string, Entries> | undefined;
@@ -216,16 +213,14 @@ class RecordManifest implements Manifest {
 
   async entriesFor(stemList: string[]): Promise<Entries> {
     const entries: Entries = {};
+    const keys = await this.#listedKeys(stemList);
     if (this.#local) {
-      // Read in turn, without a promise each: five names a stem, most of them absent.
-      for (const stem of stemList) {
-        for (const ext of KEY_EXTENSIONS) {
-          const entry = this.#said(this.#loadFile(`${stem}.${ext}`));
-          if (entry) entries[`${stem}.${ext}`] = entry;
-        }
+      // Read in turn, without a promise each: microseconds a record.
+      for (const key of keys) {
+        const entry = this.#said(this.#loadFile(key));
+        if (entry) entries[key] = entry;
       }
     } else {
-      const keys = await this.#listedKeys(stemList);
       await Promise.all(
         keys.map((key) =>
           this.#limit(async () => {
@@ -344,25 +339,46 @@ class RecordManifest implements Manifest {
     for await (const found of this.#store.list(MANIFEST_RECORDS)) yield found.key.slice(MANIFEST_RECORDS.length);
   }
 
-  /** A bucket's keys with these stems, from a listing of each records folder once a batch. */
+  /**
+   * The keys with these stems that have records, from a listing of each records folder (a folder's
+   * names, a bucket's objects): one listing a folder while a batch's chunks are in it, where
+   * looking each image's records up by name would cost a stat (a round trip in a bucket) for each
+   * of the extensions a key can end in.
+   */
   async #listedKeys(stemList: string[]): Promise<string[]> {
     const stems = new Set(stemList);
     const keys: string[] = [];
     for (const folder of new Set(stemList.map((stem) => stem.slice(0, stem.lastIndexOf('/') + 1)))) {
       let listed = this.#listed.get(folder);
       if (!listed) {
-        listed = (async () => {
-          const found = new Set<string>();
-          for await (const object of this.#store.list(MANIFEST_RECORDS + folder, { shallow: true })) {
-            if (object.key.endsWith('.json')) found.add(object.key.slice(MANIFEST_RECORDS.length, -'.json'.length));
-          }
-          return found;
-        })();
+        listed = this.#listFolder(folder);
+        // Chunks come by stem, so a folder's come together: a few listings are kept, not the archive's.
+        if (this.#listed.size >= LISTINGS_KEPT) this.#listed.delete(this.#listed.keys().next().value!);
         this.#listed.set(folder, listed);
       }
       for (const key of await listed) if (stems.has(stemOfKey(key))) keys.push(key);
     }
     return keys;
+  }
+
+  /** The keys recorded in one records folder (`landscapes/`, or `` for the top). */
+  async #listFolder(folder: string): Promise<Set<string>> {
+    const found = new Set<string>();
+    if (this.#local) {
+      const local = path.join(this.#root, MANIFEST_RECORDS, folder); // a stem's folder: safe names
+      const names = await readdir(local).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') {
+          this.#warn(`${local}: cannot list (${error.code ?? error.message}); its originals will be rendered again`);
+        }
+        return [];
+      });
+      for (const name of names) if (name.endsWith('.json')) found.add(folder + name.slice(0, -'.json'.length));
+      return found;
+    }
+    for await (const object of this.#store.list(MANIFEST_RECORDS + folder, { shallow: true })) {
+      if (object.key.endsWith('.json')) found.add(object.key.slice(MANIFEST_RECORDS.length, -'.json'.length));
+    }
+    return found;
   }
 
   /** The record under `key`; none when there is none, or it cannot be read (said in `warning`). */
@@ -384,10 +400,7 @@ class RecordManifest implements Manifest {
   /** A folder's record, read synchronously: a few microseconds, for every original of a rerun. */
   #loadFile(key: string): Loaded {
     const name = `${MANIFEST_RECORDS}${key}.json`;
-    const local = this.#local!.localPath(name);
-    // Most keys looked up have no record: a stat says so without the cost of a failed open's error.
-    if (!existsWithoutThrowing(local)) return {};
-    const read = readSmallFileSync(local, MAX_RECORD_BYTES, 'the cap on a manifest record');
+    const read = readSmallFileSync(this.#local!.localPath(name), MAX_RECORD_BYTES, 'the cap on a manifest record');
     if (!read.ok) return read.missing ? {} : { problem: { file: this.#store.describe(name), reason: read.reason } };
     return this.#parse(name, read.bytes);
   }
@@ -429,6 +442,9 @@ interface Loaded {
   problem?: { file: string; reason: string };
 }
 
+/** Records folders whose listing a batch keeps (see `#listedKeys`). */
+const LISTINGS_KEPT = 8;
+
 /** Records read ahead of the one `records()` yields next. */
 const RECORDS_IN_FLIGHT = 16;
 
@@ -450,14 +466,6 @@ async function* localRecordNames(root: string, below = ''): AsyncIterable<string
     const name = below === '' ? entry.name : `${below}/${entry.name}`;
     if (entry.isDirectory()) yield* localRecordNames(root, name);
     else yield name;
-  }
-}
-
-function existsWithoutThrowing(file: string): boolean {
-  try {
-    return statSync(file, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return true; // there, but not to be stat'ed (EACCES): the read says why
   }
 }
 

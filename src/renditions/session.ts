@@ -122,9 +122,9 @@ async function tempFolders(root: string, originals: Original[], opening: boolean
   const add = (folder: string) => {
     if (isInside(folder, root)) folders.add(folder);
   };
-  for (const original of originals) {
-    add(path.join(root, path.dirname(original.stem)));
-    add(path.join(records, path.dirname(original.stem)));
+  for (const folder of new Set(originals.map((original) => path.dirname(original.stem)))) {
+    add(path.join(root, folder));
+    add(path.join(records, folder));
   }
   if (opening) {
     for await (const folder of walkFolders(records, { followLinks: false, onUnreadable: () => {} })) {
