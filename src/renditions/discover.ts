@@ -73,7 +73,12 @@ export async function discoverOriginals(inputs: string[], outDir: string, s3: S3
 async function discover(discovery: Discovery, inputs: string[], outDir: string, s3: S3Options): Promise<Discovery> {
   const outAbsolute = isS3Url(outDir) ? null : path.resolve(outDir);
   const seen = new Set<string>();
-  const add = (source: string, stem: string, object?: Original['object'], id = object ? source : path.resolve(source)) => {
+  const add = (
+    source: string,
+    stem: string,
+    object?: Original['object'],
+    id = object ? source : path.resolve(source),
+  ) => {
     if (seen.has(id)) return;
     seen.add(id);
     discovery.originals.push({ source, stem, ...(object && { object }) });

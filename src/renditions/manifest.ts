@@ -158,7 +158,6 @@ export interface OpenManifestOptions {
 /** The stem of a key: `landscapes/dune.jpg` -> `landscapes/dune`. */
 export const stemOfKey = (key: string) => key.replace(/\.[^./]+$/, '');
 
-
 /** The manifest of `store`: records, with a one-file manifest of an earlier version migrated or read. */
 export async function openManifest(store: MediaStore, options: OpenManifestOptions = {}): Promise<Manifest> {
   const manifest = new RecordManifest(store);
