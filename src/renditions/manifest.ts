@@ -11,7 +11,7 @@
  * place at once never overwrite each other's records. The one-file manifest of earlier versions
  * (`.content-api-manifest.json`) is migrated to records on the first run that writes.
  */
-import type { Dirent } from 'node:fs';
+import { type Dirent, statSync } from 'node:fs';
 import { readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
@@ -22,6 +22,7 @@ import { parseJsonAs } from '../json.js';
 import { readFileWithin, readSmallFileSync, readStreamWithin } from '../page/json-file.js';
 import { LocalStore } from '../storage/local.js';
 import type { MediaStore } from '../storage/store.js';
+import { FILE_EXTENSIONS } from './formats.js';
 import { RENDITION_KEYS } from './rules.js';
 
 /** The one-file manifest of earlier versions, migrated to records (`MANIFEST_RECORDS`). */
@@ -158,6 +159,9 @@ export interface OpenManifestOptions {
 /** The stem of a key: `landscapes/dune.jpg` -> `landscapes/dune`. */
 export const stemOfKey = (key: string) => key.replace(/\.[^./]+$/, '');
 
+/** Every extension a key can end in: an image's records looked up by name are looked up under these. */
+const KEY_EXTENSIONS = [...new Set(Object.values(FILE_EXTENSIONS))];
+
 /** The manifest of `store`: records, with a one-file manifest of an earlier version migrated or read. */
 export async function openManifest(store: MediaStore, options: OpenManifestOptions = {}): Promise<Manifest> {
   const manifest = new RecordManifest(store);
@@ -167,9 +171,10 @@ export async function openManifest(store: MediaStore, options: OpenManifestOptio
 
 /**
  * Records, one object or file per key: written (whole) only after its renditions, removed when
- * the original's files are. A batch lists each records folder once (a folder's names, a bucket's
- * objects) and reads only the records found: in a folder synchronously, microseconds each; in a
- * bucket, where each request is a round trip, a bounded number at once.
+ * the original's files are. A render lists each records folder once a batch (a folder's names, a
+ * bucket's objects), a `check` of a few images in a folder looks their records up by name, and
+ * only the records found are read: in a folder synchronously, microseconds each; in a bucket,
+ * where each request is a round trip, a bounded number at once.
  */
 class RecordManifest implements Manifest {
   readonly #store: MediaStore;
@@ -177,8 +182,10 @@ class RecordManifest implements Manifest {
   readonly #limit = pLimit(16);
   /** The first record this batch could not read, and how many there were (however many, one line). */
   #problem: { first: string; count: number } | undefined;
-  /** Record keys, by records folder, as listed this batch (the last `LISTINGS_KEPT` folders). */
+  /** Record keys, by records folder, as listed this batch (the latest, up to `LISTED_KEYS_KEPT` keys). */
   readonly #listed = new Map<string, Promise<Set<string>>>();
+  /** How many keys each listing in `#listed` holds, once listed. */
+  readonly #listedSizes = new Map<string, number>();
   /** A one-file manifest not migrated (a dry run, a check): read as it is, under the records, by stem. */
   #legacy: Map<string, Entries> | undefined;
   /** A one-file manifest that is not one: `records()` cannot say what the folder holds. */
@@ -207,12 +214,13 @@ class RecordManifest implements Manifest {
 
   refresh(): void {
     this.#listed.clear();
+    this.#listedSizes.clear();
     this.#problem = undefined; // the warning is about this batch's records: a worker renders job after job
   }
 
   async entriesFor(stemList: string[]): Promise<Entries> {
     const entries: Entries = {};
-    const keys = await this.#listedKeys(stemList);
+    const keys = await this.#keysOf(stemList);
     if (this.#local) {
       // Read in turn, without a promise each: microseconds a record.
       for (const key of keys) {
@@ -339,25 +347,58 @@ class RecordManifest implements Manifest {
   }
 
   /**
-   * The keys with these stems that have records, from a listing of each records folder (a folder's
-   * names, a bucket's objects): one listing a folder while a batch's chunks are in it, where
-   * looking each image's records up by name would cost a stat (a round trip in a bucket) for each
-   * of the extensions a key can end in.
+   * The keys with these stems that have records. Where a batch asks for many stems of one records
+   * folder (a render's chunk), or in a bucket (where each request is a round trip), from a listing
+   * of the folder, kept while the batch goes on; else (a `check` asking for one image, from any
+   * folder) by name, a stat for each of the extensions a key can end in.
    */
-  async #listedKeys(stemList: string[]): Promise<string[]> {
-    const stems = new Set(stemList);
+  async #keysOf(stemList: string[]): Promise<string[]> {
+    const byFolder = new Map<string, string[]>();
+    for (const stem of stemList) {
+      const folder = stem.slice(0, stem.lastIndexOf('/') + 1);
+      const stems = byFolder.get(folder);
+      if (stems) stems.push(stem);
+      else byFolder.set(folder, [stem]);
+    }
     const keys: string[] = [];
-    for (const folder of new Set(stemList.map((stem) => stem.slice(0, stem.lastIndexOf('/') + 1)))) {
+    for (const [folder, stems] of byFolder) {
+      if (this.#local && stems.length < LISTED_FROM && !this.#listed.has(folder)) {
+        for (const stem of stems) {
+          for (const ext of KEY_EXTENSIONS) {
+            const key = `${stem}.${ext}`;
+            if (existsWithoutThrowing(this.#local.localPath(`${MANIFEST_RECORDS}${key}.json`))) keys.push(key);
+          }
+        }
+        continue;
+      }
       let listed = this.#listed.get(folder);
       if (!listed) {
-        listed = this.#listFolder(folder);
-        // Chunks come by stem, so a folder's come together: a few listings are kept, not the archive's.
-        if (this.#listed.size >= LISTINGS_KEPT) this.#listed.delete(this.#listed.keys().next().value!);
+        listed = this.#listFolder(folder).then((found) => {
+          this.#listedSizes.set(folder, found.size);
+          this.#forgetListings(folder);
+          return found;
+        });
         this.#listed.set(folder, listed);
       }
-      for (const key of await listed) if (stems.has(stemOfKey(key))) keys.push(key);
+      const wanted = new Set(stems);
+      for (const key of await listed) if (wanted.has(stemOfKey(key))) keys.push(key);
     }
     return keys;
+  }
+
+  /**
+   * The oldest listings but `kept`'s, while they hold more than `LISTED_KEYS_KEPT` keys: chunks come
+   * by stem, so a render lists each folder once, and memory stays bounded whatever the archive.
+   */
+  #forgetListings(kept: string): void {
+    let held = [...this.#listedSizes.values()].reduce((sum, size) => sum + size, 0);
+    for (const [folder, size] of this.#listedSizes) {
+      if (held <= LISTED_KEYS_KEPT) break;
+      if (folder === kept) continue;
+      this.#listed.delete(folder);
+      this.#listedSizes.delete(folder);
+      held -= size;
+    }
   }
 
   /** The keys recorded in one records folder (`landscapes/`, or `` for the top). */
@@ -441,8 +482,10 @@ interface Loaded {
   problem?: { file: string; reason: string };
 }
 
-/** Records folders whose listing a batch keeps (see `#listedKeys`). */
-const LISTINGS_KEPT = 8;
+/** Keys of records folders' listings a batch keeps (about 100 bytes each; see `#keysOf`). */
+const LISTED_KEYS_KEPT = 100_000;
+/** Stems of one records folder from which a local folder is listed rather than looked up by name. */
+const LISTED_FROM = 16;
 
 /** Records read ahead of the one `records()` yields next. */
 const RECORDS_IN_FLIGHT = 16;
@@ -465,6 +508,14 @@ async function* localRecordNames(root: string, below = ''): AsyncIterable<string
     const name = below === '' ? entry.name : `${below}/${entry.name}`;
     if (entry.isDirectory()) yield* localRecordNames(root, name);
     else yield name;
+  }
+}
+
+function existsWithoutThrowing(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true; // there, but not to be stat'ed (EACCES): the read says why
   }
 }
 

@@ -136,6 +136,35 @@ describe.each(places)('Manifest.records() (%s)', (_, open) => {
   });
 });
 
+describe('Manifest.entriesFor in a folder', () => {
+  it('finds the same records from a listing of the folder (a chunk of many stems) as by name (one stem)', async () => {
+    const place = await places[0]![1]();
+    await rendered(place.location);
+    const store = await openStore(place.location);
+    try {
+      const writer = await openManifest(store);
+      const entry = (await writer.entry('dune.jpg'))!;
+      // 20 stems in one records folder, under the extensions a key can end in, one stem with none.
+      const stems = Array.from({ length: 20 }, (_, index) => `many/s${String(index).padStart(2, '0')}`);
+      const extensions = ['jpg', 'png', 'webp', 'avif', 'gif'];
+      for (const [index, stem] of stems.entries()) {
+        if (index === 7) continue;
+        await writer.set(`${stem}.${extensions[index % 5]}`, entry);
+        if (index % 4 === 0) await writer.set(`${stem}.webp`, entry);
+      }
+      const listed = await (await openManifest(store)).entriesFor([...stems, 'many/absent']);
+      const byName = await openManifest(store);
+      const oneByOne = {};
+      for (const stem of stems) Object.assign(oneByOne, await byName.entriesFor([stem]));
+      expect(Object.keys(listed).sort()).toEqual(Object.keys(oneByOne).sort());
+      expect(Object.keys(listed)).toHaveLength(19 + 4);
+      expect(listed).toEqual(oneByOne);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('Manifest.records() in a bucket: memory bounded', () => {
   it('reads at most 16 records ahead of the one it yields', async () => {
     const prefix = `run-${++prefixes}/media/`;
