@@ -80,11 +80,11 @@ export interface PictureCheckOptions {
 
 /** What the rule needs beyond reading files, loaded on first use. */
 const load = async () => {
-  const [{ default: sharp }, { compareFingerprints, fingerprint }] = await Promise.all([
+  const [{ default: sharp }, { compareFingerprints, fingerprint, FingerprintError }] = await Promise.all([
     import('sharp'),
     import('../quality/fingerprint.js'),
   ]);
-  return { sharp, compareFingerprints, fingerprint };
+  return { sharp, compareFingerprints, fingerprint, FingerprintError };
 };
 let loaded: ReturnType<typeof load> | undefined;
 const tools = () => {
@@ -145,13 +145,8 @@ export class PictureCheck {
     for (const file of seen) {
       const against = await this.#againstRecord(file.url, file.print);
       if (against === undefined) unrecorded.push(file);
-      else if (against.length > 0) {
-        findings.push({
-          path: pathOf(file.url),
-          rule: 'file-picture',
-          url: file.url,
-          message: `${file.location} is not the picture render recorded: ${against.join('; ')}`,
-        });
+      else if (against.differs) {
+        findings.push({ path: pathOf(file.url), rule: 'file-picture', url: file.url, message: against.differs(file) });
       }
     }
     // Without a record: each rendition against the largest one the others agree with.
@@ -182,22 +177,40 @@ export class PictureCheck {
         const label = `${format} alternate `;
         if (!read.ok) return unreadable(url, path, read, label);
         const against = await this.#againstRecord(url, read.print);
-        if (!against?.length) return [];
-        const message = `${label}${read.location} is not the picture render recorded: ${against.join('; ')}`;
-        return [{ path, rule: 'file-picture', url, message }];
+        if (!against?.differs) return [];
+        return [{ path, rule: 'file-picture', url, message: `${label}${against.differs(read)}` }];
       }),
     );
     return found.flat();
   }
 
-  /** What differs between the file `url` names and the picture recorded for it; undefined when none is recorded. */
-  async #againstRecord(url: string, print: string): Promise<string[] | undefined> {
+  /**
+   * The file `url` names against the picture recorded for it: undefined when none is recorded; else
+   * what a finding says of it (`differs`), when it differs or the record's fingerprint cannot be
+   * read (a record edited or damaged: a finding on that file, not the end of the run).
+   */
+  async #againstRecord(
+    url: string,
+    print: string,
+  ): Promise<{ differs?: (file: { location: string }) => string } | undefined> {
     const record = await this.#recorded.lookup(url);
     const expected = record?.entry.renditions[record.rendition].fingerprint;
     if (expected === undefined) return undefined;
-    const { compareFingerprints } = await tools();
-    const comparison = compareFingerprints(expected, print);
-    return comparison.same ? [] : comparison.differences;
+    const { compareFingerprints, FingerprintError } = await tools();
+    try {
+      const comparison = compareFingerprints(expected, print);
+      if (comparison.same) return {};
+      return {
+        differs: (file) => `${file.location} is not the picture render recorded: ${comparison.differences.join('; ')}`,
+      };
+    } catch (error) {
+      if (!(error instanceof FingerprintError)) throw error;
+      const reason = `the fingerprint its manifest record (${record!.key}) holds cannot be read: ${error.message}`;
+      return {
+        differs: (file) =>
+          `${file.location} cannot be compared with its record: ${reason}; render --force records it again`,
+      };
+    }
   }
 
   /** The fingerprint of the file `url` names, read whole and decoded shrunk; not ok when it cannot be. */

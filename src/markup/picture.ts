@@ -5,7 +5,7 @@
  */
 import { escapeText, InvalidArgumentError } from '../errors.js';
 import type { ImageObject } from '../renditions/image-object.js';
-import type { RenditionKey } from '../renditions/rules.js';
+import { PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, type RenditionKey } from '../renditions/rules.js';
 
 /** A low-quality stand-in shown in the image's box until its bytes arrive. */
 export interface MarkupPlaceholder {
@@ -54,9 +54,6 @@ export const DEFAULT_SIZES: Readonly<Record<'lazy' | 'eager', string>> = Object.
  */
 const FALLBACK: RenditionKey = 'md';
 
-const HEX_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
-const DATA_IMAGE = /^data:image\/(?:avif|gif|jpeg|png|webp);base64,[A-Za-z0-9+/]+={0,2}$/;
-
 /** An attribute value's text, safe between double quotes: nothing in it can end the attribute or open a tag. */
 const attribute = (value: string | number) =>
   String(value)
@@ -72,17 +69,13 @@ const tag = (name: string, attributes: Array<[string, string | number]>) =>
 /** A value quoted for an error message: one line, at most 80 characters. */
 const quoted = (value: string) => `'${escapeText(value.length > 80 ? `${value.slice(0, 77)}...` : value)}'`;
 
-/**
- * The placeholder as an inline style. HTML escaping keeps a value inside its attribute but not
- * inside its CSS declaration (`red; background-image: url(//elsewhere)` would have every
- * visitor fetch a URL), so only a hex colour and a base64 image data URI are taken.
- */
+/** The placeholder as an inline style: only what rules.ts says a placeholder may hold is taken. */
 function placeholderStyle({ color, preview }: MarkupPlaceholder): string {
-  if (typeof color !== 'string' || !HEX_COLOR.test(color))
+  if (typeof color !== 'string' || !PLACEHOLDER_COLOR.test(color))
     throw new InvalidArgumentError(
       `Expected a CSS hex colour (#rrggbb) for the placeholder's color but got ${quoted(String(color))}`,
     );
-  if (typeof preview !== 'string' || !DATA_IMAGE.test(preview))
+  if (typeof preview !== 'string' || !PLACEHOLDER_PREVIEW.test(preview))
     throw new InvalidArgumentError(
       `Expected a data:image/<format>;base64, URI for the placeholder's preview but got ${quoted(String(preview))}`,
     );

@@ -23,7 +23,7 @@ import { readFileWithin, readSmallFileSync, readStreamWithin } from '../page/jso
 import { LocalStore } from '../storage/local.js';
 import type { MediaStore } from '../storage/store.js';
 import { FILE_EXTENSIONS } from './formats.js';
-import { RENDITION_KEYS } from './rules.js';
+import { isStem, PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, RENDITION_KEYS } from './rules.js';
 
 /** The one-file manifest of earlier versions, migrated to records (`MANIFEST_RECORDS`). */
 export const MANIFEST_FILE = '.content-api-manifest.json';
@@ -90,8 +90,13 @@ const entrySchema = z.object({
       pages: z.number().int().positive(),
     })
     .optional(),
-  /** What a page shows while a rendition loads (placeholder.ts); absent in older manifests. */
-  placeholder: z.object({ color: z.string(), preview: z.string() }).optional(),
+  /**
+   * What a page shows while a rendition loads (placeholder.ts); absent in older manifests. A record
+   * holding another value is not one: named, and its original rendered again.
+   */
+  placeholder: z
+    .object({ color: z.string().regex(PLACEHOLDER_COLOR), preview: z.string().regex(PLACEHOLDER_PREVIEW) })
+    .optional(),
   /**
    * Files an earlier rendering under this key wrote (another naming) that its renditions no longer
    * are, kept because nothing is removed without `--prune`: named here so a later prune finds them.
@@ -362,7 +367,9 @@ class RecordManifest implements Manifest {
     }
     const keys: string[] = [];
     for (const [folder, stems] of byFolder) {
-      if (this.#local && stems.length < LISTED_FROM && !this.#listed.has(folder)) {
+      // By name, too, for a folder that is not one render makes (safe names): the lookup refuses `..`.
+      const byName = stems.length < LISTED_FROM || (folder !== '' && !isStem(folder.slice(0, -1)));
+      if (this.#local && byName && !this.#listed.has(folder)) {
         for (const stem of stems) {
           for (const ext of KEY_EXTENSIONS) {
             const key = `${stem}.${ext}`;
@@ -405,7 +412,7 @@ class RecordManifest implements Manifest {
   async #listFolder(folder: string): Promise<Set<string>> {
     const found = new Set<string>();
     if (this.#local) {
-      const local = path.join(this.#root, MANIFEST_RECORDS, folder); // a stem's folder: safe names
+      const local = path.join(this.#root, MANIFEST_RECORDS, folder); // safe names (`#keysOf`)
       const names = await readdir(local).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') {
           this.#warn(`${local}: cannot list (${error.code ?? error.message}); its originals will be rendered again`);

@@ -209,3 +209,12 @@ function assertPixelSize(size: PixelSize): void {
     throw new RangeError(`Expected positive integer pixel sizes but got ${size.width}x${size.height}`);
   }
 }
+
+/**
+ * What a placeholder may hold, wherever it comes from (a render, a manifest record, a library
+ * caller): a CSS hex colour and a base64 image data URI. It goes into an inline `style`, where
+ * HTML escaping keeps a value inside its attribute but not inside its CSS declaration
+ * (`red; background-image: url(//elsewhere)` would have every visitor fetch a URL).
+ */
+export const PLACEHOLDER_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
+export const PLACEHOLDER_PREVIEW = /^data:image\/(?:avif|gif|jpeg|png|webp);base64,[A-Za-z0-9+/]+={0,2}$/;

@@ -1,0 +1,78 @@
+/**
+ * A manifest record edited by someone else (a shared folder or bucket) costs that record and no
+ * more: a placeholder that is not a hex colour and a data URI never reaches `--json` or `--html`
+ * (the record is named, its original rendered again); a fingerprint that cannot be read is a
+ * finding on its file in `check`, not the end of the run.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../cli/run-cli.js';
+import { photo, writeImage } from '../fixtures/images.js';
+import { recordFile } from '../fixtures/manifest.js';
+import { tempDir } from '../fixtures/tmp.js';
+
+/** What the tests edit of a record's entry. */
+interface EditableEntry {
+  placeholder: { color: string; preview: string };
+  renditions: Record<string, { fingerprint?: string }>;
+}
+
+/** Two originals rendered into `media`, and a way to edit the record of `a.jpg`. */
+async function rendered() {
+  const dir = await tempDir();
+  const originals = path.join(dir, 'in');
+  await writeImage(originals, 'a.jpg', photo(320, 200).jpeg());
+  await writeImage(originals, 'b.jpg', photo(200, 320).jpeg());
+  const media = path.join(dir, 'media');
+  const first = await runCli(['render', originals, '--out', media, '--json']);
+  expect(first.code).toBe(0);
+  const record = recordFile(media, 'a.jpg');
+  const edit = async (change: (entry: EditableEntry) => void) => {
+    const stored = JSON.parse(await readFile(record, 'utf8'));
+    change(stored.entry);
+    await writeFile(record, JSON.stringify(stored));
+  };
+  return { dir, originals, media, record, edit, page: JSON.parse(first.stdout) };
+}
+
+describe('a hostile manifest record', () => {
+  it.each([
+    ['a colour that is CSS', { color: 'red;background:url(//evil.example/x)' }],
+    ['a preview that is a remote URL', { preview: 'https://evil.example/x.webp' }],
+  ])('with a placeholder holding %s: named, its original rendered again, the value never output', async (_, bad) => {
+    const { originals, media, record, edit } = await rendered();
+    await edit((entry) => Object.assign(entry.placeholder, bad));
+    const html = await runCli(['render', originals, '--out', media, '--html']);
+    expect(html.code).toBe(0);
+    expect(html.stdout).not.toContain('evil.example');
+    expect(html.stdout.match(/<picture>|<img /g)?.length).toBeGreaterThanOrEqual(2);
+    expect(html.stderr).toContain(`${record}: not a valid manifest record ($.entry.placeholder.`);
+    expect(html.stderr).toMatch(/1 rendered, 1 up to date/);
+    // Recorded anew: the next run has nothing to say and nothing to render.
+    const json = await runCli(['render', originals, '--out', media, '--json']);
+    expect(json.code).toBe(0);
+    expect(json.stdout).not.toContain('evil.example');
+    expect(json.stderr).not.toContain('not a valid manifest record');
+    const statuses = JSON.parse(json.stdout).results.map((result: { status: string }) => result.status);
+    expect(statuses).toEqual(['skipped', 'skipped']);
+  });
+
+  it('with a fingerprint that cannot be read: a finding on that file in check, the others checked', async () => {
+    const { dir, media, edit, page } = await rendered();
+    await edit((entry) => {
+      entry.renditions.md!.fingerprint = 'f1:xyz';
+    });
+    const file = path.join(dir, 'page.json');
+    await writeFile(file, JSON.stringify({ id: 1, images: page.results.map((r: { image: unknown }) => r.image) }));
+    const report = path.join(dir, 'report.xml');
+    const result = await runCli(['check', file, '--verify-files', media, '--reporter', 'junit', '-o', report]);
+    expect(result.code).toBe(1);
+    const junit = await readFile(report, 'utf8');
+    const md = path.join(media, 'a.max-1200x1200.jpg');
+    expect(junit).toContain(`${md} cannot be compared with its record: the fingerprint its manifest record (a.jpg)`);
+    expect(junit).toContain('malformed fingerprint');
+    // The page is a bare list of Images (schema findings): of the files, only that one is a finding.
+    expect(junit.match(/<testcase [^>]*name="[^"]*\[file-/g)).toHaveLength(1);
+  });
+});
