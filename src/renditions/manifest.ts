@@ -186,7 +186,7 @@ class RecordManifest implements Manifest {
   readonly #local: LocalStore | null;
   readonly #limit = pLimit(16);
   /** The first record this batch could not read, and how many there were (however many, one line). */
-  #problem: { first: string; count: number } | undefined;
+  #problem: { first: string; count: number; files: Set<string> } | undefined;
   /** Record keys, by records folder, as listed this batch (the latest, up to `LISTED_KEYS_KEPT` keys). */
   readonly #listed = new Map<string, Promise<Set<string>>>();
   /** How many keys each listing in `#listed` holds, once listed. */
@@ -212,9 +212,13 @@ class RecordManifest implements Manifest {
     return `${first}${count > 1 ? ` (and ${count - 1} more record(s) like it)` : ''}`;
   }
 
-  #warn(problem: string): void {
-    if (this.#problem) this.#problem.count++;
-    else this.#problem = { first: problem, count: 1 };
+  /** Counts `problem` once per file it is about, however often the file is read (a claim reads it again). */
+  #warn(problem: string, file: string): void {
+    if (this.#problem?.files.has(file)) return;
+    if (this.#problem) {
+      this.#problem.count++;
+      this.#problem.files.add(file);
+    } else this.#problem = { first: problem, count: 1, files: new Set([file]) };
   }
 
   refresh(): void {
@@ -315,7 +319,7 @@ class RecordManifest implements Manifest {
         // Set aside by a run that writes, so it is said once; its originals are rendered again.
         const aside = migrate ? ` (kept as ${INVALID_MANIFEST_FILE})` : '';
         if (migrate) await rename(file, path.join(root, INVALID_MANIFEST_FILE));
-        this.#warn(`${file}: not a valid manifest${aside}; every original it recorded will be rendered again`);
+        this.#warn(`${file}: not a valid manifest${aside}; every original it recorded will be rendered again`, file);
         return;
       }
       const entries = parsed.data.entries;
@@ -415,7 +419,10 @@ class RecordManifest implements Manifest {
       const local = path.join(this.#root, MANIFEST_RECORDS, folder); // safe names (`#keysOf`)
       const names = await readdir(local).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') {
-          this.#warn(`${local}: cannot list (${error.code ?? error.message}); its originals will be rendered again`);
+          this.#warn(
+            `${local}: cannot list (${error.code ?? error.message}); its originals will be rendered again`,
+            local,
+          );
         }
         return [];
       });
@@ -435,7 +442,7 @@ class RecordManifest implements Manifest {
 
   /** A record's entry, or none, what could not be read said in `warning`. */
   #said({ entry, problem }: Loaded): ManifestEntry | undefined {
-    if (problem) this.#warn(`${problem.file}: ${problem.reason}; its original will be rendered again`);
+    if (problem) this.#warn(`${problem.file}: ${problem.reason}; its original will be rendered again`, problem.file);
     return entry;
   }
 

@@ -48,6 +48,7 @@ describe('a hostile manifest record', () => {
     expect(html.stdout).not.toContain('evil.example');
     expect(html.stdout.match(/<picture>|<img /g)?.length).toBeGreaterThanOrEqual(2);
     expect(html.stderr).toContain(`${record}: not a valid manifest record ($.entry.placeholder.`);
+    expect(html.stderr).not.toContain('more record(s) like it'); // one record, said once though read twice
     expect(html.stderr).toMatch(/1 rendered, 1 up to date/);
     // Recorded anew: the next run has nothing to say and nothing to render.
     const json = await runCli(['render', originals, '--out', media, '--json']);
