@@ -31,6 +31,13 @@ export type { RawPixels } from './linear.js';
 const SCALES = 6;
 /** The smallest width and height the reference accepts, and below which it stops adding scales. */
 const MIN_SIZE = 8;
+
+/** True when SSIMULACRA2 can score a picture of this size: at least 8x8 pixels (its smallest scale's blocks). */
+export const isScorable = (size: { width: number; height: number }) =>
+  size.width >= MIN_SIZE && size.height >= MIN_SIZE;
+
+/** The smallest picture SSIMULACRA2 scores, in words. */
+export const SCORABLE_SIZE = `${MIN_SIZE}x${MIN_SIZE}`;
 /** The blur of the means and variances (`CreateRecursiveGaussian(1.5)`). */
 const BLUR = createRecursiveGaussian(1.5);
 

@@ -9,6 +9,7 @@ import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
 import { jpegProbe } from '../quality/read.js';
 import { type PooledReference, scorePool } from '../quality/score-pool.js';
+import { isScorable } from '../quality/ssimulacra2.js';
 import { isAnimationFormat, isLossy, keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
 import { PNG_HEADER_LIMIT, pngHeaderExcess } from './png-chunks.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
@@ -97,7 +98,10 @@ export async function* encodeRenditions(
   const withFormat = (format: OutputFormat): EncodeSettings => ({ ...settings, format });
   const alone = formats.filter((format) => keepsAnimation(info, format) || settings.keepMetadata);
   // With --quality auto, the metric's threads start while the original decodes (frames are not scored).
-  if (formats.some((format) => !keepsAnimation(info, format) && searches(withFormat(format)))) scorePool().warm();
+  const largest = groups[0]?.size;
+  if (formats.some((format) => !keepsAnimation(info, format) && searches(withFormat(format), largest))) {
+    scorePool().warm();
+  }
   try {
     for (const format of alone) yield* sizeBySize(input, info, groups, withFormat(format));
     const shared = formats.filter((format) => !alone.includes(format));
@@ -124,7 +128,7 @@ async function* sizeBySize(
         .resize(group.size.width, group.size.height, { fit: 'fill' })
         .flatten(settings.format === 'jpeg' ? { background: WHITE } : false);
     const pipeline = sized(animated);
-    const search = !animated && searches(settings);
+    const search = !animated && searches(settings, group.size);
     // The pixels to fingerprint and score: an animation's first frame.
     const own = isSmall(group.size) || search ? await rawOf(sized(false)) : undefined;
     prints.push(own && isSmall(group.size) ? fingerprint(own) : undefined);
@@ -182,7 +186,7 @@ async function* cascade(
         const print = isSmall(group.size) ? (fingerprints.get(own) ?? fingerprint(own)) : undefined;
         if (print) fingerprints.set(own, print);
         prints[at]!.push(print);
-        if (searches(format)) {
+        if (searches(format, group.size)) {
           searched[at]!.push(own);
           continue;
         }
@@ -206,7 +210,9 @@ async function* cascade(
     const references = new References(searched.flat(), settings.quality.sample);
     for (const [at, format] of formats.entries()) {
       if (!searches(format)) continue;
-      for (const [index, found] of searchSmallestFirst(groups, searched[at]!, format, references).entries()) {
+      // The sizes searched: the largest, down to the smallest SSIMULACRA2 can score (groups go largest first).
+      const sizes = groups.slice(0, searched[at]!.length);
+      for (const [index, found] of searchSmallestFirst(sizes, searched[at]!, format, references).entries()) {
         encodes.push(found);
         tags.push({ format: at, index });
       }
@@ -281,8 +287,12 @@ function fillFingerprints(prints: Array<string | undefined>): string[] {
 }
 
 /** True when `--quality auto` searches this format's quality. */
-const searches = (settings: EncodeSettings) =>
-  qualityTarget(settings.quality.mode) !== null && isLossy(settings.format);
+/**
+ * Whether `--quality` searches these renditions' quality: a lossy format, and (given) a size SSIMULACRA2
+ * can score; a smaller one (a thumbnail of a 7x3 original, a panorama's 300x1) keeps the fixed quality.
+ */
+const searches = (settings: EncodeSettings, size?: PixelSize) =>
+  qualityTarget(settings.quality.mode) !== null && isLossy(settings.format) && (size === undefined || isScorable(size));
 /** Each lossy encoder's quality range, for the search. */
 const QUALITY_RANGE = { min: 10, max: 100 };
 

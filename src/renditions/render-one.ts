@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { failureReason, oneLine, SourceError } from '../errors.js';
 import { aimOf, type Measured } from '../quality/auto.js';
+import { isScorable, SCORABLE_SIZE } from '../quality/ssimulacra2.js';
 import { MEDIA_TYPES, objectCacheControl } from '../storage/media-headers.js';
 import { isS3Url } from '../storage/s3-url.js';
 import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
@@ -275,8 +276,9 @@ export async function renderOne(
         `${original.source}: animated (${info.pages} frames); its ${formats} renditions show the first frame only`,
       );
     }
-    const unsearched = animatedUnsearched(settings, info, todo);
-    if (unsearched) context.warnings.push(`${original.source}: ${unsearched}`);
+    for (const unsearched of [animatedUnsearched(settings, info, todo), tooSmallToScore(settings, info, todo)]) {
+      if (unsearched) context.warnings.push(`${original.source}: ${unsearched}`);
+    }
     const placeholder = await placeholderOf(smallest).catch(() => undefined);
     const { size, ...header } = info;
     for (const [index, output] of todo.entries()) {
@@ -510,6 +512,25 @@ function animatedUnsearched(settings: RenderSettings, info: SourceInfo, outputs:
   return (
     `animated (${info.pages} frames): --quality ${settings.quality.mode} scores still pictures, ` +
     `so its ${kept.join(', ')} renditions are at ${fixed}`
+  );
+}
+
+/**
+ * With `--quality auto`, the still renditions too small for SSIMULACRA2 to score (under 8x8: a tiny or
+ * a thin original), if any, in words: they keep the fixed quality.
+ */
+function tooSmallToScore(settings: RenderSettings, info: SourceInfo, outputs: readonly Output[]): string | null {
+  if (qualityTarget(settings.quality.mode) === null) return null;
+  const lossy = outputs.filter((output) => isLossy(output.format) && !keepsAnimation(info, output.format));
+  const keys = RENDITION_KEYS.filter((key) => lossy.some((output) => !isScorable(output.files[key])));
+  if (keys.length === 0) return null;
+  const formats = [...new Set(lossy.map((output) => output.format))].filter(isLossy);
+  const fixed = formats.map((format) => `--${format}-quality ${settings.quality[format]}`).join(', ');
+  const sizes = [...new Set(keys.map((key) => `${lossy[0]!.files[key].width}x${lossy[0]!.files[key].height}`))];
+  const which = keys.length === RENDITION_KEYS.length ? 'all its renditions' : `its ${keys.join(', ')} renditions`;
+  return (
+    `${which} (${sizes.length > 1 ? `${sizes[0]} to ${sizes.at(-1)}` : sizes[0]}) are too small for ` +
+    `--quality ${settings.quality.mode} to score (SSIMULACRA2 needs ${SCORABLE_SIZE} pixels): at ${fixed}`
   );
 }
 

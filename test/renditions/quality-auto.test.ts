@@ -65,6 +65,43 @@ describe('render --quality auto', () => {
     ]);
   });
 
+  it('renders originals too small or thin to score (under 8x8) at the fixed quality, and says so', async () => {
+    const dir = await tempDir();
+    const flat = (width: number, height: number) =>
+      sharp({ create: { width, height, channels: 3, background: { r: 200, g: 100, b: 50 } } }).jpeg();
+    const sources = {
+      dot: await writeImage(dir, 'dot.jpg', flat(1, 1)),
+      tiny: await writeImage(dir, 'tiny.jpg', flat(7, 3)),
+      panorama: await writeImage(dir, 'panorama.jpg', flat(20000, 8)),
+      thin: await writeImage(dir, 'thin.jpg', flat(1000, 10)),
+    };
+    const outDir = path.join(dir, 'media');
+    const report = await renderOriginals(Object.values(sources), {
+      outDir,
+      formats: ['jpeg', 'webp'],
+      quality: { mode: 'auto' },
+    });
+    expect(report.failures).toEqual([]);
+    const fixed = 'at --jpeg-quality 80, --webp-quality 80';
+    const unscored = (which: string) =>
+      `${which} are too small for --quality auto to score (SSIMULACRA2 needs 8x8 pixels): ${fixed}`;
+    // In the order the originals finished.
+    expect([...report.warnings].sort()).toEqual([
+      `${sources.dot}: ${unscored('all its renditions (1x1)')}`,
+      `${sources.panorama}: ${unscored('all its renditions (300x1 to 4800x2)')}`,
+      `${sources.thin}: ${unscored('its xs, sm renditions (300x3 to 600x6)')}`,
+      `${sources.tiny}: ${unscored('all its renditions (7x3)')}`,
+    ]);
+    // The thin one's larger sizes are searched; its smaller ones record no score.
+    const entries = await readEntries(outDir);
+    for (const key of ['thin.jpg', 'thin.webp']) {
+      const { renditions } = entries[key]!;
+      expect(renditions.xs.score).toBeUndefined();
+      expect(renditions.sm.quality).toBeUndefined();
+      expect(renditions.md.score).toBeGreaterThan(0);
+    }
+  });
+
   it("records each rendition's quality and its score, which the written file, measured again, gives", async () => {
     const outDir = path.join(await tempDir(), 'auto');
     const auto = await renderOriginal(LADYBIRD, { outDir, quality: { mode: 'auto' } });
