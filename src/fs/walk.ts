@@ -51,7 +51,9 @@ async function* walk(
   }
   const items: Array<{ key: string; child: string; isFolder: boolean }> = [];
   for (const entry of entries) {
-    const child = path.join(relative, entry.name);
+    // Joined, not `path.join`ed: an entry's name has no separator, and a string built by normalizing
+    // holds on to its parts, several times its length for every original a walk of an archive lists.
+    const child = relative === '' ? entry.name : relative + path.sep + entry.name;
     let isFolder = entry.isDirectory();
     let isFile = entry.isFile();
     if (entry.isSymbolicLink()) {

@@ -166,10 +166,11 @@ async function discover(discovery: Discovery, inputs: string[], outDir: string, 
     // lists a folder's files together).
     const root = path.resolve(input);
     const outBelow = outAbsolute !== null && isInside(outAbsolute, root);
+    const [inInput, inRoot] = [folderPrefix(input), folderPrefix(root)];
     let current = { folder: '', stem: '' };
     for await (const name of walk) {
-      const source = path.join(input, name);
-      const absolute = path.join(root, name);
+      const source = inInput + name;
+      const absolute = inRoot + name;
       if (outBelow && isInside(absolute, outAbsolute)) continue;
       if (!IMAGE_EXTENSIONS.has(path.extname(name).toLowerCase())) {
         skipped.push(name);
@@ -187,6 +188,12 @@ async function discover(discovery: Discovery, inputs: string[], outDir: string, 
   }
   return discovery;
 }
+
+/**
+ * What `path.join(folder, name)` puts before a walk's `name` (`photos/`, or nothing for `.`): the
+ * same path, joined without normalizing, which would make each original's path hold on to its parts.
+ */
+const folderPrefix = (folder: string) => path.join(folder, '_').slice(0, -1);
 
 /** `s3://bucket/folder/photo.jpg` as one object, when it is there (its store is returned, to close). */
 async function singleObject(
