@@ -68,6 +68,7 @@ function sequenceOf(b: number): [number, number, number] {
 
 /** Where `text` first nests deeper than `limit` (strings skipped), or null. One pass, no recursion. */
 export function depthExceeded(text: string, limit = MAX_JSON_DEPTH): { offset: number } | null {
+  if (opensAtMost(text, limit)) return null;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -82,6 +83,20 @@ export function depthExceeded(text: string, limit = MAX_JSON_DEPTH): { offset: n
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return null;
+}
+
+/**
+ * True when `text` holds at most `limit` brackets that open (`{` and `[`, in strings too), so nests no
+ * deeper: found by `indexOf`, many times faster than reading each character, for the many small
+ * documents (an archive's records) that have a few.
+ */
+function opensAtMost(text: string, limit: number): boolean {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1))
+      if (++count > limit) return false;
+  }
+  return true;
 }
 
 /** How deep `value` nests, counted without recursion and without going past `limit + 1`. */
