@@ -222,6 +222,7 @@ export class CheckRun {
         if (!probed[i]!.ok) failed.add(alternate.url);
         problems.push(...fileFindings(alternate, probed[i]!, `${alternate.format} alternate `));
       });
+      problems.push(...(await Promise.all(images.map((image) => unreadableRecords(image, recorded)))).flat());
     }
     for (const image of images)
       for (const size of Object.values(image.sizes)) size.src = locations.get(size.url) ?? size.src;
@@ -237,6 +238,23 @@ export class CheckRun {
     }
     return problems;
   }
+}
+
+/**
+ * A finding for each record of `image` (any format) the manifest holds but that cannot be read: its
+ * files cannot be compared with the picture recorded, nor its alternates found (`file-picture`).
+ */
+async function unreadableRecords(image: CheckedImage, recorded: RecordedRenditions): Promise<Finding[]> {
+  const url = RENDITION_KEYS.map((key) => image.sizes[key]?.url).find((each) => each !== undefined);
+  if (url === undefined) return [];
+  return (await recorded.unreadable(url)).map(({ key, file, reason }) => ({
+    severity: 'error' as const,
+    path: image.path,
+    rule: 'file-picture' as const,
+    message:
+      `its manifest record ${file} cannot be read (${reason}): the files of ${key} are not compared with ` +
+      'the picture render recorded; render records it again',
+  }));
 }
 
 /**

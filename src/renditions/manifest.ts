@@ -139,8 +139,11 @@ export async function isIntact(store: MediaStore, entry: ManifestEntry): Promise
 export interface Manifest {
   /** Records that could not be read (their originals are rendered again), in one line; none when all could. */
   readonly warning?: string | undefined;
-  /** The entries of images with these stems (`landscapes/dune`), under any key (`.jpg`, `.webp`...). */
-  entriesFor(stems: string[]): Promise<Entries>;
+  /**
+   * The entries of images with these stems (`landscapes/dune`), under any key (`.jpg`, `.webp`...);
+   * a record that cannot be read is left out, said in `warning` and told to `onUnreadable`.
+   */
+  entriesFor(stems: string[], onUnreadable?: (record: UnreadableRecord) => void): Promise<Entries>;
   /** The entry recorded under `key` now (read again, never remembered). */
   entry(key: string): Promise<ManifestEntry | undefined>;
   /**
@@ -149,11 +152,23 @@ export interface Manifest {
    * where `entriesFor` warns: a reader of the whole archive must never take it for empty.
    */
   records(): AsyncIterable<[key: string, entry: ManifestEntry]>;
+  /**
+   * Throws `ManifestError` when the folder's one-file manifest is not one: what it recorded is lost,
+   * which a reader that must not take it for empty (`check`) says instead of going on.
+   */
+  assertReadable(): void;
   /** Records `entry` under `key`, once the files it names are written; throws when it cannot. */
   set(key: string, entry: ManifestEntry): Promise<void>;
   delete(key: string): Promise<void>;
   /** A new batch begins: what a bucket's listing said may have changed since (another machine). */
   refresh(): void;
+}
+
+/** A record that cannot be read: its key, the file or object, and why. */
+export interface UnreadableRecord {
+  key: string;
+  file: string;
+  reason: string;
 }
 
 export interface OpenManifestOptions {
@@ -227,24 +242,19 @@ class RecordManifest implements Manifest {
     this.#problem = undefined; // the warning is about this batch's records: a worker renders job after job
   }
 
-  async entriesFor(stemList: string[]): Promise<Entries> {
+  async entriesFor(stemList: string[], onUnreadable?: (record: UnreadableRecord) => void): Promise<Entries> {
     const entries: Entries = {};
     const keys = await this.#keysOf(stemList);
+    const take = (key: string, loaded: Loaded) => {
+      if (loaded.problem) onUnreadable?.({ key, ...loaded.problem });
+      const entry = this.#said(loaded);
+      if (entry) entries[key] = entry;
+    };
     if (this.#local) {
       // Read in turn, without a promise each: microseconds a record.
-      for (const key of keys) {
-        const entry = this.#said(this.#loadFile(key));
-        if (entry) entries[key] = entry;
-      }
+      for (const key of keys) take(key, this.#loadFile(key));
     } else {
-      await Promise.all(
-        keys.map((key) =>
-          this.#limit(async () => {
-            const entry = await this.#read(key);
-            if (entry) entries[key] = entry;
-          }),
-        ),
-      );
+      await Promise.all(keys.map((key) => this.#limit(async () => take(key, await this.#load(key)))));
     }
     for (const stem of this.#legacy ? stemList : []) {
       for (const [key, entry] of Object.entries(this.#legacy!.get(stem) ?? {})) entries[key] ??= entry;
@@ -256,8 +266,12 @@ class RecordManifest implements Manifest {
     return (await this.#read(key)) ?? this.#legacy?.get(stemOfKey(key))?.[key];
   }
 
-  async *records(): AsyncIterable<[string, ManifestEntry]> {
+  assertReadable(): void {
     if (this.#invalidLegacy) throw new ManifestError(this.#invalidLegacy.file, this.#invalidLegacy.reason);
+  }
+
+  async *records(): AsyncIterable<[string, ManifestEntry]> {
+    this.assertReadable();
     const seen = this.#legacy ? new Set<string>() : null;
     // Read ahead, a bounded number at once (a bucket's records are a round trip each), yielded in order.
     const queue: Array<Promise<[string, Loaded]>> = [];

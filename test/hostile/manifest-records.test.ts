@@ -4,9 +4,11 @@
  * (the record is named, its original rendered again); a fingerprint that cannot be read is a
  * finding on its file in `check`, not the end of the run.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { runCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { recordFile } from '../fixtures/manifest.js';
@@ -33,7 +35,18 @@ async function rendered() {
     change(stored.entry);
     await writeFile(record, JSON.stringify(stored));
   };
-  return { dir, originals, media, record, edit, page: JSON.parse(first.stdout) };
+  const page = JSON.parse(first.stdout);
+  // The Images as a page `check` reads (a bare list: schema findings, which the tests leave aside).
+  const pageFile = path.join(dir, 'page.json');
+  await writeFile(pageFile, JSON.stringify({ id: 1, images: page.results.map((r: { image: unknown }) => r.image) }));
+  /** `check` of that page against `media`: its exit code, its file findings, its stderr. */
+  const check = async () => {
+    const result = await runCli(['check', pageFile, '--verify-files', media, '--reporter', 'json']);
+    const problems = result.code === 2 ? [] : JSON.parse(result.stdout).pages[0].problems;
+    const files = problems.filter((problem: { rule: string }) => problem.rule.startsWith('file-'));
+    return { code: result.code, files: files as Array<{ path: string; rule: string; message: string }>, ...result };
+  };
+  return { dir, originals, media, record, edit, page, check };
 }
 
 describe('a hostile manifest record', () => {
@@ -75,5 +88,52 @@ describe('a hostile manifest record', () => {
     expect(junit).toContain('malformed fingerprint');
     // The page is a bare list of Images (schema findings): of the files, only that one is a finding.
     expect(junit.match(/<testcase [^>]*name="[^"]*\[file-/g)).toHaveLength(1);
+  });
+
+  it.each([
+    ['cut short', (file: string) => writeFile(file, '{"version":1,"entry":{"sou')],
+    [
+      'a FIFO',
+      async (file: string) => {
+        await rm(file);
+        execFileSync('mkfifo', [file]);
+      },
+    ],
+    ['nested 200,000 deep', (file: string) => writeFile(file, '['.repeat(200_000))],
+  ])('%s: a finding on its image in check naming the record, and no other', async (_, spoil) => {
+    const { record, check } = await rendered();
+    const before = await check();
+    expect(before.code).toBe(1); // the schema findings of a bare list
+    expect(before.files).toEqual([]);
+    await spoil(record);
+    const after = await check();
+    expect(after.code).toBe(1);
+    expect(after.files).toEqual([
+      {
+        severity: 'error',
+        path: '$.images[0]',
+        rule: 'file-picture',
+        message: expect.stringMatching(
+          new RegExp(
+            `^its manifest record ${record.replaceAll('.', '\\.')} cannot be read \\(.+\\): the files of a\\.jpg are not compared`,
+          ),
+        ),
+      },
+    ]);
+  });
+});
+
+describe('a one-file manifest that cannot be read', () => {
+  it.each([
+    ['a link to /dev/zero', (file: string) => symlink('/dev/zero', file), 'a device, not a file'],
+    ['cut short', (file: string) => writeFile(file, '{"version":1,"entries":{"a'), 'not a valid manifest (not JSON'],
+  ])('(%s): check stops (exit 2) naming it, as render does, never passes for no findings', async (_, spoil, reason) => {
+    const { media, check } = await rendered();
+    const manifest = path.join(media, MANIFEST_FILE);
+    await spoil(manifest);
+    const result = await check();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${manifest}: ${reason}`);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
