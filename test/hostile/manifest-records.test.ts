@@ -44,7 +44,7 @@ async function rendered() {
     const result = await runCli(['check', pageFile, '--verify-files', media, '--reporter', 'json']);
     const problems = result.code === 2 ? [] : JSON.parse(result.stdout).pages[0].problems;
     const files = problems.filter((problem: { rule: string }) => problem.rule.startsWith('file-'));
-    return { code: result.code, files: files as Array<{ path: string; rule: string; message: string }>, ...result };
+    return { ...result, files: files as Array<{ path: string; rule: string; message: string }> };
   };
   return { dir, originals, media, record, edit, page, check };
 }
