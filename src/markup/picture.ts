@@ -13,13 +13,15 @@ export interface MarkupPlaceholder {
   color: string;
   /** A tiny preview as a `data:image/...;base64,` URI. */
   preview: string;
+  /** The image shows what is beneath it through: no placeholder is painted (it would stay visible). */
+  transparent?: boolean;
 }
 
 /** What the markup is made from: a `RenderResult` is one (its other fields are ignored). */
 export interface MarkupImage {
   /** The Image object: the primary format's renditions, its alt text. */
   image: ImageObject;
-  /** The same renditions in other formats, best first: a browser takes the first whose `type` it shows. */
+  /** The same renditions in other formats: offered AVIF first, then WebP (a browser takes the first it shows). */
   alternates?: ReadonlyArray<{ type: string; srcset: string }>;
   placeholder?: MarkupPlaceholder;
 }
@@ -139,13 +141,13 @@ function distinctWidths(srcset: string): string {
 }
 
 /**
- * The HTML of one image: `<picture>` with a `<source type srcset sizes>` per alternate, in
- * order, then the `<img>`; without alternates, the `<img>` alone. The `<img>` has the primary
+ * The HTML of one image: `<picture>` with a `<source type srcset sizes>` per alternate, AVIF
+ * first, then WebP, then any other in order (`PREFERRED_TYPES`), then the `<img>`; without alternates, the `<img>` alone. The `<img>` has the primary
  * format's `srcset`, `sizes` (`DEFAULT_SIZES` unless given), `src` and the real `width` and
  * `height` of its md rendition (the box is reserved before a byte arrives: no layout shift),
  * `alt` (empty when the alt text is null: the image is then taken as decorative), `loading`
  * (lazy by default) and `decoding="async"`, and with a placeholder a `style` that paints it in
- * the box until the image covers it. Every attribute value is HTML-escaped. Throws
+ * the box until the image covers it, unless the image is transparent (it would never be covered). Every attribute value is HTML-escaped. Throws
  * `InvalidArgumentError` for bad options or a placeholder that is not a hex colour and a base64
  * image data URI.
  */
@@ -162,10 +164,10 @@ export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): st
     ['alt', image.alt_text ?? ''],
     ['loading', loading],
     ['decoding', 'async'],
-    ...(placeholder ? [['style', placeholderStyle(placeholder)] as [string, string]] : []),
+    ...(placeholder && !placeholder.transparent ? [['style', placeholderStyle(placeholder)] as [string, string]] : []),
   ]);
   if (alternates.length === 0) return img;
-  const sources = alternates.map(({ type, srcset }) =>
+  const sources = smallestFirst(alternates).map(({ type, srcset }) =>
     tag('source', [
       ['type', type],
       ['srcset', distinctWidths(srcset)],
@@ -173,6 +175,21 @@ export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): st
     ]),
   );
   return ['<picture>', ...sources.map((source) => `  ${source}`), `  ${img}`, '</picture>'].join('\n');
+}
+
+/**
+ * The formats a browser should prefer, smallest files first for the same look: it takes the first
+ * `<source>` whose type it shows, so this order, not that of `--formats`, decides what visitors download.
+ */
+const PREFERRED_TYPES = ['image/avif', 'image/webp'];
+
+/** `alternates` in `PREFERRED_TYPES` order, any other type after them in its own order. */
+function smallestFirst<T extends { type: string }>(alternates: ReadonlyArray<T>): T[] {
+  const rank = (type: string) => {
+    const at = PREFERRED_TYPES.indexOf(type);
+    return at === -1 ? PREFERRED_TYPES.length : at;
+  };
+  return [...alternates].sort((a, b) => rank(a.type) - rank(b.type));
 }
 
 /** The HTML of several images, one after another, each as `pictureHtml` makes it, a line apart. */

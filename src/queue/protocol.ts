@@ -239,7 +239,7 @@ const resultSchema = z.object({
       }),
     )
     .optional(),
-  placeholder: z.object({ color: z.string(), preview: z.string() }).optional(),
+  placeholder: z.object({ color: z.string(), preview: z.string(), transparent: z.boolean().default(false) }).optional(),
   removed: z.array(z.string()),
   /** Files of earlier renderings kept (absent from workers before it). */
   kept: z.array(z.string()).optional(),

@@ -73,6 +73,9 @@ export function outputFormatsFor(info: SourceFormatInfo, formats: readonly Forma
 }
 
 /** The formats whose frames are an animation, decoded together; other pages (a TIFF's) are not. */
+/** Whether `format` keeps transparency: every output format but JPEG, which is flattened onto white. */
+export const keepsAlpha = (format: OutputFormat): boolean => format !== 'jpeg';
+
 export const isAnimationFormat = (format: string | undefined): boolean => format === 'gif' || format === 'webp';
 
 /** The formats with an encoder quality, which `--quality auto` chooses; PNG and GIF are lossless. */

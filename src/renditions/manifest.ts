@@ -95,7 +95,12 @@ const entrySchema = z.object({
    * holding another value is not one: named, and its original rendered again.
    */
   placeholder: z
-    .object({ color: z.string().regex(PLACEHOLDER_COLOR), preview: z.string().regex(PLACEHOLDER_PREVIEW) })
+    .object({
+      color: z.string().regex(PLACEHOLDER_COLOR),
+      preview: z.string().regex(PLACEHOLDER_PREVIEW),
+      /** Absent in records from before it: then known opaque unless the original has alpha. */
+      transparent: z.boolean().optional(),
+    })
     .optional(),
   /**
    * Files an earlier rendering under this key wrote (another naming) that its renditions no longer

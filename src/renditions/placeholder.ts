@@ -10,6 +10,11 @@ export interface Placeholder {
   color: string;
   /** A preview of at most 32 px a side, as a `data:image/webp;base64,...` URI of at most PREVIEW_MAX_CHARS. */
   preview: string;
+  /**
+   * The image lets what is beneath it show through (pixels not fully opaque): a placeholder painted
+   * under it would stay visible once it loads, so markup leaves it out.
+   */
+  transparent: boolean;
 }
 
 /** The longest preview URI: small enough for an inline `style` on every image of a page. */
@@ -49,7 +54,8 @@ function visibleDominant(rgba: Buffer): { r: number; g: number; b: number } {
 }
 
 /**
- * The placeholder of an image from the bytes of its smallest rendition (any format sharp reads).
+ * The placeholder of an image from the bytes of its smallest rendition (any format sharp reads), one
+ * that keeps transparency where any of its formats does (`keepsAlpha`), so `transparent` is true to it.
  * The dominant colour is sharp's (the fullest bin of a 4096-colour histogram), its visible pixels'
  * where it has transparency; the preview keeps
  * the aspect ratio, and its alpha where there is one. Browsers scale it up smoothly: the blur comes free.
@@ -65,5 +71,5 @@ export async function placeholderOf(rendition: Buffer): Promise<Placeholder> {
     preview = `data:image/webp;base64,${data.toString('base64')}`;
     if (preview.length <= PREVIEW_MAX_CHARS) break;
   }
-  return { color, preview };
+  return { color, preview, transparent: !isOpaque };
 }

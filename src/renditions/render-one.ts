@@ -13,7 +13,14 @@ import { isS3Url } from '../storage/s3-url.js';
 import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
 import type { Claims } from './claims.js';
 import type { Original } from './discover.js';
-import { FILE_EXTENSIONS, isAnimationFormat, isLossy, keepsAnimation, type OutputFormat } from './formats.js';
+import {
+  FILE_EXTENSIONS,
+  isAnimationFormat,
+  isLossy,
+  keepsAlpha,
+  keepsAnimation,
+  type OutputFormat,
+} from './formats.js';
 import { buildImageObject, type ImageObject, type RenditionFile, renditionUrls } from './image-object.js';
 import { isIntact, type Manifest, type ManifestEntry } from './manifest.js';
 import type { RenderOptions } from './options.js';
@@ -202,7 +209,10 @@ export async function renderOne(
     renditions: Renditions = entry.renditions,
   ) => {
     const same = sameStamp(entry.stamp, stamp) && entry.source === source && entry.info;
-    const moved = stamp !== undefined && !(same && (entry.placeholder || !placeholder));
+    // A placeholder made anew: the record had none, or one from before `transparent` of an original with alpha.
+    const made =
+      placeholder && (!entry.placeholder || (entry.placeholder.transparent === undefined && entry.info?.hasAlpha));
+    const moved = stamp !== undefined && !(same && !made);
     // With `prune`, its earlier files removed: its record stops naming them (that write must not be lost).
     const pruned = prune && entry.kept !== undefined;
     if (!moved && !pruned && renditions === entry.renditions) return;
@@ -391,10 +401,12 @@ const PLACEHOLDER_SOURCE_BYTES = 4 * 2 ** 20;
  */
 async function recordedPlaceholder(context: Context, entries: ManifestEntry[]): Promise<Placeholder | undefined> {
   const recorded = entries.find((entry) => entry.placeholder)?.placeholder;
-  if (recorded) return recorded;
-  const smallest = await context.store
-    .readHead(entries[0]!.renditions.xs.path, PLACEHOLDER_SOURCE_BYTES)
-    .catch(() => null);
+  // A record from before `transparent`: opaque, unless its original has alpha (then made again, once).
+  if (recorded && (recorded.transparent !== undefined || !entries[0]!.info?.hasAlpha))
+    return { ...recorded, transparent: recorded.transparent ?? false };
+  // From a format that keeps transparency, if any is written (as `writeRenditions` does).
+  const from = entries.find((entry) => !/\.jpe?g$/i.test(entry.renditions.xs.path)) ?? entries[0]!;
+  const smallest = await context.store.readHead(from.renditions.xs.path, PLACEHOLDER_SOURCE_BYTES).catch(() => null);
   return smallest ? placeholderOf(smallest).catch(() => undefined) : undefined;
 }
 
@@ -636,6 +648,9 @@ async function writeRenditions(
   const written = outputs.map(() => ({}) as Renditions);
   let smallest: Buffer | undefined;
   const formats = outputs.map((output) => output.format);
+  // The placeholder is made from a format that keeps transparency, if any is written: a JPEG primary
+  // is flattened, where a WebP or AVIF alternate a browser picks instead lets the page show through.
+  const placeholderFrom = Math.max(0, formats.findIndex(keepsAlpha));
   try {
     for await (const rendition of encodeRenditions(original.source, input, info, context.settings, formats)) {
       const at = formats.indexOf(rendition.format);
@@ -654,7 +669,7 @@ async function writeRenditions(
           cacheControl: objectCacheControl(context.settings.urlVersions),
         };
         staged.push(await context.store.stage(file.path, rendition.data, headers));
-        if (key === 'xs' && at === 0) smallest = rendition.data;
+        if (key === 'xs' && at === placeholderFrom) smallest = rendition.data;
         written[at]![key] = {
           ...file,
           bytes: rendition.data.length,

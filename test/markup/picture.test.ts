@@ -139,6 +139,27 @@ describe('pictureHtml', () => {
     expect(() => picturesHtml([], { loading: 'soon' as 'lazy' })).toThrow(InvalidArgumentError);
   });
 
+  it('offers AVIF first, then WebP, then any other type in order, whatever order the alternates come in', () => {
+    const [avif, webp] = LADYBIRD.alternates!;
+    const png = { type: 'image/png', srcset: '/media/ladybird.max-300x300.png 300w' };
+    const gif = { type: 'image/gif', srcset: '/media/ladybird.max-300x300.gif 300w' };
+    const types = (html: string) => tags(html).flatMap((t) => (t.name === 'source' ? [t.attributes.type] : []));
+    expect(types(pictureHtml({ ...LADYBIRD, alternates: [png, webp!, gif, avif!] }))).toEqual([
+      'image/avif',
+      'image/webp',
+      'image/png',
+      'image/gif',
+    ]);
+    expect(types(pictureHtml({ ...LADYBIRD, alternates: [webp!, avif!] }))).toEqual(['image/avif', 'image/webp']);
+  });
+
+  it('paints no placeholder under a transparent image: it would stay visible through it', () => {
+    const preview = 'data:image/webp;base64,UklGRkIAAABXRUJQVlA4IDYAAAA=';
+    const placeholder = { color: '#ffffff', preview, transparent: true };
+    const img = tags(pictureHtml({ ...LADYBIRD, placeholder })).find((t) => t.name === 'img')!;
+    expect(img.attributes.style).toBeUndefined();
+  });
+
   it('paints the placeholder in the <img> box: its colour, and its preview stretched to cover', () => {
     const preview = 'data:image/webp;base64,UklGRkIAAABXRUJQVlA4IDYAAAA=';
     const img = tags(pictureHtml({ ...LADYBIRD, placeholder: { color: '#a1b2c3', preview } })).find(

@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { pictureHtml } from '../../src/markup/picture.js';
 import { PREVIEW_MAX_CHARS, placeholderOf } from '../../src/renditions/placeholder.js';
 import { renderOriginal } from '../../src/renditions/render.js';
 import { photo, writeImage } from '../fixtures/images.js';
@@ -44,7 +45,53 @@ describe('placeholders', () => {
     );
     const result = await renderOriginal(source, { outDir: path.join(dir, 'media') });
     expect(result.placeholder!.color).toBe('#c81414');
+    expect(result.placeholder!.transparent).toBe(true);
     expect((await sharp(previewOf(result.placeholder!.preview)).metadata()).hasAlpha).toBe(true);
+  });
+
+  it('is never painted under a transparent image, whichever format a browser picks; is under an opaque one', async () => {
+    const dir = await tempDir();
+    const cutOut = await writeImage(
+      dir,
+      'waves.png',
+      sharp({ create: { width: 400, height: 300, channels: 4, background: { r: 255, g: 255, b: 255, alpha: 0 } } })
+        .composite([{ input: { create: { width: 100, height: 100, channels: 4, background: '#ffffff' } } }])
+        .png(),
+    );
+    const opaque = await writeImage(dir, 'photo.png', photo(400, 300));
+    // A JPEG primary is flattened onto white; its WebP alternate, which browsers pick, keeps the transparency.
+    const formats = ['jpeg', 'webp'] as const;
+    const transparent = await renderOriginal(cutOut, { outDir: path.join(dir, 'media'), formats: [...formats] });
+    expect(transparent.placeholder!.transparent).toBe(true);
+    const html = pictureHtml(transparent);
+    expect(html).toContain('<source type="image/webp"');
+    expect(html).not.toContain('style=');
+    const plain = await renderOriginal(opaque, { outDir: path.join(dir, 'media'), formats: [...formats] });
+    expect(plain.placeholder!.transparent).toBe(false);
+    expect(pictureHtml(plain)).toContain(`style="background: ${plain.placeholder!.color} url(data:image/webp;base64,`);
+    // Up to date: the same, from the record.
+    const again = await renderOriginal(cutOut, { outDir: path.join(dir, 'media'), formats: [...formats] });
+    expect(again.status).toBe('skipped');
+    expect(again.placeholder).toEqual(transparent.placeholder);
+  });
+
+  it('a record from before transparency was recorded: made again once for an original with alpha', async () => {
+    const dir = await tempDir();
+    const source = await writeImage(
+      dir,
+      'cut-out.png',
+      sharp({ create: { width: 300, height: 300, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png(),
+    );
+    const out = path.join(dir, 'media');
+    const first = await renderOriginal(source, { outDir: out });
+    const file = recordFile(out, 'cut-out.png');
+    const record = JSON.parse(await readFile(file, 'utf8'));
+    delete record.entry.placeholder.transparent;
+    await writeFile(file, JSON.stringify(record));
+    const again = await renderOriginal(source, { outDir: out });
+    expect(again.status).toBe('skipped');
+    expect(again.placeholder).toEqual(first.placeholder);
+    expect(JSON.parse(await readFile(file, 'utf8')).entry.placeholder.transparent).toBe(true);
   });
 
   it('a busy picture fits in the URI bound, and an up-to-date original keeps its placeholder', async () => {
