@@ -2,12 +2,12 @@
  * The CLI's only way to print: data to stdout, messages to stderr, colour only on a
  * terminal that wants it (`NO_COLOR`, `FORCE_COLOR` are honoured by Node's `hasColors`).
  */
-import { access, constants, stat } from 'node:fs/promises';
+import { once } from 'node:events';
+import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import type { WriteStream } from 'node:tty';
 import { ContentApiError } from '../errors.js';
-import { writeFileAtomic } from '../fs/atomic.js';
-import { kindOf } from '../fs/kind.js';
+import { type OutputWriter, openOutput, planOutput } from '../fs/atomic.js';
 import type { Styles } from '../styles.js';
 
 export function stylesFor(stream: NodeJS.WriteStream): Styles {
@@ -35,17 +35,17 @@ function notWritable(flag: string, file: string, reason: string, cause?: unknown
 }
 
 /**
- * Fails before any work when `file` could not be written: anything but a regular file in its place,
- * or its folder missing or read-only.
+ * Fails before any work when `file` could not be written: what `planOutput` refuses (a link to
+ * another file or to nothing, a folder, a socket), a FIFO or a device not open to writing, or
+ * its folder missing or read-only. `/dev/stdout`, a FIFO and `/dev/null` are written through.
  */
 export async function assertWritableFile(flag: string, file: string): Promise<void> {
   if (file === '') throw notWritable(flag, file, 'no file named');
-  const info = await stat(file).catch(() => null);
-  // A file is replaced whole (written beside it, then renamed over it): a device, FIFO or socket
-  // in its place (or a link to one, /dev/null, /dev/stdout) would be replaced, never written to.
-  if (info && !info.isFile()) throw notWritable(flag, file, `it is ${kindOf(info)}`);
-  const dir = path.dirname(path.resolve(file));
-  await access(dir, constants.W_OK).catch((error: NodeJS.ErrnoException) => {
+  const plan = await planOutput(file);
+  if (plan.how === 'refuse') throw notWritable(flag, file, plan.reason);
+  if (plan.how === 'standard') return;
+  const place = plan.how === 'through' ? file : path.dirname(path.resolve(file));
+  await access(place, constants.W_OK).catch((error: NodeJS.ErrnoException) => {
     throw notWritable(
       flag,
       file,
@@ -55,9 +55,44 @@ export async function assertWritableFile(flag: string, file: string): Promise<vo
   });
 }
 
-/** Writes a file the user asked for, atomically, with a one-line error naming the flag and file. */
+/** Standard output or error as an output file: written after what was printed there, never closed. */
+function streamOutput(stream: NodeJS.WriteStream): OutputWriter {
+  return {
+    async write(data) {
+      if (data.length > 0 && !stream.write(data)) await once(stream, 'drain');
+    },
+    close: async () => {},
+    abort: async () => {},
+  };
+}
+
+/**
+ * Opens a file the user asked for (`--report`, `--write-page`, `--output`), as `planOutput`
+ * says: whole, written through, or this process's standard output or error, when `file` is
+ * that (`/dev/stdout`); every failure one line naming the flag and file.
+ */
+export async function openOutputFile(flag: string, file: string): Promise<OutputWriter> {
+  const fail = (error: NodeJS.ErrnoException) => notWritable(flag, file, error.code ?? error.message, error);
+  const plan = await planOutput(file).catch((error) => Promise.reject(fail(error)));
+  const writer =
+    plan.how === 'standard'
+      ? streamOutput(plan.fd === 1 ? process.stdout : process.stderr)
+      : await openOutput(file, plan).catch((error) => Promise.reject(fail(error)));
+  return {
+    write: (data) => writer.write(data).catch((error) => Promise.reject(fail(error))),
+    close: () => writer.close().catch((error) => Promise.reject(fail(error))),
+    abort: () => writer.abort(),
+  };
+}
+
+/** Writes a file the user asked for (see `openOutputFile`); on failure no temporary file is left. */
 export async function writeOutputFile(flag: string, file: string, data: string): Promise<void> {
-  await writeFileAtomic(file, data).catch((error: NodeJS.ErrnoException) => {
-    throw notWritable(flag, file, error.code ?? error.message, error);
-  });
+  const writer = await openOutputFile(flag, file);
+  try {
+    await writer.write(data);
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+  await writer.close();
 }

@@ -87,7 +87,7 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
         keepText: reporter.needsText ?? false,
         pages: { baseUrl, timeoutMs, deadlineMs, retries, maxBytes, skip: (source) => policy.ignoresPage(source) },
       });
-    sink = options.output ? fileSink('--output', options.output) : stdoutSink();
+    sink = options.output ? await fileSink('--output', options.output) : stdoutSink();
     await sink.write(reporter.start());
     for await (const page of run.results) await sink.write(reporter.page(page));
     const { summary } = run;
