@@ -98,6 +98,13 @@ export function printReport(
     );
   } else if (options.html) {
     printData(picturesHtml(inInputOrder(report.results, options.inputs ?? []), options.html));
+    const without = report.results.filter((result) => result.image.alt_text === null).length;
+    if (without > 0) {
+      report.warnings.push(
+        `${without} of ${report.results.length} image(s) have no alt text: their markup says alt="", which marks ` +
+          'an image as decorative (screen readers skip it); give each its text with --alt-text <file>',
+      );
+    }
   } else if (options.dryRun) printDryRun(report.results, options);
   printMessages(report);
   if (!json) {
