@@ -70,9 +70,14 @@ export class Baseline {
     }
   }
 
-  static async load(file: string): Promise<Baseline> {
+  /**
+   * The baseline in `file`. A file that is not there is an error, unless `missingIsEmpty` (a run that
+   * writes the baseline: the one a config names is not there before the first).
+   */
+  static async load(file: string, { missingIsEmpty = false } = {}): Promise<Baseline> {
     // Only a regular file is read: a FIFO or /dev/zero is refused before a byte is read.
     const read = await readFileWithin(file, MAX_BASELINE_BYTES, 'the cap on a baseline');
+    if (!read.ok && read.missing && missingIsEmpty) return new Baseline(file, []);
     if (!read.ok)
       throw new BaselineError(file, read.missing ? 'no such file (write one with --update-baseline)' : read.reason);
     const parsed = parseJsonAs(baselineSchema, read.bytes);

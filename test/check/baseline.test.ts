@@ -3,7 +3,7 @@
  * page, rule and JSON path (the same file from another working folder or run), only new
  * findings fail, fixed ones are listed as removable.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pageKey } from '../../src/check/baseline.js';
@@ -85,6 +85,27 @@ describe('a baseline', () => {
     const bad = await runCli(['check', 'pages', '--baseline', 'ci/bad.json'], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^error: --baseline ci\/bad\.json: \$\.version: .+; \$\.findings: .+\n$/);
+  });
+
+  it("is written the first time with the config naming it, as docs/guides/ci.md's steps go", async () => {
+    const dir = await tempDir();
+    await mkdir(path.join(dir, 'pages'));
+    await writeFile(path.join(dir, 'pages', 'aspect.json'), JSON.stringify(variant('image-aspect')));
+    await writeFile(path.join(dir, 'content-api.config.json'), JSON.stringify({ baseline: 'check-baseline.json' }));
+    const update = await runCli(['check', 'pages', '--update-baseline', 'check-baseline.json'], { cwd: dir });
+    expect([update.code, update.stderr]).toEqual([
+      0,
+      'baseline written to check-baseline.json: 1 finding(s) recorded\n',
+    ]);
+    const known = await runCli(['check', 'pages'], { cwd: dir });
+    expect([known.code, known.stdout]).toEqual([0, '1 page(s), 18 image(s): no findings (1 in the baseline)\n']);
+    // Only a run that writes one takes a baseline that is not there for an empty one.
+    await rm(path.join(dir, 'check-baseline.json'));
+    const missing = await runCli(['check', 'pages'], { cwd: dir });
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      expect.stringContaining('check-baseline.json: no such file (write one with --update-baseline)'),
+    ]);
   });
 
   it('a UTF-8 byte-order mark before the JSON is accepted (#22)', async () => {

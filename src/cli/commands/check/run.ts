@@ -52,7 +52,8 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
     );
   if (options.output) await assertWritableFile('--output', options.output);
   if (options.updateBaseline) await assertWritableFile('--update-baseline', options.updateBaseline);
-  const baseline = options.baseline ? await Baseline.load(options.baseline) : undefined;
+  const writing = Boolean(options.updateBaseline);
+  const baseline = options.baseline ? await Baseline.load(options.baseline, { missingIsEmpty: writing }) : undefined;
   const record = options.updateBaseline ? new BaselineRecorder(options.updateBaseline) : undefined;
   const configDir = options.config.file ? path.dirname(options.config.file) : process.cwd();
   const policy = createPolicy(options.config.config, configDir);
