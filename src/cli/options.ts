@@ -143,7 +143,7 @@ function settingOption(leaf: SettingLeaf): Option {
     option.argParser(integerIn(name, type.minValue ?? 0, type.maxValue ?? Number.MAX_SAFE_INTEGER));
   } else if (type instanceof z.ZodString) {
     // Checked as it is parsed, so that the message names the flag (the library's names the setting).
-    option.argParser(checkedBy(name, expectedValue(leaf), (value) => type.safeParse(value).success));
+    option.argParser(checkedBy(name, expectedValue(leaf), (value) => type.safeParse(value).success, meta.flagHint));
   } else if (type instanceof z.ZodEnum) {
     option.choices(type.options.map(String));
   } else if (type instanceof z.ZodArray) {

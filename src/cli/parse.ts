@@ -4,9 +4,10 @@
 import { InvalidArgumentError } from 'commander';
 
 /** A flag's value as given when `valid` accepts it; else `Expected <expected> for <flag> but got '<value>'.` */
-export function checkedBy(flag: string, expected: string, valid: (value: string) => boolean) {
+export function checkedBy(flag: string, expected: string, valid: (value: string) => boolean, hint?: string) {
   return (value: string): string => {
-    if (!valid(value)) throw new InvalidArgumentError(`Expected ${expected} for ${flag} but got '${value}'.`);
+    if (!valid(value))
+      throw new InvalidArgumentError(`Expected ${expected} for ${flag} but got '${value}'${hint ? ` (${hint})` : ''}.`);
     return value;
   };
 }

@@ -75,17 +75,36 @@ export async function renderOriginal(source: string, options: RenderOptions): Pr
   }
 }
 
-/** What the settings ask for that no original can give, said once for the batch. */
+/** What the settings ask for that no original can give, or that some visitors cannot see, said once for the batch. */
 function settingsWarnings(settings: RenderSettings): string[] {
-  const { formats, quality } = settings;
+  return [qualityWarning(settings), fallbackWarning(settings)].filter((warning) => warning !== null);
+}
+
+function qualityWarning({ formats, quality }: RenderSettings): string | null {
   if (qualityTarget(quality.mode) === null) {
-    return quality.sample ? [] : ['--no-quality-sample does nothing with --quality fixed: it is for --quality auto'];
+    return quality.sample ? null : '--no-quality-sample does nothing with --quality fixed: it is for --quality auto';
   }
-  if (formats.some((choice) => choice === 'keep' || isLossy(choice))) return [];
-  return [
+  if (formats.some((choice) => choice === 'keep' || isLossy(choice))) return null;
+  return (
     `--quality ${quality.mode} searches nothing here: ${formats.join(', ')} renditions are lossless ` +
-      '(it chooses the quality of jpeg, webp and avif)',
-  ];
+    '(it chooses the quality of jpeg, webp and avif)'
+  );
+}
+
+/** Formats every client shows: the primary (`<img>`, the Image object's URLs) should be one of them. */
+const SHOWN_EVERYWHERE = new Set(['keep', 'jpeg', 'png']);
+
+/**
+ * Alternates with no fallback (`--formats avif,webp`): the `<img>` and the Image object's URLs get the
+ * first. (One format alone, `--format webp`, is a choice made knowingly: nothing is said.)
+ */
+function fallbackWarning({ formats }: RenderSettings): string | null {
+  if (formats.length < 2 || formats.some((choice) => SHOWN_EVERYWHERE.has(choice))) return null;
+  return (
+    `--formats ${formats.join(',')}: no format every client shows, so the Image object's URLs and the <img> of ` +
+    `--html are ${formats[0]}, which some browsers, mail clients and feed readers do not show; ` +
+    `put keep (or jpeg, png) first: --formats keep,${formats.join(',')}`
+  );
 }
 
 function report({ results, errors, warnings, notStarted, counts }: Awaited<ReturnType<typeof runBatch>>): RenderReport {

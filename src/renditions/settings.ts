@@ -57,9 +57,16 @@ export interface SettingMeta {
    * with the other settings, does not change the bytes (`quality.sample` with fixed quality).
    */
   canonical?: (value: unknown, settings: { quality: { mode: string } }) => unknown;
+  /** Said after the flag's message when a value is refused, where users reach for the wrong flag. */
+  flagHint?: string;
   /** A second flag that sets it, with a value of its own (`--format webp` for `--formats webp`). */
   alias?: { flag: string; description: string; choices: readonly string[]; value: (given: string) => unknown };
 }
+
+/** Other names of formats, as file extensions spell them: `--format jpg` is `--format jpeg`. */
+const FORMAT_SPELLINGS: Readonly<Record<string, string>> = { jpg: 'jpeg' };
+const spelledOut = (format: unknown) =>
+  typeof format === 'string' ? (FORMAT_SPELLINGS[format.toLowerCase()] ?? format.toLowerCase()) : format;
 
 /** The registry of settings' metadata: `settingMeta.get(schema)` for each leaf of the settings schema. */
 export const settingMeta = z.registry<SettingMeta>();
@@ -181,7 +188,7 @@ export const renderSettingsSchema = z.object({
    * original's own web format (JPEG for formats browsers do not show, PNG where they have alpha).
    */
   formats: z
-    .array(z.enum(FORMAT_CHOICES))
+    .array(z.preprocess(spelledOut, z.enum(FORMAT_CHOICES)))
     .min(1)
     .refine((list) => new Set(list).size === list.length)
     .default(['keep'])
@@ -189,7 +196,7 @@ export const renderSettingsSchema = z.object({
       flag: '--formats <list>',
       description:
         'the formats written, comma-separated, the first described by the Image object, the rest its alternates: ' +
-        "keep (the original's own web format), jpeg, png, webp, avif (default: keep)",
+        "keep (the original's own web format), jpeg (or jpg), png, webp, avif (default: keep)",
       label: 'the formats',
       expected: `a comma-separated list of ${FORMAT_CHOICES.join(', ')}, each at most once`,
       // Each output format is its own manifest key, its format the key's second word.
@@ -197,8 +204,8 @@ export const renderSettingsSchema = z.object({
       alias: {
         flag: '--format <format>',
         description: 'write every rendition in this one format: the same as --formats <format>',
-        choices: FORCEABLE_FORMATS,
-        value: (format) => [format],
+        choices: [...FORCEABLE_FORMATS, ...Object.keys(FORMAT_SPELLINGS)],
+        value: (format) => [spelledOut(format)],
       },
     }),
   /** Encoder quality (1-100) of the lossy formats; PNG and GIF are lossless here. Defaults: sharp's own. */
@@ -221,6 +228,7 @@ export const renderSettingsSchema = z.object({
             `(${TARGET_RANGE[0]}-${TARGET_RANGE[1]}; slower than fixed)`,
           label: 'the quality mode',
           expected: `fixed, auto, or auto:<score> with a score from ${TARGET_RANGE[0]} to ${TARGET_RANGE[1]}`,
+          flagHint: "a fixed quality is each format's own flag: --jpeg-quality, --webp-quality, --avif-quality",
           formats: ['jpeg', 'webp', 'avif'],
           canonical: (mode) => canonicalQualityMode(mode as string),
         }),

@@ -143,6 +143,12 @@ export async function loadContent(folder: string): Promise<Content> {
   const media = path.join(folder, 'media');
   if ((await stat(media).catch(() => null))?.isDirectory()) content.mediaRoot = await realpath(media);
   if (errors.length > 0) throw new InvalidContentError(folder, errors);
+  if (content.pages.size === 0) {
+    content.warnings.push(
+      `${escapeText(folder)}: no pages (pages/<id>.json), so every /api/v2/pages/<id>/ answers 404; ` +
+        'is this the content folder?',
+    );
+  }
   return content;
 }
 

@@ -113,6 +113,19 @@ describe('alternates: one decode, every format', () => {
     await expectFiles(out, again, again.alternates[0]!.files, 'webp');
   });
 
+  it('warns once when no listed format is one every client shows (--formats avif,webp), not for one format', async () => {
+    const outDir = path.join(await tempDir(), 'media');
+    const none = await renderOriginals([LADYBIRD], { outDir, formats: ['avif', 'webp'], dryRun: true });
+    expect(none.warnings).toEqual([
+      "--formats avif,webp: no format every client shows, so the Image object's URLs and the <img> of --html are " +
+        'avif, which some browsers, mail clients and feed readers do not show; put keep (or jpeg, png) first: ' +
+        '--formats keep,avif,webp',
+    ]);
+    for (const formats of [['webp'], ['keep', 'avif', 'webp'], ['webp', 'jpeg']] as const) {
+      expect((await renderOriginals([LADYBIRD], { outDir, formats: [...formats], dryRun: true })).warnings).toEqual([]);
+    }
+  });
+
   it('a dry run plans every format and writes nothing', async () => {
     const out = path.join(await tempDir(), 'media');
     const planned = await renderOriginal(LADYBIRD, { outDir: out, formats: ['avif', 'keep'], dryRun: true });

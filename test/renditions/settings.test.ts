@@ -86,6 +86,16 @@ describe('one definition of the render settings', () => {
     expect(() => resolveSettings(flags(['--formats', 'webp,webp']))).toThrow(
       "Expected a comma-separated list of keep, jpeg, png, webp, avif, each at most once for the formats but got 'webp,webp'",
     );
+    // jpg is jpeg, as file extensions spell it, in either flag and in the library; case does not matter.
+    expect(resolveSettings(flags(['--format', 'jpg'])).formats).toEqual(['jpeg']);
+    expect(resolveSettings(flags(['--formats', 'keep,JPG,WebP'])).formats).toEqual(['keep', 'jpeg', 'webp']);
+    expect(resolveSettings({ formats: ['jpg' as 'jpeg'] }).formats).toEqual(['jpeg']);
+    expect(() => resolveSettings(flags(['--formats', 'jpg,jpeg']))).toThrow('each at most once');
+    // A number for --quality: the message points at the formats' own flags.
+    expect(() => flags(['--quality', '75'])).toThrow(
+      "for --quality but got '75' (a fixed quality is each format's own flag: --jpeg-quality, --webp-quality, " +
+        '--avif-quality).',
+    );
   });
 
   it('the library checks each setting and names the bad one', () => {

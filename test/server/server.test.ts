@@ -109,6 +109,17 @@ describe('the page endpoint', () => {
   });
 });
 
+describe('a content folder without pages', () => {
+  it('is served, with a warning that says so (every page answers 404)', async () => {
+    const dir = await tempDir();
+    const content = await loadContent(dir);
+    expect(content.warnings).toEqual([
+      `${dir}: no pages (pages/<id>.json), so every /api/v2/pages/<id>/ answers 404; is this the content folder?`,
+    ]);
+    expect((await loadContent(CONTENT)).warnings.filter((warning) => warning.includes('no pages'))).toEqual([]);
+  });
+});
+
 describe('media', () => {
   const file = '/media/ladybird.max-300x300.jpg';
 
