@@ -10,6 +10,7 @@ import type { Measured } from '../quality/auto.js';
 import type { RenditionFile } from '../renditions/image-object.js';
 import type { RenderResult, RenderStatus } from '../renditions/render.js';
 import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
+import { count, formatBytes } from '../units.js';
 
 /** Widest thumbnail box, for a panorama: eight times the height. */
 const MAX_THUMB_WIDTH = THUMB_HEIGHT * 8;
@@ -22,22 +23,6 @@ const STATUS: Record<RenderStatus, string> = {
 
 /** How the sheet names a status (an unknown one, from a report read back, as itself). */
 export const statusLabel = (status: string): string => STATUS[status as RenderStatus] ?? status;
-
-/** A whole number as text, or `?` for anything else (a report read back from JSON may hold anything). */
-export const count = (value: unknown): string => (Number.isFinite(value) ? String(Math.round(Number(value))) : '?');
-
-/** Bytes for people: `812 B`, `22.5 kB`, `1.1 MB` (SI units, as file managers show them). */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${count(bytes)} B`;
-  const units = ['kB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
 
 /** Bytes as an element: readable text, the exact number in `data-bytes` and as a tooltip. */
 export function bytesCell(bytes: number | null | undefined): string {

@@ -23,7 +23,8 @@ import type { RenderReport } from '../renditions/render.js';
 import { RENDITION_KEYS } from '../renditions/rules.js';
 import { openStore } from '../storage/location.js';
 import { isKey, type MediaStore } from '../storage/store.js';
-import { bytesCell, type CardTally, card, count, formatBytes, listedRow } from './cards.js';
+import { count, formatBytes } from '../units.js';
+import { bytesCell, type CardTally, card, listedRow } from './cards.js';
 
 export interface ContactSheetOptions {
   /**

@@ -21,8 +21,13 @@ export interface MarkupPlaceholder {
 export interface MarkupImage {
   /** The Image object: the primary format's renditions, its alt text. */
   image: ImageObject;
-  /** The same renditions in other formats: offered AVIF first, then WebP (a browser takes the first it shows). */
-  alternates?: ReadonlyArray<{ type: string; srcset: string }>;
+  /**
+   * The same renditions in other formats: offered AVIF first, then WebP (a browser takes the first it
+   * shows); one whose `bytes` are more than the primary's is left out.
+   */
+  alternates?: ReadonlyArray<{ type: string; srcset: string; bytes?: number | null }>;
+  /** The bytes of the primary's files, when known: an alternate that weighs more is not offered. */
+  bytes?: number | null;
   placeholder?: MarkupPlaceholder;
 }
 
@@ -153,7 +158,11 @@ function distinctWidths(srcset: string): string {
  */
 export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): string {
   const { sizes, loading } = resolvePictureOptions(options);
-  const { image, alternates = [], placeholder } = item;
+  const { image, placeholder, bytes } = item;
+  // An alternate heavier than the primary: a browser would take it, and download more for the same picture.
+  const alternates = (item.alternates ?? []).filter(
+    (each) => !(typeof bytes === 'number' && (each.bytes ?? 0) > bytes),
+  );
   const fallback = image.sizes[FALLBACK];
   const img = tag('img', [
     ['src', fallback.url],

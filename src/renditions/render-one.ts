@@ -11,6 +11,7 @@ import { isScorable, SCORABLE_SIZE } from '../quality/ssimulacra2.js';
 import { MEDIA_TYPES, objectCacheControl } from '../storage/media-headers.js';
 import { isS3Url } from '../storage/s3-url.js';
 import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
+import { formatBytes } from '../units.js';
 import type { Claims } from './claims.js';
 import type { Original } from './discover.js';
 import {
@@ -318,11 +319,12 @@ export async function renderOne(
         todo.includes(output) ? undefined : refresh(output, previous[index]!, placeholder, recordedSoFar[index]),
       ),
     );
-    return result(
-      'rendered',
-      outputs.map((output, index) => (todo.includes(output) ? written[todo.indexOf(output)] : recordedSoFar[index])),
-      placeholder,
+    const renditions = outputs.map((output, index) =>
+      todo.includes(output) ? written[todo.indexOf(output)] : recordedSoFar[index],
     );
+    const larger = largerAlternates(outputs, renditions);
+    if (larger) context.warnings.push(`${original.source}: ${larger}`);
+    return result('rendered', renditions, placeholder);
   } finally {
     await bytes?.release();
     // Once the records are written (or the original failed): another run's claim now sees the record.
@@ -568,6 +570,28 @@ function underTarget(settings: RenderSettings, format: OutputFormat, written: Re
     hint = ' (4:2:0 chroma halves colour resolution; --jpeg-chroma 4:4:4 keeps it)';
   }
   return `SSIMULACRA2 ${target} not reached by ${format}${hint}: ${scores}; kept at the highest quality tried`;
+}
+
+/** The bytes of an output's files, each file once (lg and xl of a small original are one file). */
+const totalBytes = (renditions: Renditions) =>
+  [...new Map(Object.values(renditions).map((file) => [file.path, file.bytes])).values()].reduce((a, b) => a + b, 0);
+
+/**
+ * The alternates whose files weigh more than the primary's (a WebP of a flat PNG, a JPEG of line art),
+ * in words, if any: offering them would make a browser download more for the same picture, so
+ * markup (`pictureHtml`) leaves them out.
+ */
+function largerAlternates(outputs: Output[], renditions: Array<Renditions | undefined>): string | null {
+  const [primary, ...alternates] = renditions.map((each) => (each ? totalBytes(each) : undefined));
+  if (primary === undefined) return null;
+  const larger = alternates.flatMap((bytes, index) =>
+    bytes !== undefined && bytes > primary ? [`${outputs[index + 1]!.format} (${formatBytes(bytes)})`] : [],
+  );
+  if (larger.length === 0) return null;
+  return (
+    `its ${larger.join(', ')} alternate renditions are larger than its ${outputs[0]!.format} ones ` +
+    `(${formatBytes(primary)}): markup leaves them out, as a browser would download more for the same picture`
+  );
 }
 
 /**

@@ -153,6 +153,22 @@ describe('pictureHtml', () => {
     expect(types(pictureHtml({ ...LADYBIRD, alternates: [webp!, avif!] }))).toEqual(['image/avif', 'image/webp']);
   });
 
+  it('leaves out an alternate whose files weigh more than the primary; keeps one of unknown weight', () => {
+    const [avif, webp] = LADYBIRD.alternates!;
+    const types = (html: string) => tags(html).flatMap((t) => (t.name === 'source' ? [t.attributes.type] : []));
+    const item = {
+      ...LADYBIRD,
+      bytes: 1000,
+      alternates: [
+        { ...avif!, bytes: 600 },
+        { ...webp!, bytes: 1001 },
+      ],
+    };
+    expect(types(pictureHtml(item))).toEqual(['image/avif']);
+    expect(types(pictureHtml({ ...item, bytes: null }))).toEqual(['image/avif', 'image/webp']);
+    expect(pictureHtml({ ...item, alternates: [{ ...webp!, bytes: 2000 }] })).toMatch(/^<img /);
+  });
+
   it('paints no placeholder under a transparent image: it would stay visible through it', () => {
     const preview = 'data:image/webp;base64,UklGRkIAAABXRUJQVlA4IDYAAAA=';
     const placeholder = { color: '#ffffff', preview, transparent: true };

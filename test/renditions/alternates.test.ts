@@ -7,6 +7,7 @@ import { copyFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { pictureHtml } from '../../src/markup/picture.js';
 import { type RenderResult, renderOriginal, renderOriginals } from '../../src/renditions/render.js';
 import { parseSrcset, RENDITION_KEYS } from '../../src/renditions/rules.js';
 import { animatedGif, photo, writeImage } from '../fixtures/images.js';
@@ -124,6 +125,37 @@ describe('alternates: one decode, every format', () => {
     for (const formats of [['webp'], ['keep', 'avif', 'webp'], ['webp', 'jpeg']] as const) {
       expect((await renderOriginals([LADYBIRD], { outDir, formats: [...formats], dryRun: true })).warnings).toEqual([]);
     }
+  });
+
+  it('an alternate heavier than the primary is a warning, and markup leaves it out', async () => {
+    const dir = await tempDir();
+    // Line art on a palette: PNG's own ground, where lossy WebP weighs more.
+    const bars = Array.from({ length: 60 }, (_, i) => {
+      const fill = i % 2 ? '#000' : '#f00';
+      return `<rect x="${i * 25}" y="${i * 18}" width="12" height="1200" fill="${fill}"/>`;
+    });
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1600" height="1200">${bars.join('')}</svg>`;
+    const source = await writeImage(
+      dir,
+      'lines.png',
+      sharp(Buffer.from(svg)).flatten({ background: '#fff' }).png({ palette: true }),
+    );
+    const report = await renderOriginals([source], {
+      outDir: path.join(dir, 'media'),
+      formats: ['keep', 'webp', 'avif'],
+    });
+    const [result] = report.results;
+    const [webp, avif] = result!.alternates;
+    expect(webp!.bytes!).toBeGreaterThan(result!.bytes!);
+    expect(avif!.bytes!).toBeLessThan(result!.bytes!);
+    expect(report.warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(`^${source}: its webp \\(\\d+\\.\\d kB\\) alternate renditions are larger than its png ones \\(`),
+      ),
+    ]);
+    const html = pictureHtml(result!);
+    expect(html).toContain('<source type="image/avif"');
+    expect(html).not.toContain('<source type="image/webp"');
   });
 
   it('a dry run plans every format and writes nothing', async () => {
