@@ -6,13 +6,14 @@
  * every score against it runs there.
  *
  * Without its compiled worker (the library run from its TypeScript sources, as the tests do) the
- * pool scores in the calling thread: the same functions and scores, on one core.
+ * pool scores in the calling thread: the same functions and scores, on one core. So it does where
+ * worker threads cannot start (below), saying why once, as a process warning.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, oneLine } from '../errors.js';
 import type { RawPixels } from './linear.js';
 import { type PreparedSsimulacra2, prepareSsimulacra2 } from './ssimulacra2.js';
 
@@ -60,6 +61,49 @@ export function answerer(): (request: ScoreRequest) => ScoreReply | undefined {
 const MAX_THREADS = 4;
 const WORKER = new URL('./score-worker.js', import.meta.url);
 
+/**
+ * The code range of a thread's V8 heap, in MB: address space reserved whole when the thread starts,
+ * for the machine code V8 compiles. Without a limit V8 reserves its maximum, 512 MB a thread on
+ * Node 20 x64, and a reservation that fails is not an error but a fatal OOM of the whole process
+ * ("Failed to reserve virtual memory for CodeRange", under `ulimit -v`). A scoring thread compiles
+ * under 1 MB of code (the metric's loops and the modules they import: `code_space` after scoring
+ * 4 MP references in TypeScript and in WebAssembly, whose compiled code lies outside the range):
+ * 16 MB is ample room and leaves the address space to the pixels.
+ */
+const CODE_RANGE_MB = 16;
+const MB = 2 ** 20;
+/**
+ * Under `ulimit -v`, a worker starts only with the address space for it and for the rest of the
+ * render left: WORKER_ADDRESS_SPACE a thread (its code range, its 4 MB stack, a malloc arena of
+ * 64 MB and its heap's first pages: about 100 MB measured at start), and RENDER_ADDRESS_SPACE kept
+ * for the work itself (the original decoded, the renditions encoded, the references scored), which
+ * the calling thread needs as much. Otherwise the references are scored in the calling thread.
+ */
+const WORKER_ADDRESS_SPACE = 128 * MB;
+const RENDER_ADDRESS_SPACE = 384 * MB;
+
+/** The process's address space left under `ulimit -v` (RLIMIT_AS), in bytes; undefined without a limit or /proc. */
+function addressSpaceLeft(): number | undefined {
+  try {
+    const limit = /^Max address space\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    const size = /^VmSize:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return limit && size ? Number(limit[1]) - Number(size[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether V8 runs without its JIT (`node --jitless`, on the command line or in NODE_OPTIONS), which
+ * also takes WebAssembly away: the metric then runs in interpreted TypeScript, in any thread.
+ */
+const jitless = (): boolean =>
+  !('WebAssembly' in globalThis) &&
+  [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--jitless');
+
+/** An error of a thread that stopped before it ran: its requests are asked again in another thread. */
+class NotStartedError extends Error {}
+
 interface Pending {
   resolve(score: number): void;
   reject(error: Error): void;
@@ -72,6 +116,10 @@ interface Thread {
   /** References prepared here and not released, each counted once per search on it: how busy the thread will be. */
   references: number;
   pending: Map<number, Pending>;
+  /** Whether the worker has started running JavaScript (its 'online' event). */
+  online?: boolean;
+  /** Whether `close()` stopped it: on purpose, not unable to start, even before it ran. */
+  closed?: boolean;
   /** Why the thread stopped, once it has. */
   stopped?: Error;
 }
@@ -84,8 +132,12 @@ export interface ScorePoolOptions {
 }
 
 export class ScorePool {
-  readonly #size: number;
-  readonly #worker: URL | undefined;
+  #size: number;
+  /** What the pool had to do otherwise than asked (see `takeNotices`), each said once. */
+  readonly #notices: string[] = [];
+  #jitlessSaid = false;
+  /** The compiled worker, until worker threads prove unable to start here. */
+  #worker: URL | undefined;
   readonly #threads: Thread[] = [];
   #calls = 0;
   #references = 0;
@@ -115,6 +167,8 @@ export class ScorePool {
       await this.#ask(thread, (call) => ({ kind: 'prepare', call, reference: id, pixels: reference }));
     } catch (error) {
       release();
+      // A worker that could not start has turned the pool to the calling thread (#startWorker): there, then.
+      if (error instanceof NotStartedError) return this.prepare(reference, searches);
       throw error;
     }
     return {
@@ -127,34 +181,101 @@ export class ScorePool {
    * Starts the threads not started yet, so that they load while the caller decodes what it will
    * score; idle, they do not keep the process alive.
    */
+  /** What the pool had to do otherwise than asked since last asked, each said once: for a batch's warnings. */
+  takeNotices(): string[] {
+    return this.#notices.splice(0);
+  }
+
   warm(): void {
-    while (this.#threads.length < this.#size) this.#start();
+    while (this.#threads.length < this.#size && this.#start());
   }
 
   /** Stops every worker thread; scores still under way are rejected. */
   async close(): Promise<void> {
     const threads = this.#threads.splice(0);
+    for (const thread of threads) thread.closed = true;
     await Promise.all(threads.map((thread) => thread.worker?.terminate()));
   }
 
   #leastBusy(): Thread {
     const idle = this.#threads.find((thread) => thread.references === 0);
     if (idle) return idle;
-    if (this.#threads.length < this.#size) return this.#start();
+    if (this.#threads.length < this.#size) {
+      const started = this.#start();
+      if (started) return started;
+    }
     return this.#threads.reduce((a, b) => (b.references < a.references ? b : a));
   }
 
-  #start(): Thread {
-    const thread: Thread = { worker: undefined, answer: undefined, references: 0, pending: new Map() };
-    this.#threads.push(thread);
-    if (!this.#worker) {
-      thread.answer = answerer();
-      return thread;
+  /** A new thread; undefined when a worker cannot start now but other threads can do its work. */
+  #start(): Thread | undefined {
+    if (!this.#jitlessSaid && jitless()) {
+      this.#jitlessSaid = true;
+      this.#notices.push(
+        'node --jitless turns off the JIT and WebAssembly: SSIMULACRA2 scores in interpreted TypeScript, tens of times slower',
+      );
     }
-    // The process's Node options, but `--input-type`, which a worker loaded from a file refuses.
-    const execArgv = process.execArgv.filter((option) => !option.startsWith('--input-type'));
-    const worker = new Worker(this.#worker, { execArgv });
+    const thread: Thread = { worker: undefined, answer: undefined, references: 0, pending: new Map() };
+    if (this.#worker) {
+      let worker: Worker | undefined;
+      let why = this.#refusal();
+      if (why === undefined) {
+        try {
+          worker = this.#startWorker(thread, this.#worker);
+        } catch (error) {
+          why = `worker threads cannot start (${oneLine(error)})`;
+        }
+      }
+      if (worker) return thread;
+      if (this.#threads.length > 0) {
+        this.#size = this.#threads.length;
+        return undefined;
+      }
+      this.#toCallingThread(why!);
+    }
+    thread.answer = answerer();
+    this.#threads.push(thread);
+    return thread;
+  }
+
+  /** Why a worker must not start now: too little address space under `ulimit -v`, where a failed start is fatal. */
+  #refusal(): string | undefined {
+    const left = addressSpaceLeft();
+    if (left === undefined) return undefined;
+    // A thread still starting may not have reserved its address space yet: count it as taken.
+    const starting = this.#threads.filter((thread) => thread.worker && !thread.online).length;
+    if (left >= RENDER_ADDRESS_SPACE + (starting + 1) * WORKER_ADDRESS_SPACE) return undefined;
+    return (
+      `the address-space limit (ulimit -v) leaves ${Math.max(0, Math.floor(left / MB))} MB, too little for a ` +
+      `worker thread (${WORKER_ADDRESS_SPACE / MB} MB) and the render (${RENDER_ADDRESS_SPACE / MB} MB)`
+    );
+  }
+
+  /** From now on, every reference is scored in the calling thread; `why` is said once. */
+  #toCallingThread(why: string): void {
+    if (!this.#worker) return;
+    this.#worker = undefined;
+    this.#notices.push(`SSIMULACRA2 scores in the calling thread, on one core: ${why}`);
+  }
+
+  /**
+   * Starts a worker for `thread` and adds it to the pool; throws what `new Worker` throws.
+   *
+   * None of the process's Node options go to the worker. Node refuses V8 options (`--jitless`,
+   * `--max-old-space-size`) and per-process ones (`--title`) in a worker's `execArgv`
+   * (ERR_WORKER_INVALID_EXEC_ARGV), and a worker started from a file fails on `--input-type`,
+   * which it inherits by default (ERR_INPUT_TYPE_NOT_ALLOWED). V8 flags are the process's and
+   * apply in the worker anyway; the worker runs this package's own compiled modules, which need
+   * no per-thread option (`--conditions`, `--import`, `--enable-source-maps`...): it does not load
+   * a user's preloads again in each thread. NODE_OPTIONS still reaches it, read as Node reads it.
+   */
+  #startWorker(thread: Thread, file: URL): Worker {
+    const worker = new Worker(file, { execArgv: [], resourceLimits: { codeRangeSizeMb: CODE_RANGE_MB } });
     thread.worker = worker;
+    this.#threads.push(thread);
+    worker.on('online', () => {
+      thread.online = true;
+    });
     worker.on('message', (reply: ScoreReply) => {
       const waiting = thread.pending.get(reply.call);
       thread.pending.delete(reply.call);
@@ -162,19 +283,24 @@ export class ScorePool {
       if ('error' in reply) waiting?.reject(rebuild(reply.error));
       else waiting?.resolve(reply.score);
     });
-    const stop = (error: Error) => {
-      thread.stopped ??= error;
+    const stop = (reason: string, stopped: string) => {
+      if (!thread.stopped && !thread.online && !thread.closed) {
+        // It never ran: the next references go to the calling thread, and these are asked again there.
+        this.#toCallingThread(`a worker thread could not start (${reason})`);
+        thread.stopped = new NotStartedError(`the SSIMULACRA2 thread could not start (${reason})`);
+      }
+      thread.stopped ??= new Error(`the SSIMULACRA2 thread ${stopped}`);
       const at = this.#threads.indexOf(thread);
       if (at >= 0) this.#threads.splice(at, 1);
       for (const waiting of thread.pending.values()) waiting.reject(thread.stopped);
       thread.pending.clear();
     };
-    worker.on('error', (error) => stop(new Error(`the SSIMULACRA2 thread failed: ${error.message}`)));
-    worker.on('exit', (code) => stop(new Error(`the SSIMULACRA2 thread stopped (exit code ${code})`)));
+    worker.on('error', (error) => stop(oneLine(error), `failed: ${oneLine(error)}`));
+    worker.on('exit', (code) => stop(`exit code ${code}`, `stopped (exit code ${code})`));
     // Idle threads do not keep the process alive; one with a score under way does (see #ask). After the
     // listeners: adding a 'message' listener refs the worker again.
     worker.unref();
-    return thread;
+    return worker;
   }
 
   #ask(thread: Thread, request: (call: number) => ScoreRequest): Promise<number> {
@@ -214,6 +340,9 @@ function rebuild({ name, message }: { name: string; message: string }): Error {
 }
 
 let shared: ScorePool | undefined;
+
+/** What the shared pool has had to say since last asked (threads it could not start), for a batch's warnings. */
+export const scoreNotices = (): string[] => shared?.takeNotices() ?? [];
 /** The process's pool, made on first use; its idle threads never keep the process alive. */
 export const scorePool = (): ScorePool => {
   shared ??= new ScorePool();

@@ -9,6 +9,7 @@ import { oneLine, SourceError } from '../errors.js';
 import { sweepStaleTempsIn } from '../fs/atomic.js';
 import { isInside } from '../fs/paths.js';
 import { walkFolders } from '../fs/walk.js';
+import { scoreNotices } from '../quality/score-pool.js';
 import { LocalStore } from '../storage/local.js';
 import { openStore } from '../storage/location.js';
 import { sweepSpools } from '../storage/spool.js';
@@ -20,7 +21,7 @@ import { type RenderOptions, type RenderProgress, resolveConcurrency } from './o
 import type { SourceInfo } from './pipeline.js';
 import { type Plan, planOriginal, splitCollisions } from './plan.js';
 import { type Context, count, type RenderCounts, type RenderResult, renderOne, zeroCounts } from './render-one.js';
-import { type RenderSettings, resolveSettings } from './settings.js';
+import { qualityTarget, type RenderSettings, resolveSettings } from './settings.js';
 import { type Stamped, stampOf } from './source-bytes.js';
 
 /**
@@ -233,6 +234,8 @@ async function renderInto(
     }
   }
   if (manifest.warning && manifest.warning !== opened) warnings.push(manifest.warning);
+  // The metric's threads, when they could not start (node --jitless, an address-space limit).
+  if (qualityTarget(settings.quality.mode) !== null) warnings.push(...scoreNotices());
   const bySource = (a: { source: string }, b: { source: string }) => a.source.localeCompare(b.source);
   return {
     results: tally.results.sort(bySource),
