@@ -1,10 +1,11 @@
 /** `inspect`: load one page (an id, a page endpoint URL, a file or standard input) and report on it. */
 
+import type { FileSource } from '../check/probe.js';
 import { fillBaseUrl } from '../check/targets.js';
-import { type FetchPageOptions, fetchPage, type LoadPageOptions, loadPage } from '../client/pages.js';
+import { type FetchPageOptions, fetchPage, type LoadedPage, type LoadPageOptions, loadPage } from '../client/pages.js';
 import { ContentApiError, escapeText, InvalidArgumentError } from '../errors.js';
 import { jsonKind } from '../json.js';
-import { validatePage } from '../page/validate.js';
+import { type Problem, validatePage } from '../page/validate.js';
 import { buildInspectReport, type InspectReport } from './report.js';
 
 /** The keys every page has (spec 2.1), which the report's first line shows. */
@@ -38,6 +39,19 @@ function assertPage(source: string, json: unknown): void {
 
 export interface InspectOptions extends FetchPageOptions {
   baseUrl: string;
+  /**
+   * Where the media files the page names are (`check --verify-files`): each is read and held to the
+   * file rules (there, the right size and format, decodable, the picture recorded), as `check` does.
+   */
+  files?: FileSource | undefined;
+}
+
+/** The page's file findings (`file-*` rules) against `files`, as `check --verify-files` finds them. */
+async function fileProblems(page: LoadedPage, files: FileSource | undefined): Promise<Problem[]> {
+  if (!files) return [];
+  const { CheckRun } = await import('../check/check.js');
+  const checked = await new CheckRun({ files }).check(page);
+  return checked.problems.filter((problem) => problem.rule.startsWith('file-')) as Problem[];
 }
 
 /**
@@ -48,11 +62,14 @@ export async function inspectPage(id: number | string, options: InspectOptions):
   const response = await fetchPage(options.baseUrl, id, options);
   assertPage(response.url, response.json);
   const { problems } = validatePage(response.json, { formatApi: options.formatApi, baseUrl: options.baseUrl });
-  return buildInspectReport(response.url, response.json, problems);
+  const page = { source: response.url, text: '', json: response.json, baseUrl: options.baseUrl };
+  return buildInspectReport(response.url, response.json, [...problems, ...(await fileProblems(page, options.files))]);
 }
 
 export interface InspectTargetOptions extends FetchPageOptions, Pick<LoadPageOptions, 'stdin'> {
   baseUrl?: string | undefined;
+  /** See `InspectOptions.files`. */
+  files?: FileSource | undefined;
 }
 
 /**
@@ -74,5 +91,5 @@ export async function inspectTarget(target: string, options: InspectTargetOption
     formatApi: options.formatApi,
     ...(page.baseUrl && { baseUrl: page.baseUrl }),
   });
-  return buildInspectReport(page.source, page.json, problems);
+  return buildInspectReport(page.source, page.json, [...problems, ...(await fileProblems(page, options.files))]);
 }

@@ -2,7 +2,7 @@
  * `content-api inspect` against a real server on loopback that serves fixture pages and
  * misbehaves on purpose.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, cp, readFile, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.js';
@@ -82,6 +82,29 @@ describe('inspect a valid page', () => {
     } finally {
       delete process.env.CONTENT_API_BASE_URL;
     }
+  });
+});
+
+describe('inspect --verify-files', () => {
+  it('reads the files the page names: a truncated or swapped file is a finding, exit 1', async () => {
+    const dir = await tempDir();
+    await cp(path.resolve('samples/content'), path.join(dir, 'content'), { recursive: true });
+    const page = path.join(dir, 'content', 'pages', '101.json');
+    const media = path.join(dir, 'content', 'media');
+    const run = () => runCli(['inspect', page, '--base-url', 'http://127.0.0.1:8000', '--verify-files', media]);
+    const intact = await run();
+    expect([intact.code, intact.stdout]).toEqual([0, expect.stringContaining('No problems found')]);
+    // Cut short by an interrupted upload; another picture under a rendition's name.
+    const cut = path.join(media, 'ladybird.max-1200x1200.jpg');
+    await truncate(cut, 2000);
+    await copyFile(path.join(media, 'ladybird.max-300x300.jpg'), path.join(media, 'dandelion.max-300x300.jpg'));
+    const spoiled = await run();
+    expect(spoiled.code).toBe(1);
+    expect(spoiled.stdout).toMatch(new RegExp(`\\[file-unreadable\\] ${cut.replaceAll('.', '\\.')} does not decode`));
+    expect(spoiled.stdout).toMatch(/\[file-picture\] \S*dandelion\.max-300x300\.jpg shows another picture than /);
+    // Without the flag, no file is read: the page alone is valid.
+    const pageOnly = await runCli(['inspect', page, '--base-url', 'http://127.0.0.1:8000']);
+    expect(pageOnly.code).toBe(0);
   });
 });
 

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { HTTP_DEFAULTS } from '../../../client/defaults.js';
 import { epilogue } from '../../help.js';
-import { addHttpOptions, baseUrlOption, type Flags, httpFrom } from '../../options.js';
+import { addHttpOptions, addS3Options, baseUrlOption, type Flags, httpFrom, s3From } from '../../options.js';
 
 const DESCRIPTION =
   'Load one page (a page id fetched from GET {base-url}/api/v2/pages/<id>/, a page endpoint URL, a JSON file, ' +
@@ -13,6 +13,7 @@ const DESCRIPTION =
 
 const EXAMPLES = [
   'content-api inspect 101 --base-url http://127.0.0.1:8000',
+  'content-api inspect samples/content/pages/101.json --verify-files samples/content/media',
   'content-api inspect samples/pages/presentation-every-block.json',
   "curl -s https://gallery.example.org/api/v2/pages/101/ | content-api inspect - --json | jq '.problems'",
   'CONTENT_API_BASE_URL=https://gallery.example.org content-api inspect 101 --format-api',
@@ -36,6 +37,16 @@ export function inspectCommand(program: Command): Command {
     .option(
       '--format-api',
       'request ?format=api (a page id) or say the page was requested so, and check the URL rule that goes with it',
+    )
+    .option(
+      '--verify-files <folder|url>',
+      "also read every media file the page names and hold it to check's file rules: a folder or " +
+        's3://bucket/prefix/ (URL paths below --media-prefix are looked up in it) or a base URL',
+    )
+    .option(
+      '--media-prefix <path>',
+      'URL path prefix of media files, looked up below a --verify-files folder',
+      '/media/',
     );
   addHttpOptions(command, {
     timeout: 'timeout for connecting, headers, and between body chunks',
@@ -43,7 +54,7 @@ export function inspectCommand(program: Command): Command {
     deadline: 'deadline for the whole exchange, connecting to last byte',
     maxBytes: { what: 'largest response body accepted', default: HTTP_DEFAULTS.maxBytes },
   });
-  return command
+  return addS3Options(command)
     .option('--json', 'print the report as one JSON document')
     .addHelpText('after', epilogue(EXAMPLES, EXIT_CODES))
     .action(async (target: string, flags: Flags) => {
@@ -53,6 +64,9 @@ export function inspectCommand(program: Command): Command {
         baseUrl: flags.baseUrl as string | undefined,
         formatApi: Boolean(flags.formatApi),
         json: Boolean(flags.json),
+        verifyFiles: flags.verifyFiles as string | undefined,
+        mediaPrefix: flags.mediaPrefix as string,
+        s3: s3From(flags),
       });
     });
 }

@@ -2,26 +2,36 @@
  * `content-api inspect <target>`: a readable report of one page (or `--json`), exit 1 when
  * problems were found.
  */
+import { closeFileSource, openFileSource } from '../../../check/probe.js';
 import { escapeText } from '../../../errors.js';
 import { type InspectTargetOptions, inspectTarget, NotAPageError } from '../../../inspect/inspect.js';
 import type { InspectReport } from '../../../inspect/report.js';
 import { shown } from '../../../page/text.js';
 import { RENDITION_KEYS } from '../../../renditions/rules.js';
+import type { S3Options } from '../../../storage/s3-url.js';
 import { printData, printMessage, stderrStyles, stylesFor } from '../../output.js';
 
-export interface InspectCommandOptions extends InspectTargetOptions {
+export interface InspectCommandOptions extends Omit<InspectTargetOptions, 'files'> {
   json: boolean;
+  /** `--verify-files`: a folder, `s3://bucket/prefix/` or a base URL. */
+  verifyFiles?: string | undefined;
+  mediaPrefix?: string | undefined;
+  s3?: S3Options | undefined;
 }
 
 export async function runInspect(target: string, options: InspectCommandOptions): Promise<number> {
   let report: InspectReport;
+  const { verifyFiles, mediaPrefix, s3, timeoutMs, deadlineMs } = options;
+  const files = verifyFiles ? await openFileSource(verifyFiles, { mediaPrefix, timeoutMs, deadlineMs, s3 }) : undefined;
   try {
-    report = await inspectTarget(target, options);
+    report = await inspectTarget(target, { ...options, files });
   } catch (error) {
     if (!(error instanceof NotAPageError)) throw error;
     // Read, but not a page: one line, and exit 1 as for any invalid page (not 2, could not run).
     printMessage(`${stderrStyles().red('error')}: ${error.message}`);
     return 1;
+  } finally {
+    if (files) await closeFileSource(files);
   }
   printData(options.json ? JSON.stringify(report, null, 2) : formatReport(report));
   return report.errors > 0 ? 1 : 0;
