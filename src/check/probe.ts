@@ -221,8 +221,9 @@ async function readFromStore(
       message: `${url} points outside ${store.location}`,
     };
   const local = store.localPath(key);
-  if (local !== null) return readLocalHead(store, local, bytes);
+  // Named as the folder was given (`media/x.jpg` for a relative --verify-files), read at its absolute path.
   const location = store.describe(key);
+  if (local !== null) return readLocalHead(store, local, location, bytes);
   let head: Buffer | null;
   try {
     head = await store.readHead(key, bytes);
@@ -246,10 +247,10 @@ const realRoots = new WeakMap<MediaStore, Promise<string | null>>();
  * the folder (a symlink out: never read), opened on the resolved path without following a
  * link swapped in since, and only when it is a regular file (a FIFO never blocks).
  */
-async function readLocalHead(store: MediaStore, location: string, bytes: number): Promise<ReadResult> {
+async function readLocalHead(store: MediaStore, local: string, location: string, bytes: number): Promise<ReadResult> {
   let real: string;
   try {
-    real = await realpath(location);
+    real = await realpath(local);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR')

@@ -4,7 +4,7 @@
  * is "could not run", while a single missing file stays a finding.
  */
 
-import { copyFile, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -192,6 +192,18 @@ describe('a --verify-files place that holds no files at all (#22)', () => {
     expect(result.code).toBe(1);
     expect(findings(result.stdout).every((f) => f.startsWith('file-missing '))).toBe(true);
     expect(findings(result.stdout).length).toBeGreaterThan(1);
+  });
+});
+
+describe('a --verify-files folder given relative', () => {
+  it('names its files as given, relative, not absolute', async () => {
+    const dir = await tempDir();
+    await cp(path.resolve('samples/content'), path.join(dir, 'content'), { recursive: true });
+    await truncate(path.join(dir, 'content', 'media', 'ladybird.max-1200x1200.jpg'), 2000);
+    const result = await runCli(['check', 'content/pages/101.json', '--verify-files', 'content/media'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('[file-unreadable] content/media/ladybird.max-1200x1200.jpg does not decode');
+    expect(result.stdout).not.toContain(dir);
   });
 });
 
