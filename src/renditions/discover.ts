@@ -208,8 +208,11 @@ async function singleObject(
   return null;
 }
 
-/** Notes and sidecars that live beside originals; any other file left out is named in a warning. */
-const NOT_PICTURES = new Set(['.md', '.txt', '.json', '.csv', '.html', '.xmp', '.yaml', '.yml']);
+/**
+ * Notes and sidecars that live beside originals, and files with no extension at all (`COPYRIGHT`,
+ * `README`: text, as a picture always has one); any other file left out is named in a warning.
+ */
+const NOT_PICTURES = new Set(['', '.md', '.txt', '.json', '.csv', '.html', '.xmp', '.yaml', '.yml']);
 const unsaid = (names: string[]) => names.filter((name) => !NOT_PICTURES.has(path.extname(name).toLowerCase()));
 
 /** A folder's files that are not rendered (an SVG, a PDF, a camera raw), named, so none is left out unsaid. */

@@ -36,7 +36,15 @@ describe('render in hostile surroundings', () => {
     async () => {
       const dir = await tempDir();
       await writeImage(dir, 'in/photo.jpg', photo(400, 300).jpeg());
-      for (const name of ['logo.svg', 'catalogue.pdf', 'IMG_0001.CR2', 'SOURCES.md', 'alt.json'])
+      for (const name of [
+        'logo.svg',
+        'catalogue.pdf',
+        'IMG_0001.CR2',
+        'SOURCES.md',
+        'alt.json',
+        'notes.txt',
+        'copyright',
+      ])
         await writeFile(path.join(dir, 'in', name), 'x');
       const result = await runCli(['render', path.join(dir, 'in'), '--out', path.join(dir, 'out')]);
       expect(result.code).toBe(0);
