@@ -7,7 +7,7 @@
  *
  * Without its compiled worker (the library run from its TypeScript sources, as the tests do) the
  * pool scores in the calling thread: the same functions and scores, on one core. So it does where
- * worker threads cannot start (below), saying why once, as a process warning.
+ * worker threads cannot start (below), saying why once (`takeNotices`, in the batch's warnings).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
