@@ -103,17 +103,18 @@ export async function* encodeRenditions(
     scorePool().warm();
   }
   try {
-    for (const format of alone) yield* sizeBySize(input, info, groups, withFormat(format));
+    const decode: Decode = { input, rgb16: await isRgb16(input) };
+    for (const format of alone) yield* sizeBySize(decode, info, groups, withFormat(format));
     const shared = formats.filter((format) => !alone.includes(format));
-    if (shared.length > 0) yield* cascade(input, groups, shared.map(withFormat));
+    if (shared.length > 0) yield* cascade(decode, groups, shared.map(withFormat));
   } catch (error) {
     throw sourceErrorFromSharp(source, error);
   }
 }
 
-/** Each size decoded from `input` on its own: for an animation's frames, or with `keepMetadata`. */
+/** Each size decoded from the original on its own: for an animation's frames, or with `keepMetadata`. */
 async function* sizeBySize(
-  input: Buffer | string,
+  decode: Decode,
   info: SourceInfo,
   groups: SizeGroup[],
   settings: EncodeSettings,
@@ -124,7 +125,7 @@ async function* sizeBySize(
   let searched: Searched | undefined;
   for (const group of groups) {
     const sized = (frames: boolean) =>
-      open(input, settings, frames)
+      open(decode, settings, frames)
         .resize(group.size.width, group.size.height, { fit: 'fill' })
         .flatten(settings.format === 'jpeg' ? { background: WHITE } : false);
     const pipeline = sized(animated);
@@ -153,7 +154,7 @@ const WHITE = '#ffffff';
  * alongside the rest of the chain, so a lone original keeps more than one core busy.
  */
 async function* cascade(
-  input: Buffer | string,
+  decode: Decode,
   groups: SizeGroup[],
   formats: EncodeSettings[],
 ): AsyncGenerator<EncodedRendition> {
@@ -163,7 +164,7 @@ async function* cascade(
   // JPEG has no alpha: flattened onto white before resizing when it is the only format (as
   // always), else each size is flattened for it alone and the others keep their alpha.
   const onlyJpeg = formats.every((format) => format.format === 'jpeg');
-  let pixels = await open(input, settings, false)
+  let pixels = await open(decode, settings, false)
     .resize(first.size.width, first.size.height, { fit: 'fill' })
     .flatten(onlyJpeg ? { background: WHITE } : false)
     .toColourspace('srgb')
@@ -430,14 +431,30 @@ function withQuality(settings: EncodeSettings, quality: number | undefined): Enc
 const rawOf = (image: Sharp): Promise<RawPixels> =>
   image.toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
 
-function open(input: Buffer | string, settings: EncodeSettings, animated: boolean): Sharp {
+/** An original to decode: a file libvips reads itself, or bytes, and whether its pixels are 16-bit RGB. */
+interface Decode {
+  input: Buffer | string;
+  rgb16: boolean;
+}
+
+/** Whether `input` decodes to 16-bit RGB (a 16-bit PNG or TIFF, a 10-bit AVIF), from its header. */
+async function isRgb16(input: Buffer | string): Promise<boolean> {
+  return (await sharp(input, { limitInputPixels: false }).metadata()).space === 'rgb16';
+}
+
+function open({ input, rgb16 }: Decode, settings: EncodeSettings, animated: boolean): Sharp {
   const options: SharpOptions = {
     limitInputPixels: settings.pixelLimit > 0 ? settings.pixelLimit : false,
     failOn: 'warning',
     autoOrient: true,
     animated,
   };
-  return sharp(input, options);
+  // sharp works on 16-bit RGB in Display P3 (sRGB for everything else): it converts an embedded
+  // profile to P3, and `withMetadata()`'s sRGB profile from P3, also for untagged pixels, which are
+  // sRGB; but `toColourspace('srgb')` only drops the low bytes. Untagged 16-bit RGB came out more
+  // saturated with `keepMetadata`, a tagged one less saturated without. As 8-bit sRGB from the start
+  // it goes the way 8-bit originals do, which stay as they were.
+  return rgb16 ? sharp(input, options).pipelineColourspace('srgb') : sharp(input, options);
 }
 
 function fromRaw(data: Uint8Array, info: RawPixels['info']): Sharp {
