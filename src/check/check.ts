@@ -14,7 +14,7 @@ import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
 import { type AlternateReference, alternatesOf } from './alternates.js';
 import type { Baseline, BaselineRecorder } from './baseline.js';
 import { type MediaReference, mediaReferences } from './media.js';
-import { PictureCheck } from './picture.js';
+import { PictureCheck, type PictureFinding } from './picture.js';
 import type { Policy } from './policy.js';
 import { type FileFormat, type FileSource, type ProbeResult, probe, urlPath } from './probe.js';
 import { RecordedRenditions } from './recorded.js';
@@ -26,6 +26,11 @@ export { FILE_RULES, type FileRule };
 /** A problem found by `check`: a page problem, or a rule of `check` itself broken. */
 export interface Finding extends Omit<Problem, 'rule'> {
   rule: Problem['rule'] | FileRule;
+  /**
+   * The file it is about when the JSON does not name it: an alternate of the rendition at `path`
+   * (another format, known from the manifest), its format and media URL.
+   */
+  alternate?: { format: string; url: string };
 }
 
 export interface CheckedImage {
@@ -220,7 +225,10 @@ export class CheckRun {
       const probed = await Promise.all(alternates.map((alternate) => this.#probe(alternate.url, files)));
       alternates.forEach((alternate, i) => {
         if (!probed[i]!.ok) failed.add(alternate.url);
-        problems.push(...fileFindings(alternate, probed[i]!, `${alternate.format} alternate `));
+        const about = { alternate: { format: alternate.format, url: alternate.url } };
+        problems.push(
+          ...fileFindings(alternate, probed[i]!, `${alternate.format} alternate `).map((f) => ({ ...f, ...about })),
+        );
       });
       problems.push(...(await Promise.all(images.map((image) => unreadableRecords(image, recorded)))).flat());
     }
@@ -229,12 +237,19 @@ export class CheckRun {
     if (this.#pictures) {
       const pictures = this.#pictures;
       const { picture, version } = this.#wholeRules;
-      const found = await Promise.all([
-        ...(picture ? [...images.map((image) => pictures.problems(image)), pictures.alternates(alternates)] : []),
+      const formats = new Map(alternates.map(({ url, format }) => [url, format]));
+      const ofAlternates = async () =>
+        (await pictures.alternates(alternates)).map((f) => ({
+          ...f,
+          alternate: { format: formats.get(f.url)!, url: f.url },
+        }));
+      const found: Array<PictureFinding & Pick<Finding, 'alternate'>>[] = await Promise.all([
+        ...(picture ? [...images.map((image) => pictures.problems(image)), ofAlternates()] : []),
         ...(version ? [pictures.versions(references)] : []),
       ]);
-      for (const { path, rule, url, message } of found.flat())
-        if (!failed.has(url)) problems.push({ severity: 'error', path, rule, message });
+      for (const { path, rule, url, message, alternate } of found.flat())
+        if (!failed.has(url))
+          problems.push({ severity: 'error', path, rule, message, ...(alternate && { alternate }) });
     }
     return problems;
   }

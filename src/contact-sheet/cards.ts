@@ -1,8 +1,8 @@
 /**
- * The markup of one original on the contact sheet: its card (thumbnails of the five
- * renditions, their sizes, bytes and measured quality per format, its placeholder), or its
- * line past the card limit. Everything that comes from outside is escaped; numbers are
- * written only as numbers, and only a `data:image/...;base64` preview becomes a `src`.
+ * The markup of one original on the contact sheet: its card (its pixel size, thumbnails of the
+ * five renditions, their sizes, the bytes of each file and the measured quality per format, its
+ * placeholder), or its line past the card limit. Everything that comes from outside is escaped;
+ * numbers are written only as numbers, and only a `data:image/...;base64` preview becomes a `src`.
  */
 import { escapeHtml as html } from '../html/escape.js';
 import { BUDGET_SPENT, type Embed, THUMB_HEIGHT } from '../html/thumbnails.js';
@@ -24,12 +24,22 @@ const STATUS: Record<RenderStatus, string> = {
 /** How the sheet names a status (an unknown one, from a report read back, as itself). */
 export const statusLabel = (status: string): string => STATUS[status as RenderStatus] ?? status;
 
-/** Bytes as an element: readable text, the exact number in `data-bytes` and as a tooltip. */
-export function bytesCell(bytes: number | null | undefined): string {
-  if (typeof bytes !== 'number' || !Number.isFinite(bytes)) return '<td class="bytes">not written</td>';
-  const exact = `${bytes.toLocaleString('en-US')} bytes`;
-  return `<td class="bytes" data-bytes="${count(bytes)}" title="${exact}">${formatBytes(bytes)}</td>`;
+/**
+ * Bytes as an element: readable text, the exact number in `data-bytes` and as a tooltip (with
+ * `note` after it); `key` names the rendition of a file's cell. Without a number, `missing` says why.
+ */
+export function bytesCell(
+  bytes: number | null | undefined,
+  { key, note = '', missing = 'not written' }: { key?: RenditionKey; note?: string; missing?: string } = {},
+): string {
+  const keyed = key ? ` data-key="${key}"` : '';
+  if (typeof bytes !== 'number' || !Number.isFinite(bytes)) return `<td class="bytes"${keyed}>${html(missing)}</td>`;
+  const exact = `${bytes.toLocaleString('en-US')} bytes${note}`;
+  return `<td class="bytes"${keyed} data-bytes="${count(bytes)}" title="${html(exact)}">${formatBytes(bytes)}</td>`;
 }
+
+/** The bytes of each rendition file the sheet shows, by its path in the output; or why there are none. */
+export type FileBytes = ReadonlyMap<string, number | { reason: string }>;
 
 /** A thumbnail box of the rendition's proportions: `THUMB_HEIGHT` high, or narrower than `MAX_THUMB_WIDTH`. */
 function box({ width, height }: { width: number; height: number }): { width: number; height: number } {
@@ -43,22 +53,23 @@ export interface CardTally {
   spent: number;
 }
 
-export function card(result: RenderResult, embed: Embed, tally: CardTally): string {
+export function card(result: RenderResult, embed: Embed, tally: CardTally, sizes: FileBytes): string {
   const planned = result.status === 'planned';
   const figures = RENDITION_KEYS.map((key) => figure(key, result.files?.[key], planned, embed, tally)).join('');
   const removed = result.removed?.length
     ? ` · ${planned ? 'would remove' : 'removed'} ${count(result.removed.length)} earlier file(s)`
     : '';
+  const [width, height] = [count(result.original?.width), count(result.original?.height)];
   const facts = [
     html(statusLabel(result.status)),
-    `original ${count(result.original?.width)}x${count(result.original?.height)}`,
+    `<span class="original" data-width="${width}" data-height="${height}">original ${width}x${height} px</span>`,
     html(result.format),
   ];
   return `<section class="card" data-source="${html(result.source)}" data-status="${html(result.status)}">
 <h2>${html(result.source)}</h2>
 <p class="facts">${facts.join(' · ')}${removed}</p>
 <div class="renditions">${figures}${placeholder(result)}</div>
-${formatTable(result)}
+${formatTable(result, sizes)}
 </section>`;
 }
 
@@ -100,23 +111,43 @@ function placeholder({ placeholder }: RenderResult): string {
   return `<figure class="placeholder-of" data-color="${colour ?? ''}">${preview}${swatch}${caption}</figure>`;
 }
 
-/** One row per format, the primary first: its bytes and, with `--quality auto`, each rendition's quality and score. */
-function formatTable(result: RenderResult): string {
+/**
+ * One row per format, the primary first: the bytes of its files, then a column per rendition with
+ * the bytes of its file (once written) and, with `--quality auto`, its encoder quality and score.
+ */
+function formatTable(result: RenderResult, sizes: FileBytes): string {
   const formats = [
-    { format: result.format, bytes: result.bytes, measured: result.measured, primary: true },
+    { format: result.format, files: result.files, bytes: result.bytes, measured: result.measured, primary: true },
     ...(result.alternates ?? []).map((alternate) => ({ ...alternate, primary: false })),
   ];
+  const written = result.status !== 'planned';
   const scored = formats.some((format) => format.measured);
-  const keys = scored ? RENDITION_KEYS.map((key) => `<th>${key}</th>`).join('') : '';
+  const span = written && scored ? ' colspan="2"' : '';
+  const keys = written || scored ? RENDITION_KEYS.map((key) => `<th${span}>${key}</th>`).join('') : '';
   const head = `<tr><th>format</th><th>bytes</th>${keys}</tr>`;
-  const rows = formats.map(({ format, bytes, measured, primary }) => {
-    const cells = scored ? RENDITION_KEYS.map((key) => measuredCell(measured?.[key])).join('') : '';
+  const rows = formats.map(({ format, files, bytes, measured, primary }) => {
+    const cells = RENDITION_KEYS.map(
+      (key) => (written ? fileBytesCell(key, files, sizes) : '') + (scored ? measuredCell(measured?.[key]) : ''),
+    ).join('');
     return (
       `<tr data-format="${html(format)}"${primary ? ' class="primary"' : ''}>` +
       `<td>${html(format)}${primary ? ' (primary)' : ''}</td>${bytesCell(bytes)}${cells}</tr>`
     );
   });
   return `<table class="formats">${head}${rows.join('')}</table>`;
+}
+
+/** The bytes of one rendition's file, as the output holds it (a file two keys share is said to be one). */
+function fileBytesCell(
+  key: RenditionKey,
+  files: Partial<Record<RenditionKey, RenditionFile>> | undefined,
+  sizes: FileBytes,
+) {
+  const path = files?.[key]?.path;
+  const size = path === undefined ? undefined : sizes.get(path);
+  if (typeof size !== 'number') return bytesCell(null, { key, missing: size?.reason ?? 'not read' });
+  const first = RENDITION_KEYS.find((other) => files?.[other]?.path === path);
+  return bytesCell(size, { key, note: first && first !== key ? `, the same file as ${first}` : '' });
 }
 
 function measuredCell(measured: Measured | undefined): string {

@@ -9,6 +9,7 @@
  * each, and a number of lines past which only a count is given.
  */
 import { realpath, stat } from 'node:fs/promises';
+import pLimit from 'p-limit';
 import { isInside } from '../fs/paths.js';
 import { BASE_STYLE, htmlDocument } from '../html/document.js';
 import { escapeHtml as html } from '../html/escape.js';
@@ -24,7 +25,7 @@ import { RENDITION_KEYS } from '../renditions/rules.js';
 import { openStore } from '../storage/location.js';
 import { isKey, type MediaStore } from '../storage/store.js';
 import { count, formatBytes } from '../units.js';
-import { bytesCell, type CardTally, card, listedRow } from './cards.js';
+import { bytesCell, type CardTally, card, type FileBytes, listedRow } from './cards.js';
 
 export interface ContactSheetOptions {
   /**
@@ -77,10 +78,18 @@ async function sheet(report: RenderReport, store: MediaStore, options: ContactSh
   const carded = report.results.slice(0, maxCards);
   const written = carded.filter((result) => result.status !== 'planned' && result.files);
   const keys = written.flatMap((result) => RENDITION_KEYS.flatMap((key) => result.files[key]?.path ?? []));
-  const thumbnails = await makeThumbnails(keys, (key) => readRendition(store, key), budget);
+  const everyFormat = written.flatMap((result) =>
+    [result, ...(result.alternates ?? [])].flatMap(({ files }) =>
+      RENDITION_KEYS.flatMap((key) => files?.[key]?.path ?? []),
+    ),
+  );
+  const [thumbnails, sizes] = await Promise.all([
+    makeThumbnails(keys, (key) => readRendition(store, key), budget),
+    fileBytes(store, everyFormat),
+  ]);
   const tally: CardTally = { spent: 0 };
   const embed = embedder(thumbnails, budget);
-  const cards = carded.map((result) => card(result, embed, tally));
+  const cards = carded.map((result) => card(result, embed, tally, sizes));
 
   const notes: string[] = [];
   if (report.results.length > 0 && written.length === 0)
@@ -178,23 +187,65 @@ function list<T>(title: string, name: string, items: T[], max: number, item: (va
  * bucket, up to `MAX_THUMB_SOURCE` bytes of it.
  */
 async function readRendition(store: MediaStore, key: string): Promise<ThumbnailSource> {
-  if (!isKey(key)) return { reason: 'not a path below the output folder' };
-  const local = store.localPath(key);
   try {
+    const local = await localFile(store, key);
     if (local !== null) {
-      const real = await realpath(local);
-      if (!isInside(real, await realpath(store.location))) return { reason: 'the file is outside the output folder' };
-      const info = await stat(real);
-      if (!info.isFile()) return { reason: 'not a file' };
-      if (info.size > MAX_THUMB_SOURCE) return { reason: 'file too large to read for a thumbnail' };
-      return { path: real };
+      if ('reason' in local) return local;
+      if (local.size > MAX_THUMB_SOURCE) return { reason: 'file too large to read for a thumbnail' };
+      return { path: local.path };
     }
     const head = await store.readHead(key, MAX_THUMB_SOURCE + 1);
     if (head === null) return { reason: 'file missing' };
     if (head.length > MAX_THUMB_SOURCE) return { reason: 'file too large to read for a thumbnail' };
     return head;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return { reason: code === 'ENOENT' || code === 'ENOTDIR' ? 'file missing' : 'cannot read the file' };
+    return { reason: unreadable(error) };
   }
+}
+
+/**
+ * The bytes of each rendition file, every format's, as the output holds it now: in a folder, of a
+ * regular file inside it (as for its thumbnail, a symlink out is never followed); in a bucket, as
+ * its listing or a HEAD gives them (`MediaStore.stat`). The budget does not bound these: no file is read.
+ */
+async function fileBytes(store: MediaStore, keys: string[]): Promise<FileBytes> {
+  const limit = pLimit(8);
+  const unique = [...new Set(keys)];
+  const sizes = await Promise.all(
+    unique.map((key) =>
+      limit(async (): Promise<number | { reason: string }> => {
+        try {
+          const local = await localFile(store, key);
+          if (local !== null) return 'reason' in local ? local : local.size;
+          return (await store.stat(key))?.size ?? { reason: 'file missing' };
+        } catch (error) {
+          return { reason: unreadable(error) };
+        }
+      }),
+    ),
+  );
+  return new Map(unique.map((key, i) => [key, sizes[i]!]));
+}
+
+/**
+ * In a folder, the file under `key` when it is a regular file inside the folder (its real path and
+ * size), or why it is not; null in a bucket. Throws what the file system throws.
+ */
+async function localFile(
+  store: MediaStore,
+  key: string,
+): Promise<{ path: string; size: number } | { reason: string } | null> {
+  if (!isKey(key)) return { reason: 'not a path below the output folder' };
+  const local = store.localPath(key);
+  if (local === null) return null;
+  const real = await realpath(local);
+  if (!isInside(real, await realpath(store.location))) return { reason: 'the file is outside the output folder' };
+  const info = await stat(real);
+  if (!info.isFile()) return { reason: 'not a file' };
+  return { path: real, size: info.size };
+}
+
+function unreadable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR' ? 'file missing' : 'cannot read the file';
 }

@@ -5,8 +5,15 @@
 import { escapeHtml } from './escape.js';
 
 const PLACEHOLDER_RULE =
-  'figure .placeholder { font-size: 11px; color: #777; display: flex; align-items: center; justify-content: center; ' +
-  'overflow: hidden; }';
+  'figure .placeholder { font-size: 11px; color: #555; background: #f2f2f2; display: flex; align-items: center; ' +
+  'justify-content: center; overflow: hidden; }';
+
+/**
+ * What shows through a thumbnail's transparent pixels: a checkerboard of two mid greys, so that white
+ * art and black art alike stand out from it (each above 3:1, the contrast WCAG asks of graphics),
+ * where a light one hides white art (a logo for a dark page) entirely.
+ */
+const CHECKERBOARD = 'repeating-conic-gradient(#707070 0 25%, #8c8c8c 0 50%) 0 0 / 16px 16px';
 
 /** Page, summary, notes, rendition figures (a thumbnail or a box in its place), code, listed rows. */
 export const BASE_STYLE = `
@@ -18,8 +25,8 @@ h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2.5rem; word-break
 .path { font-family: ui-monospace, monospace; font-size: 12px; color: #555; margin-bottom: .5rem; }
 .renditions { display: flex; gap: 12px; align-items: flex-end; overflow-x: auto; }
 figure { margin: 0; text-align: center; }
-figure img, figure .placeholder { display: block; border: 1px solid #ccc; box-sizing: content-box;
-  background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
+figure img, figure .placeholder { display: block; border: 1px solid #ccc; box-sizing: content-box; }
+figure img { background: ${CHECKERBOARD}; }
 ${PLACEHOLDER_RULE}
 figcaption { font-size: 12px; color: #333; margin-top: 4px; }
 li.error { color: #b3261e; } li.warning { color: #8a5a00; }

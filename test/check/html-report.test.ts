@@ -7,14 +7,16 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckRun } from '../../src/check/check.js';
 import { closeFileSource, openFileSource } from '../../src/check/probe.js';
 import { htmlReporter } from '../../src/check/reporters/html.js';
 import { loadPage } from '../../src/client/pages.js';
-import { renderOriginals } from '../../src/renditions/render.js';
+import { renderOriginal, renderOriginals } from '../../src/renditions/render.js';
 import { runCli } from '../cli/run-cli.js';
 import { launchChromium } from '../fixtures/chromium.js';
+import { photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { loadVariants, PAGES } from '../page/variants.js';
 import { startMediaServer } from './media-server.js';
@@ -240,4 +242,61 @@ describe('the HTML report', () => {
       }
     },
   );
+
+  it("shows the files of an alternate a finding is about, not the primary's", async () => {
+    // A photograph rendered as JPEG with WebP alternates; md's WebP then replaced by a magenta picture of its size.
+    const dir = await tempDir();
+    const media = path.join(dir, 'media');
+    const original = await writeImage(dir, 'meadow.jpg', photo(1600, 1000).jpeg());
+    const result = await renderOriginal(original, { outDir: media, formats: ['keep', 'webp'] });
+    const md = result.alternates[0]!.files.md;
+    const magenta = { r: 255, g: 0, b: 255 };
+    await sharp({ create: { width: md.width, height: md.height, channels: 3, background: magenta } })
+      .webp()
+      .toFile(path.join(media, md.path));
+    const json = { id: 1, images: [result.image] };
+    const files = await openFileSource(media);
+    let text: string;
+    try {
+      const reporter = htmlReporter({ files });
+      const run = new CheckRun({ files });
+      for await (const checked of run.run([{ source: 'page.json', text: JSON.stringify(json), json }]))
+        reporter.page(checked);
+      text = await reporter.end({ summary: run.summary, fixed: [] });
+    } finally {
+      await closeFileSource(files);
+    }
+    const report = path.join(dir, 'report.html');
+    await writeFile(report, text);
+
+    const { page, requests, close } = await openOffline(report);
+    const card = page.locator('.image.has-findings');
+    expect(await card.count()).toBe(1);
+    const finding = card.locator('li.error', { hasText: 'webp alternate' });
+    expect(await finding.innerText()).toMatch(
+      /\[file-picture\] webp alternate \S*meadow\.max-1200x1200\.webp is not the picture render recorded/,
+    );
+    // The finding sits with the thumbnails of the files it is about: the WebP alternate's md, magenta.
+    const group = card.locator('.alternate', { has: page.locator('li.error', { hasText: 'webp alternate' }) });
+    expect(await group.count()).toBe(1);
+    expect(await group.getAttribute('data-format')).toBe('webp');
+    const figures = group.locator('figure');
+    expect(await figures.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-key')))).toEqual(['md']);
+    const mean = async (src: string | null) => {
+      const { channels } = await sharp(Buffer.from(src!.replace(/^data:image\/webp;base64,/, ''), 'base64')).stats();
+      return channels.slice(0, 3).map((channel) => Math.round(channel.mean));
+    };
+    const [r, g, b] = await mean(await figures.locator('img').getAttribute('src'));
+    expect(r).toBeGreaterThan(230);
+    expect(g).toBeLessThan(30);
+    expect(b).toBeGreaterThan(230);
+    // The Image's own md, a JPEG of the photograph, is no magenta: the alternate's thumbnail is its own file's.
+    const primary = await mean(
+      await card.locator(':scope > .renditions figure[data-key="md"] img').getAttribute('src'),
+    );
+    expect(primary).not.toEqual([r, g, b]);
+    expect(primary[1]).toBeGreaterThan(60);
+    expect(requests).toEqual([]);
+    await close();
+  });
 });

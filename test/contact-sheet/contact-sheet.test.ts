@@ -3,14 +3,16 @@
  * playwright-core), opened as an editor would open it later: the output folder gone, the
  * browser offline, every request but the file itself aborted and recorded.
  */
-import { rm, writeFile } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Locator } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactSheetHtml } from '../../src/contact-sheet/contact-sheet.js';
 import { type RenderReport, renderOriginals } from '../../src/renditions/render.js';
 import { openStore } from '../../src/storage/location.js';
+import { formatBytes } from '../../src/units.js';
 import { launchChromium } from '../fixtures/chromium.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
@@ -233,6 +235,7 @@ describe('the contact sheet', () => {
     expect(await page.locator('figure[data-key] .placeholder').first().innerText()).toBe('planned: not written');
     expect(await page.locator('table.totals').count()).toBe(0);
     expect(await page.locator('table.formats td.bytes').first().innerText()).toBe('not written');
+    expect(await page.locator('table.formats td.bytes[data-key]').count()).toBe(0);
     expect(await page.locator('p.note').first().innerText()).toMatch(/^A dry run: nothing was written/);
     expect(requests).toEqual([]);
     await close();
@@ -255,6 +258,119 @@ describe('the contact sheet', () => {
         Number(result.measured![key].score.toFixed(2)),
       ]),
     );
+    // The bytes of each rendition stay beside its quality and score.
+    const bytes = await page
+      .locator('table.formats tr.primary td.bytes[data-key]')
+      .evaluateAll((nodes) => nodes.map((node) => Number(node.dataset.bytes)));
+    expect(bytes).toEqual(
+      await Promise.all(
+        (['xs', 'sm', 'md', 'lg', 'xl'] as const).map(
+          async (key) => (await stat(path.join(outDir, result.files[key].path))).size,
+        ),
+      ),
+    );
+    await close();
+  });
+
+  it("gives each original's pixel size and each rendition's bytes in every format, without --quality auto", async () => {
+    const dir = await tempDir();
+    const input = path.join(dir, 'originals');
+    await writeImage(input, 'harbour.jpg', photo(1640, 1000).jpeg());
+    await writeImage(input, 'poster.png', photo(300, 500, 4).png());
+    const outDir = path.join(dir, 'media');
+    const rendered = await renderOriginals([input], { outDir, formats: ['keep', 'webp'] });
+    expect(rendered.results.map((result) => result.measured)).toEqual([undefined, undefined]);
+    const sizes = new Map<string, number>();
+    for (const result of rendered.results)
+      for (const { files } of [result, ...result.alternates])
+        for (const file of Object.values(files)) sizes.set(file.path, (await stat(path.join(outDir, file.path))).size);
+    const text = await contactSheetHtml(rendered, { store: outDir });
+    await rm(outDir, { recursive: true });
+
+    const { page, requests, close } = await openSheet(text);
+    const cards = page.locator('.card');
+    expect(await cards.count()).toBe(2);
+    for (const [index, result] of rendered.results.entries()) {
+      const card = cards.nth(index);
+      const original = card.locator('.facts .original');
+      expect(await original.count()).toBe(1);
+      expect(await original.innerText()).toBe(`original ${result.original.width}x${result.original.height} px`);
+      expect([await original.getAttribute('data-width'), await original.getAttribute('data-height')]).toEqual([
+        String(result.original.width),
+        String(result.original.height),
+      ]);
+      // A column per rendition, in each format's row: the bytes of that file, as written.
+      expect(await card.locator('table.formats th').allInnerTexts()).toEqual([
+        'format',
+        'bytes',
+        'xs',
+        'sm',
+        'md',
+        'lg',
+        'xl',
+      ]);
+      for (const { format, files } of [result, ...result.alternates]) {
+        const cells = card.locator(`table.formats tr[data-format="${format}"] td.bytes[data-key]`);
+        const shown = await cells.evaluateAll((nodes) =>
+          nodes.map((node) => [node.dataset.key, Number(node.dataset.bytes), node.textContent]),
+        );
+        expect(shown).toEqual(
+          (['xs', 'sm', 'md', 'lg', 'xl'] as const).map((key) => {
+            const bytes = sizes.get(files[key].path)!;
+            return [key, bytes, formatBytes(bytes)];
+          }),
+        );
+      }
+      // Quality and score only with --quality auto.
+      expect(await card.locator('td.measured').count()).toBe(0);
+    }
+    expect(requests).toEqual([]);
+    await close();
+  });
+
+  it('shows art with transparency on a mid-grey checkerboard: white art and black art alike stand out', async () => {
+    const dir = await tempDir();
+    const input = path.join(dir, 'originals');
+    // A 400x400 transparent square with an opaque square of one colour in its middle.
+    const art = (value: number) => {
+      const pixels = Buffer.alloc(400 * 400 * 4);
+      for (let y = 100; y < 300; y++)
+        for (let x = 100; x < 300; x++) pixels.set([value, value, value, 255], (y * 400 + x) * 4);
+      return sharp(pixels, { raw: { width: 400, height: 400, channels: 4 } }).png();
+    };
+    await writeImage(input, 'white-logo.png', art(255));
+    await writeImage(input, 'black-logo.png', art(0));
+    const outDir = path.join(dir, 'media');
+    const rendered = await renderOriginals([input], { outDir });
+    const { page, close } = await openSheet(await contactSheetHtml(rendered, { store: outDir }));
+    for (const result of rendered.results) {
+      const thumbnail = page.locator(`.card[data-source="${result.source}"] figure[data-key="xs"] img`);
+      const shot = await sharp(await thumbnail.screenshot())
+        .removeAlpha()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      const { width, height } = shot.info;
+      const at = (x: number, y: number) => luminance(shot.data, (y * width + x) * 3);
+      // The art in the middle, the background in the top-left corner (inside the border; both tiles).
+      const ink = at(Math.round(width / 2), Math.round(height / 2));
+      const background: number[] = [];
+      for (let y = 3; y < 20; y++) for (let x = 3; x < 20; x++) background.push(at(x, y));
+      expect(new Set(background.map((value) => value.toFixed(2))).size).toBeGreaterThan(1); // a checkerboard
+      // WCAG's 3:1, the contrast it asks of graphics, against every pixel of the checkerboard.
+      const contrast = Math.min(...background.map((value) => contrastRatio(ink, value)));
+      expect(contrast, `${path.basename(result.source)} against its background`).toBeGreaterThanOrEqual(3);
+    }
     await close();
   });
 });
+
+/** The relative luminance (WCAG 2) of the sRGB pixel at `offset`. */
+function luminance(data: Buffer, offset: number): number {
+  const linear = (value: number) => {
+    const c = value / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * linear(data[offset]!) + 0.7152 * linear(data[offset + 1]!) + 0.0722 * linear(data[offset + 2]!);
+}
+
+const contrastRatio = (a: number, b: number) => (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);

@@ -2,7 +2,9 @@
  * The HTML reporter: a contact sheet a person opens in a browser, later and elsewhere (a CI
  * artifact). One self-contained file: every rendition shown by a small thumbnail made with
  * sharp from the file that was read and embedded as a data URI, its sizes beside it, each
- * finding next to its image, full-size links resolved against the API's base URL.
+ * finding next to its image, full-size links resolved against the API's base URL. A finding on
+ * an alternate (another format of a rendition, known from the manifest) sits with thumbnails of
+ * the alternate's own files, apart from the Image's.
  *
  * It bounds itself instead of streaming: images with findings first, up to a number of
  * cards and a byte budget for thumbnails; pages past that are listed in one line each.
@@ -18,7 +20,7 @@ import {
   THUMB_HEIGHT,
   type Thumbnails,
 } from '../../html/thumbnails.js';
-import { RENDITION_KEYS } from '../../renditions/rules.js';
+import { RENDITION_KEYS, type RenditionKey } from '../../renditions/rules.js';
 import type { CheckedImage, CheckedPage, Finding } from '../check.js';
 import { type FileSource, readMedia } from '../probe.js';
 import type { Reporter, RunEnd } from './reporter.js';
@@ -65,6 +67,7 @@ const STYLE = `${BASE_STYLE}
 .image.has-findings { border-color: #d93025; }
 figcaption code.url { display: block; max-width: 24em; word-break: break-all; color: #b3261e; }
 ul.findings { margin: .6rem 0 0; padding-left: 1.2rem; }
+.alternate { margin-top: .8rem; padding-top: .6rem; border-top: 1px dashed #ddd; }
 `;
 
 export function htmlReporter(options: HtmlOptions = {}): Reporter {
@@ -151,9 +154,10 @@ function thumbnailsOf(pages: ShownPage[], files: FileSource, budget: number): Pr
   const cards = pages
     .flatMap((page) => page.cards)
     .sort((a, b) => Number(b.findings.length > 0) - Number(a.findings.length > 0));
-  const urls = cards.flatMap((card) =>
-    RENDITION_KEYS.flatMap((key) => (card.image.sizes[key] ? [card.image.sizes[key].url] : [])),
-  );
+  const urls = cards.flatMap((card) => [
+    ...RENDITION_KEYS.flatMap((key) => (card.image.sizes[key] ? [card.image.sizes[key].url] : [])),
+    ...card.findings.flatMap((finding) => (finding.alternate ? [finding.alternate.url] : [])),
+  ]);
   return makeThumbnails(
     urls,
     async (url) => {
@@ -238,31 +242,89 @@ function imageCard({ image, findings }: Card, base: string | null, embed: Embed)
   const figures = RENDITION_KEYS.map((key) => {
     const size = image.sizes[key];
     if (!size) return `<figure data-key="${key}"><figcaption>${key}: missing</figcaption></figure>`;
-    const width = Math.max(1, Math.min(THUMB_HEIGHT * 8, Math.round((THUMB_HEIGHT * size.width) / size.height)));
-    const thumbnail = embed(size.url);
-    const picture =
-      typeof thumbnail === 'string'
-        ? `<img src="${thumbnail}" width="${width}" height="${THUMB_HEIGHT}" alt="${key} rendition">`
-        : `<div class="placeholder" style="width:${width}px;height:${THUMB_HEIGHT}px" ` +
-          `title="${html(thumbnail?.reason ?? 'not read')}">${html(thumbnail?.reason ?? '')}</div>`;
-    const target = fullSize(size.url, base);
-    const caption = `${key} ${size.width}x${size.height}`;
-    const link =
-      target === null
-        ? caption
-        : 'href' in target
-          ? `<a href="${html(target.href)}">${caption}</a>`
-          : `${caption} <code class="url">${html(target.text)}</code>`;
-    return (
-      `<figure data-key="${key}" data-width="${size.width}" data-height="${size.height}">` +
-      `${picture}<figcaption>${link}</figcaption></figure>`
-    );
+    return renditionFigure(key, size, size.url, `${key} ${size.width}x${size.height}`, base, embed);
   }).join('');
+  const own = findings.filter((finding) => !finding.alternate);
   return `<div class="image${findings.length ? ' has-findings' : ''}" data-path="${html(image.path)}">
 <div class="path">${html(image.path)}</div>
 <div class="renditions">${figures}</div>
-${findings.length ? `<ul class="findings">${findings.map(findingItem).join('')}</ul>` : ''}
+${own.length ? `<ul class="findings">${own.map(findingItem).join('')}</ul>` : ''}
+${alternateGroups(image, findings, base, embed)}
 </div>`;
+}
+
+/**
+ * The findings on alternates, a group per format: the thumbnails of the alternate files they are
+ * about (each in place of the rendition it stands beside, at the size the JSON gives that
+ * rendition), then the findings.
+ */
+function alternateGroups(image: CheckedImage, findings: Finding[], base: string | null, embed: Embed): string {
+  const groups = new Map<string, Array<Finding & Required<Pick<Finding, 'alternate'>>>>();
+  for (const finding of findings) {
+    const { alternate } = finding;
+    if (alternate) groups.set(alternate.format, [...(groups.get(alternate.format) ?? []), { ...finding, alternate }]);
+  }
+  return [...groups]
+    .map(([format, about]) => {
+      // Each file once, in rendition order (xs first), under the key of the rendition it stands beside.
+      const files = new Map<string, RenditionKey | undefined>();
+      for (const finding of about)
+        if (!files.has(finding.alternate.url)) files.set(finding.alternate.url, keyOf(image, finding));
+      const order = (key: RenditionKey | undefined) => (key ? RENDITION_KEYS.indexOf(key) : RENDITION_KEYS.length);
+      const figures = [...files]
+        .sort(([, a], [, b]) => order(a) - order(b))
+        .map(([url, key]) =>
+          renditionFigure(key, key && image.sizes[key], url, `${key ?? ''} ${format}`.trim(), base, embed),
+        )
+        .join('');
+      return `<div class="alternate" data-format="${html(format)}">
+<div class="path">${html(format)} alternate</div>
+<div class="renditions">${figures}</div>
+<ul class="findings">${about.map(findingItem).join('')}</ul>
+</div>`;
+    })
+    .join('\n');
+}
+
+/** The rendition a finding's JSON path is at (`$.images[0].sizes.md.url`), if it is one of `image`'s. */
+function keyOf(image: CheckedImage, finding: Finding): RenditionKey | undefined {
+  return RENDITION_KEYS.find(
+    (key) => finding.path === `${image.path}.sizes.${key}.url` || finding.path === `${image.path}.sizes.${key}`,
+  );
+}
+
+/**
+ * One file as a thumbnail (or a box saying why there is none) at the proportions of `size`, the
+ * rendition's as the JSON gives it (a square without one), captioned with a link to it full size.
+ */
+function renditionFigure(
+  key: RenditionKey | undefined,
+  size: { width: number; height: number } | undefined,
+  url: string,
+  caption: string,
+  base: string | null,
+  embed: Embed,
+): string {
+  const width = size
+    ? Math.max(1, Math.min(THUMB_HEIGHT * 8, Math.round((THUMB_HEIGHT * size.width) / size.height)))
+    : THUMB_HEIGHT;
+  const thumbnail = embed(url);
+  const picture =
+    typeof thumbnail === 'string'
+      ? `<img src="${thumbnail}" width="${width}" height="${THUMB_HEIGHT}" alt="${key ?? ''} rendition">`
+      : `<div class="placeholder" style="width:${width}px;height:${THUMB_HEIGHT}px" ` +
+        `title="${html(thumbnail?.reason ?? 'not read')}">${html(thumbnail?.reason ?? '')}</div>`;
+  const target = fullSize(url, base);
+  const text = html(caption);
+  const link =
+    target === null
+      ? text
+      : 'href' in target
+        ? `<a href="${html(target.href)}">${text}</a>`
+        : `${text} <code class="url">${html(target.text)}</code>`;
+  const data =
+    (key ? ` data-key="${key}"` : '') + (size ? ` data-width="${size.width}" data-height="${size.height}"` : '');
+  return `<figure${data}>${picture}<figcaption>${link}</figcaption></figure>`;
 }
 
 /** Longest URL shown as text (a `data:` URL may be megabytes long). */
