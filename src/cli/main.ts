@@ -7,10 +7,13 @@ import { ContentApiError } from '../errors.js';
 import { printMessage, stderrStyles } from './output.js';
 import { buildProgram } from './program.js';
 
-// A reader that stops early (`| head`) is not an error.
+// A reader that stops early (`| head`) gets no message, but a command still at work when it left
+// did not finish what it was asked (a check's verdict on pages never read): exit 2, never a pass.
+// Any other failure of standard output (a full disk) is one line, exit 2.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw error;
+  if (error.code !== 'EPIPE')
+    printMessage(`${stderrStyles().red('error')}: cannot write to standard output (${error.code ?? error.message})`);
+  process.exit(process.exitCode ?? 2);
 });
 
 // The AWS SDK (loaded for s3:// locations only) warns on Node 20 about its releases of 2027;

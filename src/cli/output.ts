@@ -3,7 +3,7 @@
  * terminal that wants it (`NO_COLOR`, `FORCE_COLOR` are honoured by Node's `hasColors`).
  */
 import { once } from 'node:events';
-import { access, constants } from 'node:fs/promises';
+import { access, constants, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { WriteStream } from 'node:tty';
 import { ContentApiError } from '../errors.js';
@@ -27,6 +27,41 @@ export function printData(text: string): void {
 /** Prints one line of message on stderr. */
 export function printMessage(text: string): void {
   process.stderr.write(`${text}\n`);
+}
+
+/** A place a written file must stay out of: an input (a file, or a folder and all below it) or a folder read. */
+export interface ReadPlace {
+  /** The path as given; one that is not there (a page id, a URL) is no place. */
+  path: string;
+  /** How a refusal names it: `among the inputs (photos)`, `in the output folder media`. */
+  what: string;
+}
+
+/** `file` resolved through links, as far as it exists: its folder's real path, then its name. */
+async function realTarget(file: string): Promise<string> {
+  const absolute = path.resolve(file);
+  const real = await realpath(absolute).catch(() => null);
+  if (real) return real;
+  const folder = await realpath(path.dirname(absolute)).catch(() => path.dirname(absolute));
+  return path.join(folder, path.basename(absolute));
+}
+
+/**
+ * Fails before any work when `file`, links resolved, is one of `places` or inside one: a report, a
+ * page or a baseline is never written over what the command reads (an original, a page it checks)
+ * nor into a folder it writes or checks (the output folder, the `--verify-files` folder).
+ */
+export async function assertApart(flag: string, file: string, places: ReadPlace[]): Promise<void> {
+  const target = await realTarget(file);
+  for (const place of places) {
+    const real = await realpath(path.resolve(place.path)).catch(() => null);
+    if (real === null) continue;
+    if (target === real || target.startsWith(`${real}${path.sep}`))
+      throw new ContentApiError(
+        'CONTENT_API_INVALID_ARGUMENT',
+        `${flag} ${file}: it is ${place.what}; write it elsewhere`,
+      );
+  }
 }
 
 /** A file the user asked for (`--write-page`, `--output`) that cannot be written: exit 2. */

@@ -21,7 +21,7 @@ import { withLock } from '../fs/lock.js';
 import { parseJsonAs } from '../json.js';
 import { readFileWithin, readSmallFileSync, readStreamWithin } from '../page/json-file.js';
 import { LocalStore } from '../storage/local.js';
-import type { MediaStore } from '../storage/store.js';
+import { isKey, type MediaStore } from '../storage/store.js';
 import { FILE_EXTENSIONS } from './formats.js';
 import { isStem, PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, RENDITION_KEYS } from './rules.js';
 
@@ -38,8 +38,11 @@ export const INVALID_MANIFEST_FILE = '.content-api-manifest.invalid.json';
 export const MANIFEST_RECORDS = '.content-api-manifest/';
 const MANIFEST_VERSION = 1;
 const pixelSize = { width: z.number().int().positive(), height: z.number().int().positive() };
+/** A file a record names: a path below the output folder, never one out of it (`../x`, `/etc/x`). */
+const recordedFile = z.string().refine(isKey, 'expected a path below the output folder');
+
 const renditionRecord = z.object({
-  path: z.string().min(1),
+  path: recordedFile,
   ...pixelSize,
   bytes: z.number().int().nonnegative(),
   /** With `--quality auto`: the encoder quality chosen, its SSIMULACRA2 score, and what was scored. */
@@ -106,7 +109,7 @@ const entrySchema = z.object({
    * Files an earlier rendering under this key wrote (another naming) that its renditions no longer
    * are, kept because nothing is removed without `--prune`: named here so a later prune finds them.
    */
-  kept: z.array(z.string().min(1)).optional(),
+  kept: z.array(recordedFile).optional(),
   renditions: z.object(
     Object.fromEntries(RENDITION_KEYS.map((k) => [k, renditionRecord])) as Record<
       (typeof RENDITION_KEYS)[number],

@@ -17,7 +17,7 @@ import { tempDir } from '../fixtures/tmp.js';
 /** What the tests edit of a record's entry. */
 interface EditableEntry {
   placeholder: { color: string; preview: string };
-  renditions: Record<string, { fingerprint?: string }>;
+  renditions: Record<string, { fingerprint?: string; path?: string }>;
 }
 
 /** Two originals rendered into `media`, and a way to edit the record of `a.jpg`. */
@@ -120,6 +120,30 @@ describe('a hostile manifest record', () => {
         ),
       },
     ]);
+  });
+});
+
+describe('a record naming a file out of the output folder', () => {
+  it('is not a record: named, its original rendered again, nothing out of the folder removed or read', async () => {
+    const { dir, originals, media, record, edit, check } = await rendered();
+    const outside = path.join(dir, 'outside.txt');
+    await writeFile(outside, 'not a rendition');
+    await edit((entry) => {
+      entry.renditions.xs!.path = '../outside.txt';
+    });
+    const checked = await check();
+    expect(checked.files).toEqual([
+      expect.objectContaining({
+        rule: 'file-picture',
+        message: expect.stringContaining(`its manifest record ${record} cannot be read (not a valid manifest record`),
+      }),
+    ]);
+    const pruned = await runCli(['render', originals, '--out', media, '--prune']);
+    expect(pruned.code).toBe(0);
+    expect(pruned.stderr).toContain(
+      `${record}: not a valid manifest record ($.entry.renditions.xs.path: expected a path below the output folder)`,
+    );
+    expect(await readFile(outside, 'utf8')).toBe('not a rendition');
   });
 });
 

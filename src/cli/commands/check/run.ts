@@ -14,7 +14,7 @@ import { createReporter, type ReporterName } from '../../../check/reporters/inde
 import { loadTargets, type TargetOptions } from '../../../check/targets.js';
 import { escapeText, InvalidArgumentError } from '../../../errors.js';
 import type { S3Options } from '../../../storage/s3-url.js';
-import { assertWritableFile, printMessage, stylesFor, writeOutputFile } from '../../output.js';
+import { assertApart, assertWritableFile, printMessage, stylesFor, writeOutputFile } from '../../output.js';
 import { fileSink, type ReportSink, stdoutSink } from './sink.js';
 
 export interface CheckCommandOptions {
@@ -50,8 +50,21 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
       `--verify-files ${escapeText(options.verifyFiles!)}: without page targets it takes a folder or ` +
         's3://bucket/prefix/, where render keeps its manifest (a server lists none)',
     );
-  if (options.output) await assertWritableFile('--output', options.output);
-  if (options.updateBaseline) await assertWritableFile('--update-baseline', options.updateBaseline);
+  // Never written over a page checked, nor into the folder whose files are checked.
+  const read = [
+    ...targets.map((target) => ({ path: target, what: `among the targets (${target})` })),
+    ...(options.verifyFiles
+      ? [{ path: options.verifyFiles, what: `in the --verify-files folder ${options.verifyFiles}` }]
+      : []),
+  ].filter((place) => !/^(https?|s3):\/\//i.test(place.path) && place.path !== '-');
+  for (const [flag, file] of [
+    ['--output', options.output],
+    ['--update-baseline', options.updateBaseline],
+  ] as const) {
+    if (!file) continue;
+    await assertApart(flag, file, read);
+    await assertWritableFile(flag, file);
+  }
   const writing = Boolean(options.updateBaseline);
   const baseline = options.baseline ? await Baseline.load(options.baseline, { missingIsEmpty: writing }) : undefined;
   const record = options.updateBaseline ? new BaselineRecorder(options.updateBaseline) : undefined;

@@ -3,7 +3,6 @@
  * (a batch of originals, or a page's images with `--page`) and queue.ts (`--queue`), loaded
  * when the command runs, so `--help` never loads sharp.
  */
-import path from 'node:path';
 import type { Command } from 'commander';
 import { RENDER_PAGE_MAX_BYTES } from '../../../client/defaults.js';
 import { InvalidArgumentError } from '../../../errors.js';
@@ -24,7 +23,7 @@ import {
   s3From,
   settingsFrom,
 } from '../../options.js';
-import { assertWritableFile } from '../../output.js';
+import { assertApart, assertWritableFile } from '../../output.js';
 import { originsFor } from '../../parse.js';
 
 const DESCRIPTION =
@@ -166,7 +165,11 @@ async function runAction(inputs: string[], flags: Flags, command: Command): Prom
   const reportFile = flags.report as string | undefined;
   if (reportFile !== undefined) {
     if (flags.detach) throw new InvalidArgumentError('--report writes the results: drop --detach');
-    assertReportApart(reportFile, inputs, common.outDir);
+    const local = (place: string) => !isS3Url(place);
+    await assertApart('--report', reportFile, [
+      ...inputs.filter(local).map((input) => ({ path: input, what: `among the inputs (${input})` })),
+      ...(local(common.outDir) ? [{ path: common.outDir, what: `in the output folder ${common.outDir}` }] : []),
+    ]);
     await assertWritableFile('--report', reportFile);
   }
   if (flags.detach && flags.queue === undefined) throw new InvalidArgumentError('--detach applies only with --queue');
@@ -246,18 +249,4 @@ function markupFrom(flags: Flags): { sizes?: string | undefined } | undefined {
   if (flags.json) throw new InvalidArgumentError('--html and --json both want standard output: give one');
   resolvePictureOptions({ sizes });
   return { sizes };
-}
-
-/**
- * The contact sheet is written apart from what render reads and writes: never over an original,
- * nor into the output folder, whose files (renditions, the manifest) render alone names.
- */
-function assertReportApart(file: string, inputs: string[], outDir: string): void {
-  const target = path.resolve(file);
-  const within = (folder: string) => target === folder || target.startsWith(`${folder}${path.sep}`);
-  const input = inputs.find((given) => !isS3Url(given) && within(path.resolve(given)));
-  if (input !== undefined)
-    throw new InvalidArgumentError(`--report ${file}: it is among the inputs (${input}); write it elsewhere`);
-  if (!isS3Url(outDir) && within(path.resolve(outDir)))
-    throw new InvalidArgumentError(`--report ${file}: it is in the output folder ${outDir}; write it elsewhere`);
 }
