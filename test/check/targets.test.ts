@@ -95,23 +95,32 @@ describe('memory does not grow with the number of pages', () => {
     });
   }
 
-  it('600 pages with findings in a 48 MB heap, for text, json-lines, junit and github ' +
-    '(holding them all took over 64 MB)', async () => {
-    const dir = await tempDir();
-    // Each page has one finding, so every reporter has something to write for every page.
-    const page = JSON.parse(await (await import('node:fs/promises')).readFile(VALID, 'utf8'));
-    page.presentation_stage.colour = 'red';
-    const file = path.join(dir, 'template.json.txt');
-    await writeFile(file, JSON.stringify(page, null, 2));
-    await mkdir(path.join(dir, 'pages'));
-    for (let i = 0; i < 600; i++) await link(file, path.join(dir, 'pages', `page-${String(i).padStart(3, '0')}.json`));
-    for (const reporter of ['text', 'json-lines', 'junit', 'github']) {
-      const result = await checkInSmallHeap([path.join(dir, 'pages'), '--reporter', reporter], 48);
-      expect(result.stderr, reporter).not.toMatch(/heap out of memory/);
-      expect(result.code, reporter).toBe(1); // 600 warnings
-      expect(result.bytes, reporter).toBeGreaterThan(600 * 60);
-    }
-  }, // Four checks of 600 pages in a heap kept small on purpose, so collected often: 6-10 s each alone,
-  // more beside the suite's other files on two cores. What is tested is the memory, not the time.
-  180_000);
+  /**
+   * Four checks of 600 pages in a heap kept small on purpose, so collected often: 6-10 s each alone,
+   * more beside the suite's other files on two cores. What is tested is the memory, not the time.
+   */
+  const smallHeapTimeout = 180_000;
+
+  it(
+    '600 pages with findings in a 48 MB heap, for text, json-lines, junit and github ' +
+      '(holding them all took over 64 MB)',
+    async () => {
+      const dir = await tempDir();
+      // Each page has one finding, so every reporter has something to write for every page.
+      const page = JSON.parse(await (await import('node:fs/promises')).readFile(VALID, 'utf8'));
+      page.presentation_stage.colour = 'red';
+      const file = path.join(dir, 'template.json.txt');
+      await writeFile(file, JSON.stringify(page, null, 2));
+      await mkdir(path.join(dir, 'pages'));
+      for (let i = 0; i < 600; i++)
+        await link(file, path.join(dir, 'pages', `page-${String(i).padStart(3, '0')}.json`));
+      for (const reporter of ['text', 'json-lines', 'junit', 'github']) {
+        const result = await checkInSmallHeap([path.join(dir, 'pages'), '--reporter', reporter], 48);
+        expect(result.stderr, reporter).not.toMatch(/heap out of memory/);
+        expect(result.code, reporter).toBe(1); // 600 warnings
+        expect(result.bytes, reporter).toBeGreaterThan(600 * 60);
+      }
+    },
+    smallHeapTimeout,
+  );
 });
