@@ -31,7 +31,7 @@ export function printMessage(text: string): void {
 
 /** A place a written file must stay out of: an input (a file, or a folder and all below it) or a folder read. */
 export interface ReadPlace {
-  /** The path as given; one that is not there (a page id, a URL) is no place. */
+  /** The path as given (a local one: not a page id, a URL or `-`). */
   path: string;
   /** How a refusal names it: `among the inputs (photos)`, `in the output folder media`. */
   what: string;
@@ -54,8 +54,8 @@ async function realTarget(file: string): Promise<string> {
 export async function assertApart(flag: string, file: string, places: ReadPlace[]): Promise<void> {
   const target = await realTarget(file);
   for (const place of places) {
-    const real = await realpath(path.resolve(place.path)).catch(() => null);
-    if (real === null) continue;
+    // A place not made yet (the output folder of a first run) is where it will be.
+    const real = await realTarget(place.path);
     if (target === real || target.startsWith(`${real}${path.sep}`))
       throw new ContentApiError(
         'CONTENT_API_INVALID_ARGUMENT',

@@ -56,7 +56,7 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
     ...(options.verifyFiles
       ? [{ path: options.verifyFiles, what: `in the --verify-files folder ${options.verifyFiles}` }]
       : []),
-  ].filter((place) => !/^(https?|s3):\/\//i.test(place.path) && place.path !== '-');
+  ].filter((place) => !/^(https?|s3):\/\//i.test(place.path) && !/^(\d+|-)$/.test(place.path));
   for (const [flag, file] of [
     ['--output', options.output],
     ['--update-baseline', options.updateBaseline],
