@@ -9,13 +9,13 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { crc32 } from 'node:zlib';
 import sharp, { type Sharp } from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareFingerprints, fingerprintFile } from '../../src/quality/fingerprint.js';
 import { type RenderResult, renderOriginals } from '../../src/renditions/render.js';
 import { RENDITION_KEYS } from '../../src/renditions/rules.js';
 import { readEntries } from '../fixtures/manifest.js';
+import { pngChunk } from '../fixtures/png.js';
 
 /** A photograph whose xs the issue measured (157/112/56), warm enough for a gamut mistake to show. */
 const DANDELION = path.resolve(import.meta.dirname, '../../samples/originals/dandelion.jpg');
@@ -27,18 +27,9 @@ const SRGB = sharp({ create: { width: 1, height: 1, channels: 3, background: '#0
   .toBuffer()
   .then(async (png) => (await sharp(png).metadata()).icc!);
 
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(4);
-  head.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body) >>> 0);
-  return Buffer.concat([head, body, crc]);
-}
-
 /** `png` with an sRGB chunk (perceptual intent) after its IHDR: tagged sRGB without an ICC profile. */
 const withSrgbChunk = (png: Buffer) =>
-  Buffer.concat([png.subarray(0, 33), chunk('sRGB', Buffer.from([0])), png.subarray(33)]);
+  Buffer.concat([png.subarray(0, 33), pngChunk('sRGB', Buffer.from([0])), png.subarray(33)]);
 
 const mean = async (file: string) => (await sharp(file).stats()).channels.slice(0, 3).map((c) => c.mean);
 

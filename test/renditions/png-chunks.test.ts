@@ -4,28 +4,19 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { pngHeaderExcess } from '../../src/renditions/png-chunks.js';
 import { renderOriginal } from '../../src/renditions/render.js';
+import { pngChunk } from '../fixtures/png.js';
 import { tempDir } from '../fixtures/tmp.js';
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(4);
-  head.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body) >>> 0);
-  return Buffer.concat([head, body, crc]);
-}
 
 /** A 1x1 PNG with `count` tEXt chunks of `size` bytes each, before its pixels or after them. */
 async function textPng(count: number, size: number, where: 'before' | 'after'): Promise<Buffer> {
   const png = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#c03' } })
     .png()
     .toBuffer();
-  const text = chunk('tEXt', Buffer.concat([Buffer.from('Comment\0'), Buffer.alloc(size, 65)]));
+  const text = pngChunk('tEXt', Buffer.concat([Buffer.from('Comment\0'), Buffer.alloc(size, 65)]));
   const chunks = Array.from({ length: count }, () => text);
   // The signature and IHDR take 33 bytes; IEND the last 12.
   const at = where === 'before' ? 33 : png.length - 12;
