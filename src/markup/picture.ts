@@ -147,12 +147,13 @@ function distinctWidths(srcset: string): string {
 
 /**
  * The HTML of one image: `<picture>` with a `<source type srcset sizes>` per alternate, AVIF
- * first, then WebP, then any other in order (`PREFERRED_TYPES`), then the `<img>`; without alternates, the `<img>` alone. The `<img>` has the primary
- * format's `srcset`, `sizes` (`DEFAULT_SIZES` unless given), `src` and the real `width` and
- * `height` of its md rendition (the box is reserved before a byte arrives: no layout shift),
- * `alt` (empty when the alt text is null: the image is then taken as decorative), `loading`
- * (lazy by default) and `decoding="async"`, and with a placeholder a `style` that paints it in
- * the box until the image covers it, unless the image is transparent (it would never be covered). Every attribute value is HTML-escaped. Throws
+ * first, then WebP, then any other in order (`PREFERRED_TYPES`), then the `<img>`; without
+ * alternates, the `<img>` alone. The `<img>` has the primary format's `srcset`, `sizes`
+ * (`DEFAULT_SIZES` unless given), `src` and the real `width` and `height` of its md rendition (the
+ * box is reserved before a byte arrives: no layout shift), `alt` (empty when the alt text is null:
+ * the image is then taken as decorative), `loading` (lazy by default) and `decoding="async"`, and
+ * with a placeholder a `style` that paints it in the box until the image covers it, unless the
+ * image is transparent (it would never be covered). Every attribute value is HTML-escaped. Throws
  * `InvalidArgumentError` for bad options or a placeholder that is not a hex colour and a base64
  * image data URI.
  */

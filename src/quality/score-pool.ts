@@ -212,7 +212,8 @@ export class ScorePool {
     if (!this.#jitlessSaid && jitless()) {
       this.#jitlessSaid = true;
       this.#notices.push(
-        'node --jitless turns off the JIT and WebAssembly: SSIMULACRA2 scores in interpreted TypeScript, tens of times slower',
+        'node --jitless turns off the JIT and WebAssembly: SSIMULACRA2 scores in interpreted TypeScript, ' +
+          'tens of times slower',
       );
     }
     const thread: Thread = { worker: undefined, answer: undefined, references: 0, pending: new Map() };
