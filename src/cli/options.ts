@@ -130,7 +130,17 @@ export function addSettingOptions(command: Command, schema: SettingsSchema = ren
   for (const leaf of settingLeaves(schema)) {
     command.addOption(settingOption(leaf));
     const { alias } = leaf.meta;
-    if (alias) command.addOption(new Option(alias.flag, alias.description).choices(alias.choices));
+    if (alias) {
+      // Its choices listed in --help; a value in another case (`--format JPG`) is the same choice.
+      const option = new Option(alias.flag, alias.description).choices(alias.choices);
+      const choice = (value: string) => {
+        // Commander's own words for a choice refused, as every other flag with choices says it.
+        if (!alias.choices.includes(value.toLowerCase()))
+          throw new InvalidArgumentError(`Allowed choices are ${alias.choices.join(', ')}.`);
+        return value.toLowerCase();
+      };
+      command.addOption(option.argParser(choice));
+    }
   }
   return command;
 }

@@ -88,6 +88,8 @@ describe('one definition of the render settings', () => {
     );
     // jpg is jpeg, as file extensions spell it, in either flag and in the library; case does not matter.
     expect(resolveSettings(flags(['--format', 'jpg'])).formats).toEqual(['jpeg']);
+    expect(resolveSettings(flags(['--format', 'JPG'])).formats).toEqual(['jpeg']);
+    expect(resolveSettings(flags(['--format', 'WebP'])).formats).toEqual(['webp']);
     expect(resolveSettings(flags(['--formats', 'keep,JPG,WebP'])).formats).toEqual(['keep', 'jpeg', 'webp']);
     expect(resolveSettings({ formats: ['jpg' as 'jpeg'] }).formats).toEqual(['jpeg']);
     expect(() => resolveSettings(flags(['--formats', 'jpg,jpeg']))).toThrow('each at most once');
