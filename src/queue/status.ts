@@ -23,9 +23,10 @@ export interface QueueStatus {
   eta: number | null;
   /**
    * The latest batches (at most 5), each with its originals finished: by the jobs it added (a
-   * job it shared with an earlier batch, enqueued while that one was queued, counts there).
+   * job it shared with an earlier batch, enqueued while that one was queued, counts there), and its
+   * images (jobs) taken out of the queue unstarted when it was interrupted (Ctrl-C, a failed enqueue).
    */
-  batches: Array<{ id: string; created: string; originals: number; finished: number }>;
+  batches: Array<{ id: string; created: string; originals: number; finished: number; cancelled: number }>;
 }
 
 export async function queueStatus(queue: QueueConnection): Promise<QueueStatus> {
@@ -81,7 +82,9 @@ async function recentBatches(queue: QueueConnection, now: number): Promise<Queue
     const record = await readBatch(queue, id).catch(() => undefined); // expired, or another version's
     if (!record) continue;
     const finished = Number((await redis.get(keys.batchDone(id))) ?? 0);
-    batches.push({ id, created: new Date(record.created).toISOString(), originals: record.originals, finished });
+    const cancelled = await redis.scard(keys.batchCancelled(id));
+    const created = new Date(record.created).toISOString();
+    batches.push({ id, created, originals: record.originals, finished, cancelled });
   }
   return batches;
 }

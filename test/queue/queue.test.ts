@@ -621,6 +621,14 @@ describe('content-api render --queue, worker, queue', () => {
       expect(later.code).toBe(1);
       expect(JSON.parse(later.stdout)).toMatchObject({ results: [], notStarted });
       expect(await bull.getWaitingCount()).toBe(0);
+      // queue status says the batch was interrupted, not only how little of it finished.
+      const status = await runCli(['queue', 'status', ...queueArgs(), '--json']);
+      expect(JSON.parse(status.stdout).batches).toMatchObject([{ id: batch, finished: 0, cancelled: 3 }]);
+      const text = (await runCli(['queue', 'status', ...queueArgs()])).stdout;
+      expect(text).toContain(
+        `0 of 3 original(s) finished; interrupted: 3 image(s) taken out of the queue unstarted ` +
+          `(queue results ${batch} names them)`,
+      );
     } finally {
       await bull.close();
       connection.disconnect();

@@ -30,7 +30,13 @@ function statusText(status: QueueStatus): string {
   ];
   if (status.batches.length > 0) lines.push('batches:');
   for (const batch of status.batches) {
-    lines.push(`  ${batch.id}  ${batch.created}  ${n(batch.finished)} of ${n(batch.originals)} original(s) finished`);
+    const line = `  ${batch.id}  ${batch.created}  ${n(batch.finished)} of ${n(batch.originals)} original(s) finished`;
+    const interrupted =
+      batch.cancelled > 0
+        ? `; interrupted: ${n(batch.cancelled)} image(s) taken out of the queue unstarted ` +
+          `(queue results ${batch.id} names them)`
+        : '';
+    lines.push(line + interrupted);
   }
   return lines.join('\n');
 }
