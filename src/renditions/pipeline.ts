@@ -2,6 +2,7 @@
  * The sharp side of rendering: read an original's header, decode it once, and derive the
  * five renditions from it, each resized from the previous (larger) one's pixels.
  */
+import pLimit from 'p-limit';
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { SourceError, sourceErrorFromSharp } from '../errors.js';
 import { aimOf, isSampled, type Measured, SLOPE, samplePixels, searchQuality, slopeOf } from '../quality/auto.js';
@@ -319,6 +320,8 @@ interface Lease {
   pixels: RawPixels;
   take(): Promise<Reference>;
   done(): void;
+  /** Runs `work` when no other lease of the same render runs work this way (`searchWhole`). */
+  alone<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -332,6 +335,9 @@ class References {
 
   /** Whether a rendition over WHOLE_PIXELS is scored on a sample of its tiles (`--no-quality-sample`: never). */
   readonly #sample: boolean;
+
+  /** Work its leases run one at a time (`Lease.alone`). */
+  readonly #alone = pLimit(1);
 
   constructor(searched: readonly RawPixels[], sample: boolean) {
     this.#sample = sample;
@@ -354,6 +360,7 @@ class References {
     let held = true;
     return {
       pixels,
+      alone: (work) => this.#alone(work),
       take: () => {
         entry.made ??= makeReference(pixels, entry.searches, this.sampled(pixels));
         return entry.made;
@@ -395,22 +402,26 @@ async function chooseQuality(lease: Lease, settings: EncodeSettings, neighbour?:
   const { pixels } = lease;
   // The sample and the reference's half of the metric, done once for every quality (and format) tried.
   const { sample, sampled, pooled } = await lease.take();
-  const encodeAt = (quality: number, what: RawPixels) =>
-    encode(fromRaw(what.data, what.info), withQuality(settings, quality)).toBuffer();
   const scored = sampled ? 'tiles' : 'rendition';
   const aim = aimOf(target, scored);
   const slope = neighbour?.slope ?? SLOPE;
   const start = neighbour ? neighbour.measured.quality + (aim - neighbour.aim) / slope : settings.quality[format];
   const { best, trials } = await searchQuality(
-    async (quality) => {
-      const data = await encodeAt(quality, sample);
-      return { score: await pooled.score(await rawOf(sharp(data))), result: data };
-    },
+    trialOn(sample, pooled, settings),
     // Scored whole by choice (--no-quality-sample): the lowest quality reaching the target, the one below tried.
     { target: aim, start, slope, exact: !settings.quality.sample, ...QUALITY_RANGE },
   ).finally(lease.done);
+  // A sample far above what the picture needed where it was scored whole says more of its tiles than of
+  // the picture (a few that no quality brings to the aim, say): the whole rendition decides.
+  const whole = neighbour?.measured.scored === 'rendition' ? neighbour.measured.quality : undefined;
+  if (sampled && whole !== undefined && best.quality > whole + SAMPLE_DOUBT) {
+    // One such search at a time for an original: each holds the reference of a whole large rendition.
+    return lease.alone(() => searchWhole(pixels, settings, target, { start: whole, slope }));
+  }
   // A sample's encode is not the rendition's: encode the whole of it at the quality found.
-  const data = sampled ? await encodeAt(best.quality, pixels) : best.result;
+  const data = sampled
+    ? await encode(fromRaw(pixels.data, pixels.info), withQuality(settings, best.quality)).toBuffer()
+    : best.result;
   const measured: Measured = {
     quality: best.quality,
     score: round(best.score),
@@ -418,6 +429,52 @@ async function chooseQuality(lease: Lease, settings: EncodeSettings, neighbour?:
   };
   return { data, measured, aim, slope: slopeOf(trials) ?? neighbour?.slope };
 }
+
+/**
+ * Qualities a sample's search may end above the quality the largest size scored whole needed, before
+ * the whole rendition is searched instead. A sample aims TILE_MARGIN over the target, about 3 steps at
+ * the usual slope, and a larger size needs a few more or fewer. On the bundled samples and the bench
+ * corpus (the md, lg and xl of 28 JPEG and WebP originals), searches on tiles ended from 12 below to 15
+ * above it, and three ended more than 10 above (ladybird's lg by 11, kleiber's lg and xl by 12 and 15):
+ * searched whole, they took 4, 4 and 2 qualities less. A picture whose tiles no quality brings to the
+ * aim (fine saturated stripes under 4:2:0; the test's) ended 16 above, 5 over what its whole needs.
+ */
+export const SAMPLE_DOUBT = 10;
+
+/**
+ * The lowest quality whose score, on the whole rendition, reaches `target` (an exact search from
+ * `start`): what a sample that disagrees too much with the sizes scored whole is replaced by. Its
+ * reference is the whole rendition's, held for this search alone.
+ */
+async function searchWhole(
+  pixels: RawPixels,
+  settings: EncodeSettings,
+  target: number,
+  { start, slope }: { start: number; slope: number },
+): Promise<Searched> {
+  const pooled = await scorePool().prepare(pixels, 1);
+  try {
+    const { best, trials } = await searchQuality(trialOn(pixels, pooled, settings), {
+      target,
+      start,
+      slope,
+      exact: true,
+      ...QUALITY_RANGE,
+    });
+    const measured: Measured = { quality: best.quality, score: round(best.score), scored: 'rendition' };
+    return { data: best.result, measured, aim: target, slope: slopeOf(trials) ?? slope };
+  } finally {
+    pooled.release();
+  }
+}
+
+/** A search's trial: `pixels` encoded at a quality, and scored against their reference, `pooled`. */
+const trialOn =
+  (pixels: RawPixels, pooled: PooledReference, settings: EncodeSettings) =>
+  async (quality: number): Promise<{ score: number; result: Buffer }> => {
+    const data = await encode(fromRaw(pixels.data, pixels.info), withQuality(settings, quality)).toBuffer();
+    return { score: await pooled.score(await rawOf(sharp(data))), result: data };
+  };
 
 const round = (score: number) => Math.round(score * 100) / 100;
 

@@ -31,6 +31,28 @@ const jpegOf = (pixels: RawPixels, options: JpegOptions) =>
     .jpeg(options)
     .toBuffer();
 
+/**
+ * A picture like a photograph (a smooth light, fine grain) with one 256 px patch of fine stripes of
+ * opposite colours: 4:2:0 JPEG halves colour resolution, so no quality brings the patch's tiles to the
+ * aim, while the whole picture, of which the patch is a sliver, reaches the target well below 100.
+ */
+function hardTiles(width: number, height: number) {
+  const data = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const at = (y * width + x) * 3;
+      if (x >= 512 && x < 768 && y >= 512 && y < 768) {
+        const stripe = x & 1 ? 15 : -15;
+        data.set([128 + stripe, 100 + (y % 256) / 8, 128 - stripe], at);
+      } else {
+        const grain = ((x * 7919 + y * 104729) ^ (x * y)) % 8;
+        data.set([90 + (x / width) * 100 + grain, 80 + (y / height) * 90 + grain, 70 + grain * 2], at);
+      }
+    }
+  }
+  return sharp(data, { raw: { width, height, channels: 3 } }).png();
+}
+
 const bytesOf = async (outDir: string, files: Record<string, { path: string }>) =>
   (await Promise.all(Object.values(files).map((f) => stat(path.join(outDir, f.path))))).reduce((a, s) => a + s.size, 0);
 
@@ -128,9 +150,10 @@ describe('render --quality auto', () => {
         expect(whole, key).toBeGreaterThanOrEqual(80);
       }
     }
-    // Renditions over 512 K pixels (md is 1200x750 here) are scored on a sample of their tiles.
+    // Renditions over 512 K pixels (md is 1200x750 here) are scored on a sample of their tiles; but lg's
+    // tiles ended 11 qualities over sm's whole (82 against 71), more than SAMPLE_DOUBT: searched whole, 78.
     const scored = Object.fromEntries(RENDITION_KEYS.map((key) => [key, auto.measured![key].scored]));
-    expect(scored).toEqual({ xs: 'rendition', sm: 'rendition', md: 'tiles', lg: 'tiles', xl: 'tiles' });
+    expect(scored).toEqual({ xs: 'rendition', sm: 'rendition', md: 'tiles', lg: 'rendition', xl: 'tiles' });
 
     // Up to date: the same record, read back from the manifest.
     const again = await renderOriginal(LADYBIRD, { outDir, quality: { mode: 'auto' } });
@@ -209,6 +232,25 @@ describe('render --quality auto', () => {
     );
   });
 
+  it('never takes a sample over the whole picture: tiles that no quality brings to the aim leave a large rendition ' +
+    'at the lowest quality the whole of it needs', async () => {
+    const dir = await tempDir();
+    const original = await writeImage(dir, 'mouse.png', hardTiles(2400, 1600));
+    const quality = { mode: 'auto' } as const;
+    const auto = await renderOriginal(original, { outDir: path.join(dir, 'auto'), quality, formats: ['jpeg'] });
+    const lossless = await renderOriginal(original, { outDir: path.join(dir, 'png'), formats: ['png'] });
+    const { sm, lg } = auto.measured!;
+    // On tiles, lg (3.8 MP) ended 16 qualities over sm, scored whole (92 against 76): more than a
+    // sample's margin explains (SAMPLE_DOUBT), so the whole rendition was searched, exactly.
+    expect([sm.scored, lg.scored]).toEqual(['rendition', 'rendition']);
+    const before = await rawPixels(path.join(dir, 'png', lossless.files.lg.path));
+    const file = await readFile(path.join(dir, 'auto', auto.files.lg.path));
+    expect(ssimulacra2(before, await rawPixels(file))).toBeGreaterThanOrEqual(80);
+    // The quality below falls short on the whole rendition: it is the lowest that reaches 80.
+    const lower = await jpegOf(before, { quality: lg.quality - 1 });
+    expect(ssimulacra2(before, await rawPixels(lower))).toBeLessThan(80);
+  }, 120_000);
+
   it('searches each format as it would alone, on one reference per size shared by the formats', async () => {
     const dir = await tempDir();
     // The pool's own prepare, counted, and each reference's release counted too.
@@ -235,11 +277,12 @@ describe('render --quality auto', () => {
         expect(released).toBe(prepared);
         return result;
       };
-      const jpeg = (await render(LADYBIRD, ['jpeg'])).measured;
+      // A picture whose samples agree with its sizes scored whole: one reference a size, no whole search.
+      const jpeg = (await render(FLOWER, ['jpeg'])).measured;
       const references = prepared;
-      const webp = (await render(LADYBIRD, ['webp'])).measured;
+      const webp = (await render(FLOWER, ['webp'])).measured;
       expect(prepared).toBe(2 * references);
-      const both = await render(LADYBIRD, ['jpeg', 'webp']);
+      const both = await render(FLOWER, ['jpeg', 'webp']);
       expect(both.measured).toEqual(jpeg);
       expect(both.alternates[0]!.measured).toEqual(webp);
       // One reference per size for both formats: as many as one format alone prepared.
