@@ -64,6 +64,30 @@ export async function assertApart(flag: string, file: string, places: ReadPlace[
   }
 }
 
+/**
+ * Fails before any work when more than one of a command's outputs is its standard output
+ * (`/dev/stdout`, `/proc/self/fd/1`, a link to either): two documents in one stream, which no
+ * reader takes apart. Each output is named as a refusal says it, with its file, or `true` where it
+ * prints to standard output itself (`--json`); undefined where it is not asked for.
+ */
+export async function assertOneOnStdout(
+  outputs: Array<[name: string, file: string | true | undefined]>,
+): Promise<void> {
+  const onStdout: string[] = [];
+  for (const [name, file] of outputs) {
+    if (file === undefined) continue;
+    const plan = file === true ? undefined : await planOutput(file).catch(() => undefined);
+    if (file === true || (plan?.how === 'standard' && plan.fd === 1))
+      onStdout.push(file === true ? name : `${name} ${file}`);
+  }
+  if (onStdout.length < 2) return;
+  const [all, others] = onStdout.length === 2 ? ['both', 'one of them'] : ['all', 'all but one'];
+  throw new ContentApiError(
+    'CONTENT_API_INVALID_ARGUMENT',
+    `${onStdout.slice(0, -1).join(', ')} and ${onStdout.at(-1)} ${all} write to standard output: write ${others} elsewhere`,
+  );
+}
+
 /** A file the user asked for (`--write-page`, `--output`) that cannot be written: exit 2. */
 function notWritable(flag: string, file: string, reason: string, cause?: unknown): ContentApiError {
   return new ContentApiError('CONTENT_API_OUTPUT_NOT_WRITABLE', `${flag} ${file}: cannot write (${reason})`, { cause });

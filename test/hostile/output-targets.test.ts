@@ -80,18 +80,32 @@ describe('a link to standard output, redirected to a file, is written through, n
     await expectLinkKept(link, STDOUT_LINK);
   });
 
-  it('render --report: the contact sheet reaches the redirected file before the JSON printed after it', async () => {
+  it('render --report: the contact sheet reaches the redirected file, the link stays', async () => {
     const dir = await tempDir();
     const { input, out } = await originals(dir);
     const link = await stdoutLink(dir);
-    const run = await runToFile(['render', input, '--out', out, '--report', link, '--json'], dir);
+    const run = await runToFile(['render', input, '--out', out, '--report', link], dir);
     expect(run.code, run.stderr).toBe(0);
-    // Written where standard output stood, not from the file's first byte over what follows.
-    const end = run.stdout.indexOf('</html>\n') + '</html>\n'.length;
-    const [sheet, json] = [run.stdout.slice(0, end), run.stdout.slice(end)];
-    expect(sheet).toMatch(/^<!doctype html>/i);
-    expect(sheet).toContain('b-wide.jpg');
-    expect(JSON.parse(json).results).toHaveLength(1);
+    expect(run.stdout).toMatch(/^<!doctype html>/i);
+    expect(run.stdout).toContain('b-wide.jpg');
+    await expectLinkKept(link, STDOUT_LINK);
+  });
+
+  it('two outputs on standard output are refused before any work (exit 2): two documents in one stream', async () => {
+    const dir = await tempDir();
+    const { input, out } = await originals(dir);
+    const link = await stdoutLink(dir);
+    const rendered = await runToFile(['render', input, '--out', out, '--report', link, '--json'], dir);
+    expect([rendered.code, rendered.stdout]).toEqual([2, '']);
+    expect(rendered.stderr).toBe(
+      `error: --json and --report ${link} both write to standard output: write one of them elsewhere\n`,
+    );
+    await expect(readdir(out)).rejects.toThrow(/ENOENT/);
+    const checked = await runToFile(['check', PAGE, '--update-baseline', '/dev/stdout'], dir);
+    expect([checked.code, checked.stdout]).toEqual([2, '']);
+    expect(checked.stderr).toContain(
+      'the report and --update-baseline /dev/stdout both write to standard output: write one of them elsewhere',
+    );
     await expectLinkKept(link, STDOUT_LINK);
   });
 

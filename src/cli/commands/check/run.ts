@@ -14,7 +14,14 @@ import { createReporter, type ReporterName } from '../../../check/reporters/inde
 import { loadTargets, type TargetOptions } from '../../../check/targets.js';
 import { escapeText, InvalidArgumentError } from '../../../errors.js';
 import type { S3Options } from '../../../storage/s3-url.js';
-import { assertApart, assertWritableFile, printMessage, stylesFor, writeOutputFile } from '../../output.js';
+import {
+  assertApart,
+  assertOneOnStdout,
+  assertWritableFile,
+  printMessage,
+  stylesFor,
+  writeOutputFile,
+} from '../../output.js';
 import { fileSink, type ReportSink, stdoutSink } from './sink.js';
 
 export interface CheckCommandOptions {
@@ -57,6 +64,12 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
       ? [{ path: options.verifyFiles, what: `in the --verify-files folder ${options.verifyFiles}` }]
       : []),
   ].filter((place) => !/^(https?|s3):\/\//i.test(place.path) && !/^(\d+|-)$/.test(place.path));
+  // The report goes to standard output unless --output names a file.
+  await assertOneOnStdout([
+    ['the report', options.output === undefined ? true : undefined],
+    ['--output', options.output],
+    ['--update-baseline', options.updateBaseline],
+  ]);
   for (const [flag, file] of [
     ['--output', options.output],
     ['--update-baseline', options.updateBaseline],

@@ -23,7 +23,7 @@ import {
   s3From,
   settingsFrom,
 } from '../../options.js';
-import { assertApart, assertWritableFile } from '../../output.js';
+import { assertApart, assertOneOnStdout, assertWritableFile } from '../../output.js';
 import { originsFor } from '../../parse.js';
 
 const DESCRIPTION =
@@ -172,6 +172,12 @@ async function runAction(inputs: string[], flags: Flags, command: Command): Prom
     ]);
     await assertWritableFile('--report', reportFile);
   }
+  await assertOneOnStdout([
+    ['--json', flags.json ? true : undefined],
+    ['--html', flags.html ? true : undefined],
+    ['--report', reportFile],
+    ['--write-page', flags.writePage as string | undefined],
+  ]);
   if (flags.detach && flags.queue === undefined) throw new InvalidArgumentError('--detach applies only with --queue');
   if (flags.queue !== undefined) {
     if (flags.page !== undefined) {
