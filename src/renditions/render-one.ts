@@ -253,7 +253,7 @@ export async function renderOne(
       ),
     );
     if (fresh.every(Boolean) && !options.force) {
-      const placeholder = await recordedPlaceholder(context, previous as ManifestEntry[]);
+      const placeholder = await recordedPlaceholder(context, previous as ManifestEntry[], outputs);
       if (!options.dryRun) {
         // Files removed first: a record stops naming them only once they are gone.
         if (prune) await removeStale(context, plan, recorded, stale, source);
@@ -398,16 +398,27 @@ async function claim(
 const PLACEHOLDER_SOURCE_BYTES = 4 * 2 ** 20;
 
 /**
+ * Which output (by index) a placeholder is made from: the first in a format that keeps transparency, if
+ * any is written. A JPEG primary is flattened, where a WebP or AVIF alternate a browser picks instead
+ * lets the page show through.
+ */
+const placeholderFrom = (formats: OutputFormat[]) => Math.max(0, formats.findIndex(keepsAlpha));
+
+/**
  * The placeholder recorded for an original up to date, or, for a record from before placeholders,
  * one made from its smallest rendition as stored; none when that cannot be read.
  */
-async function recordedPlaceholder(context: Context, entries: ManifestEntry[]): Promise<Placeholder | undefined> {
+async function recordedPlaceholder(
+  context: Context,
+  entries: ManifestEntry[],
+  /** The outputs the entries record, in their order. */
+  outputs: Output[],
+): Promise<Placeholder | undefined> {
   const recorded = entries.find((entry) => entry.placeholder)?.placeholder;
   // A record from before `transparent`: opaque, unless its original has alpha (then made again, once).
   if (recorded && (recorded.transparent !== undefined || !entries[0]!.info?.hasAlpha))
     return { ...recorded, transparent: recorded.transparent ?? false };
-  // From a format that keeps transparency, if any is written (as `writeRenditions` does).
-  const from = entries.find((entry) => !/\.jpe?g$/i.test(entry.renditions.xs.path)) ?? entries[0]!;
+  const from = entries[placeholderFrom(outputs.map((output) => output.format))]!;
   const smallest = await context.store.readHead(from.renditions.xs.path, PLACEHOLDER_SOURCE_BYTES).catch(() => null);
   return smallest ? placeholderOf(smallest).catch(() => undefined) : undefined;
 }
@@ -672,9 +683,7 @@ async function writeRenditions(
   const written = outputs.map(() => ({}) as Renditions);
   let smallest: Buffer | undefined;
   const formats = outputs.map((output) => output.format);
-  // The placeholder is made from a format that keeps transparency, if any is written: a JPEG primary
-  // is flattened, where a WebP or AVIF alternate a browser picks instead lets the page show through.
-  const placeholderFrom = Math.max(0, formats.findIndex(keepsAlpha));
+  const from = placeholderFrom(formats);
   try {
     for await (const rendition of encodeRenditions(original.source, input, info, context.settings, formats)) {
       const at = formats.indexOf(rendition.format);
@@ -693,7 +702,7 @@ async function writeRenditions(
           cacheControl: objectCacheControl(context.settings.urlVersions),
         };
         staged.push(await context.store.stage(file.path, rendition.data, headers));
-        if (key === 'xs' && at === placeholderFrom) smallest = rendition.data;
+        if (key === 'xs' && at === from) smallest = rendition.data;
         written[at]![key] = {
           ...file,
           bytes: rendition.data.length,
