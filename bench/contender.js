@@ -37,6 +37,8 @@ const contenders = {
   /** The same, as the library was at the baseline commit (bench/baseline.js). */
   async 'content-api-before'() {
     const before = await import(path.join(process.env.BENCH_BASELINE_DIR, 'dist', 'index.js'));
+    // libvips' threads as render sets them now (a baseline that sets its own per batch overrides it).
+    sharp.concurrency(AVIF_THREADS);
     const report = await before.renderOriginals([inputDir], { outDir, concurrency, force: force === 'force' });
     if (report.failures.length > 0) throw new Error(JSON.stringify(report.failures));
     return report.results.length * 5;

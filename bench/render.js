@@ -5,12 +5,18 @@
  */
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
+import { buildBaseline } from './baseline.js';
 import { buildCorpus } from './corpus.js';
 import { pipelineFloor } from './floor.js';
 import { cascadeQuality } from './quality.js';
 import { bestOf, runContender } from './run-contender.js';
 
 const fmt = (n, digits = 2) => n.toFixed(digits);
+
+/** content-api before fingerprints and placeholders (issue #35's item 11): render's CPU is held to 1.05x of it. */
+export const PLACEHOLDER_BASELINE_COMMIT = '18a7ccc';
+/** The most CPU render may take against that commit's, at the same settings. */
+const CPU_GOAL = 1.05;
 
 export async function renderBench(root, scratch, { concurrency, runs }) {
   const corpus = await buildCorpus(path.join(root, '.bench'));
@@ -93,6 +99,8 @@ export async function renderBench(root, scratch, { concurrency, runs }) {
       `(${fmt((100 * second.seconds) / first.seconds, 1)}% of the first)`,
   );
 
+  await cpuAgainstBaseline(root, scratch, corpus, { concurrency, runs });
+
   console.error('bench: quality of the cascade');
   const quality = await cascadeQuality(
     ['elephants.webp', 'mosaic-24mp-a.jpg', 'kleiber.jpg'].map((name) => path.join(corpus.mixed, name)),
@@ -111,4 +119,42 @@ export async function renderBench(root, scratch, { concurrency, runs }) {
     console.log(`| ${row.source} | ${cells.join(' | ')} |`);
   }
   console.log("\n(eleventy-img 6 bundles its own sharp 0.33 / libvips 8.15; the others use this project's sharp.)");
+}
+
+/**
+ * render's CPU against the same batches rendered by the library at PLACEHOLDER_BASELINE_COMMIT, at the
+ * same settings (PNG unfiltered as sharp writes it, libvips' threads as render sets them), in
+ * alternating runs (at least three pairs): a machine's speed drifts within a run of the bench, and
+ * alternating puts the drift on both sides.
+ */
+export async function cpuAgainstBaseline(root, scratch, corpus, { concurrency, runs }) {
+  const env = { BENCH_BASELINE_DIR: buildBaseline(root, PLACEHOLDER_BASELINE_COMMIT) };
+  const pairs = Math.max(3, runs);
+  const rows = [];
+  for (const [label, input] of [
+    ['mixed', corpus.mixed],
+    ['24 MP JPEGs', corpus.mp24],
+    ['artwork photographs', corpus.artwork],
+  ]) {
+    const cpu = { before: [], after: [] };
+    for (let pair = 0; pair < pairs; pair++) {
+      console.error(`bench: CPU against ${PLACEHOLDER_BASELINE_COMMIT} over ${label}, pair ${pair + 1} of ${pairs}`);
+      cpu.before.push(runContender(root, scratch, 'content-api-before', input, { concurrency, env }).cpuSeconds);
+      cpu.after.push(runContender(root, scratch, 'content-api', input, { concurrency }).cpuSeconds);
+    }
+    const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+    const ratio = mean(cpu.after) / mean(cpu.before);
+    rows.push([label, cpu.before.map((v) => fmt(v)).join(', '), cpu.after.map((v) => fmt(v)).join(', '), ratio]);
+  }
+  console.log(`\n## CPU against ${PLACEHOLDER_BASELINE_COMMIT} (before fingerprints and placeholders)\n`);
+  console.log(
+    `The same batches through the library at ${PLACEHOLDER_BASELINE_COMMIT} and now, at the same settings, in ` +
+      `${pairs} alternating pairs; the goal is at most ${CPU_GOAL}x of its CPU (mean against mean).\n`,
+  );
+  console.log(`| batch | CPU s, ${PLACEHOLDER_BASELINE_COMMIT} | CPU s, content-api | ratio | goal |`);
+  console.log('|---|---|---|---:|---|');
+  for (const [label, before, after, ratio] of rows) {
+    const verdict = ratio <= CPU_GOAL ? 'met' : '**not met**';
+    console.log(`| ${label} | ${before} | ${after} | ${fmt(ratio)}x | ${verdict} |`);
+  }
 }
