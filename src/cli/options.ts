@@ -3,7 +3,7 @@
  * turns parsed flags into the library's options: the HTTP client's bounds, S3, the queue, the
  * render settings (derived from their schema), and the API's base URL.
  */
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError as InvalidChoice, Option } from 'commander';
 import { z } from 'zod';
 import { HTTP_DEFAULTS } from '../client/defaults.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -134,9 +134,9 @@ export function addSettingOptions(command: Command, schema: SettingsSchema = ren
       // Its choices listed in --help; a value in another case (`--format JPG`) is the same choice.
       const option = new Option(alias.flag, alias.description).choices(alias.choices);
       const choice = (value: string) => {
-        // Commander's own words for a choice refused, as every other flag with choices says it.
+        // Commander's own error and words for a choice refused, as every other flag with choices says it.
         if (!alias.choices.includes(value.toLowerCase()))
-          throw new InvalidArgumentError(`Allowed choices are ${alias.choices.join(', ')}.`);
+          throw new InvalidChoice(`Allowed choices are ${alias.choices.join(', ')}.`);
         return value.toLowerCase();
       };
       command.addOption(option.argParser(choice));
