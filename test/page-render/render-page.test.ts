@@ -3,7 +3,7 @@
  * by `createContentServer`, its renditions downloaded or its originals matched by name,
  * renditions written and read back by `check --verify-files`.
  */
-import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -795,6 +795,21 @@ describe('content-api render --page', () => {
     expect(webp.stdout).toContain(`would write\t${path.join(dir, 'page.json')}\tthe page with 15 Image(s) updated`);
     expect(await readFile(path.join(dir, 'page.json')).catch(() => null)).toBeNull();
     expect(await readFile(path.join(dir, 'media', 'landscapes', 'dune.max-300x300.jpg')).catch(() => null)).toBeNull();
+    // What the run would refuse, the dry run refuses: a --write-page that is a link to another file.
+    const link = path.join(dir, 'page-link.json');
+    await symlink(path.join(dir, 'elsewhere.json'), link);
+    await writeFile(path.join(dir, 'elsewhere.json'), '{}');
+    const linked = await runCli(
+      ['render', '--page', '101', '--base-url', base, '--out', path.join(dir, 'media')].concat([
+        '--originals',
+        ORIGINALS,
+        '--write-page',
+        link,
+        '--dry-run',
+      ]),
+    );
+    expect([linked.code, linked.stdout]).toEqual([2, '']);
+    expect(linked.stderr).toContain(`--write-page ${link}: cannot write (it is a symlink to a file`);
   });
 
   it(

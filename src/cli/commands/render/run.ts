@@ -55,7 +55,8 @@ export async function runRenderPage(options: RenderPageCommandOptions): Promise<
   setRenderThreads();
   if (writePage === '-' && json)
     throw new InvalidArgumentError('--write-page - and --json both want standard output; write the page to a file');
-  if (writePage && writePage !== '-' && !options.dryRun) await assertWritableFile('--write-page', writePage);
+  // A dry run too: it says what the run would write, and this run would refuse it.
+  if (writePage && writePage !== '-') await assertWritableFile('--write-page', writePage);
   // Loaded here, so rendering files does not pay for the page model and the HTTP client.
   const [{ loadPage }, { renderPage }] = await Promise.all([
     import('../../../client/pages.js'),
