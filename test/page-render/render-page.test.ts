@@ -1144,7 +1144,14 @@ describe('content-api render --page', () => {
       ['render', '--page', 'samples/pages/presentation-every-block.json', '--originals', 'no-such-folder'],
       /--originals no-such-folder: no such folder/,
     ],
-    [['render', '--page', '101', '--write-page', '-', '--json'], /--write-page - and --json both want standard output/],
+    [
+      ['render', '--page', '101', '--write-page', '-', '--json'],
+      /--json and --write-page - both write to standard output: write one of them elsewhere/,
+    ],
+    [
+      ['render', '--page', '101', '--write-page', '-', '--report', '/dev/stdout'],
+      /--report \/dev\/stdout and --write-page - both write to standard output: write one of them elsewhere/,
+    ],
     [
       ['render', '--page', 'README.md', '--write-page', 'no-such-folder/page.json'],
       /^error: --write-page no-such-folder\/page\.json: cannot write \(no folder no-such-folder\)$/m,

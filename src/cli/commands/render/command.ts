@@ -176,7 +176,9 @@ async function runAction(inputs: string[], flags: Flags, command: Command): Prom
     ['--json', flags.json ? true : undefined],
     ['--html', flags.html ? true : undefined],
     ['--report', reportFile],
-    ['--write-page', flags.writePage as string | undefined],
+    // `-` is standard output by name.
+    ['--write-page -', flags.writePage === '-' ? true : undefined],
+    ['--write-page', flags.writePage === '-' ? undefined : (flags.writePage as string | undefined)],
   ]);
   if (flags.detach && flags.queue === undefined) throw new InvalidArgumentError('--detach applies only with --queue');
   if (flags.queue !== undefined) {

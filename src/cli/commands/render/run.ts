@@ -2,7 +2,7 @@
  * `content-api render`: runs the batch (originals, or a page's images with `--page`) and
  * reports it (report.ts), with a progress bar on a terminal.
  */
-import { escapeText, InvalidArgumentError } from '../../../errors.js';
+import { escapeText } from '../../../errors.js';
 import type { RenderPageOptions } from '../../../page-render/render-page.js';
 import { type RenderOptions, renderOriginals } from '../../../renditions/render.js';
 import { assertWritableFile, printData, printMessage, writeOutputFile } from '../../output.js';
@@ -53,8 +53,6 @@ export async function runRender(inputs: string[], options: RenderCommandOptions)
 export async function runRenderPage(options: RenderPageCommandOptions): Promise<number> {
   const { page: target, writePage, json, reportFile: _report, ...renderOptions } = options;
   setRenderThreads();
-  if (writePage === '-' && json)
-    throw new InvalidArgumentError('--write-page - and --json both want standard output; write the page to a file');
   // A dry run too: it says what the run would write, and this run would refuse it.
   if (writePage && writePage !== '-') await assertWritableFile('--write-page', writePage);
   // Loaded here, so rendering files does not pay for the page model and the HTTP client.
