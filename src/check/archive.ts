@@ -4,7 +4,8 @@
  * else of it) has its five files held to the rules a page's files are held to: each exists and is
  * an image inside the place (`file-missing`, `file-unreadable`, `file-outside`), has the pixel size
  * its record gives (`file-size`) and the format its extension names (`file-format`), and decodes to
- * the picture recorded for it (`file-picture`, which reads each file whole). Records of one stem
+ * the picture recorded for it (`file-picture`, which reads each file whole) and, when that is all so,
+ * is the file recorded, byte for byte (`file-version`, from the same read). Records of one stem
  * and one original (its formats: `dune.jpg`, `dune.webp`) are alternates of one another: each file
  * must also have the size the others record for its rendition.
  *
@@ -195,6 +196,16 @@ export class ArchiveRun {
     if (this.#pictures) {
       for (const { rule, url, message } of await this.#pictures.problems(image))
         if (!failed.has(url)) findings.push({ severity: 'error', path: pathOf.get(url)!, rule, message });
+      // A file that passed every rule above but is not the bytes recorded (encoded again, or another
+      // file of the same picture put in its place): the versions in published URLs are no longer its own.
+      const flagged = new Set(findings.map((finding) => finding.path));
+      const recorded = renditions.flatMap(({ rendition, url, path }) => {
+        const { version } = entry.renditions[rendition];
+        const once = pathOf.get(url) === path && !failed.has(url) && !flagged.has(path);
+        return version !== undefined && once ? [{ path, url, version }] : [];
+      });
+      for (const { rule, path, message } of await this.#pictures.versions(recorded))
+        findings.push({ severity: 'error', path, rule, message });
     }
     return { key, image, findings };
   }

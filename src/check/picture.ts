@@ -109,19 +109,21 @@ export class PictureCheck {
   }
 
   /**
-   * `file-version`: each media URL that carries a version (`?v=`) against its file's. A file that
-   * cannot be read whole (missing, unreadable, over 64 MiB) is not compared: the file rules say why.
+   * `file-version`: each media URL that carries a version (`?v=`), or whose `version` the manifest
+   * records, against its file's. A file that cannot be read whole (missing, unreadable, over 64 MiB)
+   * is not compared: the file rules say why.
    */
-  async versions(references: ReadonlyArray<{ path: string; url: string }>): Promise<PictureFinding[]> {
+  async versions(
+    references: ReadonlyArray<{ path: string; url: string; version?: string | undefined }>,
+  ): Promise<PictureFinding[]> {
     const found = await Promise.all(
-      references.map(async ({ path, url }): Promise<PictureFinding[]> => {
-        const given = urlVersion(url);
+      references.map(async ({ path, url, version }): Promise<PictureFinding[]> => {
+        const given = version ?? urlVersion(url);
         if (given === null) return [];
         const read = await this.#read(url);
         if (read.version === undefined || read.version === given) return [];
-        const message =
-          `${read.location} is version ${read.version} (its SHA-256's first 8 hex digits), ` +
-          `its URL says v=${given}`;
+        const said = version === undefined ? `its URL says v=${given}` : `the manifest records ${given}`;
+        const message = `${read.location} is version ${read.version} (its SHA-256's first 8 hex digits), ${said}`;
         return [{ path, rule: 'file-version', url, message }];
       }),
     );

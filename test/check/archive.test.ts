@@ -112,6 +112,27 @@ describe.each(kinds)('the archive checked whole (%s)', (_, open) => {
     expect(found[3]!.message).toBe(`${place.named(missing)} does not exist`);
   });
 
+  it('a file encoded again (its picture, size and format as recorded, its bytes not) is file-version', async () => {
+    const place = await open();
+    await rendered(place);
+    const file = 'meadow.max-600x600.jpg';
+    await place.write(
+      file,
+      await sharp(await place.read(file))
+        .jpeg({ quality: 95 })
+        .toBuffer(),
+    );
+    const found = findings((await check(place)).pages);
+    expect(found.map(({ record, rule, path }) => `${record} ${rule} ${path}`)).toEqual([
+      'meadow.jpg file-version $.renditions.sm.path',
+    ]);
+    const [message] = found.map((finding) => finding.message);
+    expect(message!.startsWith(`${place.named(file)} is version `)).toBe(true);
+    expect(message).toMatch(
+      / is version [0-9a-f]{8} \(its SHA-256's first 8 hex digits\), the manifest records [0-9a-f]{8}$/,
+    );
+  });
+
   it('a JPEG under a .webp name is file-format', async () => {
     const place = await open();
     await rendered(place);
