@@ -5,7 +5,7 @@
  * with real sharp, in a folder and in a bucket prefix (a real s3rver): one contract for both.
  */
 import path from 'node:path';
-import sharp from 'sharp';
+import sharp, { type JpegOptions } from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ArchiveRecord, ArchiveRun, archiveRecords, byStem, type StoreSource } from '../../src/check/archive.js';
 import type { CheckedPage } from '../../src/check/check.js';
@@ -53,6 +53,15 @@ async function check(place: Place): Promise<{ pages: CheckedPage[]; run: Archive
     await closeFileSource(files);
   }
 }
+
+/** `file` in `place` encoded again as a JPEG: the same picture, other bytes. */
+const encodeAsJpeg = async (place: Place, file: string, options?: JpegOptions) =>
+  place.write(
+    file,
+    await sharp(await place.read(file))
+      .jpeg(options)
+      .toBuffer(),
+  );
 
 const findings = (pages: CheckedPage[]) =>
   pages.flatMap((page) =>
@@ -116,12 +125,7 @@ describe.each(kinds)('the archive checked whole (%s)', (_, open) => {
     const place = await open();
     await rendered(place);
     const file = 'meadow.max-600x600.jpg';
-    await place.write(
-      file,
-      await sharp(await place.read(file))
-        .jpeg({ quality: 95 })
-        .toBuffer(),
-    );
+    await encodeAsJpeg(place, file, { quality: 95 });
     const found = findings((await check(place)).pages);
     expect(found.map(({ record, rule, path }) => `${record} ${rule} ${path}`)).toEqual([
       'meadow.jpg file-version $.renditions.sm.path',
@@ -137,12 +141,7 @@ describe.each(kinds)('the archive checked whole (%s)', (_, open) => {
     const place = await open();
     await rendered(place);
     const file = 'quarry.max-1200x1200.webp';
-    await place.write(
-      file,
-      await sharp(await place.read(file))
-        .jpeg()
-        .toBuffer(),
-    );
+    await encodeAsJpeg(place, file);
     expect(findings((await check(place)).pages)).toEqual([
       {
         source: place.named('quarry.webp'),
