@@ -84,7 +84,8 @@ export async function assertOneOnStdout(
   const [all, others] = onStdout.length === 2 ? ['both', 'one of them'] : ['all', 'all but one'];
   throw new ContentApiError(
     'CONTENT_API_INVALID_ARGUMENT',
-    `${onStdout.slice(0, -1).join(', ')} and ${onStdout.at(-1)} ${all} write to standard output: write ${others} elsewhere`,
+    `${onStdout.slice(0, -1).join(', ')} and ${onStdout.at(-1)} ${all} write to standard output: ` +
+      `write ${others} elsewhere`,
   );
 }
 
