@@ -168,8 +168,8 @@ export class CheckRun {
   /** One page: its problems after the config and the baseline, its images, counted in `summary`. */
   async check(page: LoadedPage): Promise<CheckedPage> {
     const found = pageProblems(page);
-    const images = page.parseError === undefined ? imagesOf(page.json) : [];
-    if (this.#options.files && page.parseError === undefined) found.push(...(await this.#fileProblems(page, images)));
+    const images = page.json === undefined ? [] : imagesOf(page.json);
+    if (this.#options.files && page.json !== undefined) found.push(...(await this.#fileProblems(page, images)));
     const checked = this.#sort(page, found, images);
     this.summary.pages++;
     this.summary.images += images.length;
@@ -359,6 +359,8 @@ export async function checkPages(
 }
 
 function pageProblems(page: LoadedPage): Finding[] {
+  if (page.fetchError !== undefined)
+    return [{ severity: 'error', path: '$', rule: 'page-fetch', message: `cannot fetch: ${page.fetchError}` }];
   if (page.parseError !== undefined)
     return [{ severity: 'error', path: '$', rule: 'page-json', message: `not JSON (${page.parseError})` }];
   const problems: Finding[] = validatePage(page.json, page.baseUrl ? { baseUrl: page.baseUrl } : {}).problems;

@@ -9,6 +9,7 @@ import { IMAGE_RULES } from '../renditions/verify.js';
 /** Rules of `check` itself; the `file-*` ones need `--verify-files`. */
 export const FILE_RULES = {
   'page-json': 'the page is JSON',
+  'page-fetch': 'every page the listing gives can be fetched (--all-pages)',
   'base-url-placeholder': 'no {base_url} placeholder is left (a serve content folder needs --base-url)',
   'file-missing': 'every media file the page names exists',
   'file-unreadable': 'every media file the page names can be read and is an image',

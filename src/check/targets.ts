@@ -1,13 +1,15 @@
 /**
  * What `check` and `inspect` read: page JSON files, folders of them, page ids or page
- * endpoint URLs fetched from the API, or standard input. Pages come one at a time, so a run
- * over 100,000 files holds one folder listing and a few pages, never all of them.
+ * endpoint URLs fetched from the API, standard input, or every page of a site (its listing
+ * walked). Pages come one at a time, so a run over 100,000 files or pages holds one folder
+ * listing (or listing page) and a few pages, never all of them.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createDispatcher } from '../client/http.js';
-import { type LoadedPage, type LoadPageOptions, loadPage } from '../client/pages.js';
-import { InvalidArgumentError } from '../errors.js';
+import { listPageIds, type SiteQuery } from '../client/listing.js';
+import { type LoadedPage, type LoadPageOptions, loadPage, pageUrl } from '../client/pages.js';
+import { escapedMessage, InvalidArgumentError } from '../errors.js';
 import { walkFiles } from '../fs/walk.js';
 import { BASE_URL_PLACEHOLDER } from '../page/common.js';
 
@@ -16,6 +18,8 @@ export type { LoadedPage };
 export type TargetOptions = Omit<LoadPageOptions, 'dispatcher'> & {
   /** Pages to leave out, by source (file path or URL), decided before they are read. */
   skip?: (source: string) => boolean;
+  /** How many pages a site's listing holds, told when its first listing page is read (`loadSite`). */
+  onTotal?: (total: number) => void;
 };
 
 const isRemote = (target: string) => /^\d+$/.test(target) || /^https?:\/\//i.test(target);
@@ -26,7 +30,7 @@ const isRemote = (target: string) => /^\d+$/.test(target) || /^https?:\/\//i.tes
  */
 export async function* loadTargets(targets: string[], options: TargetOptions): AsyncGenerator<LoadedPage> {
   const dispatcher = targets.some(isRemote) ? createDispatcher(options) : undefined;
-  const { skip, ...loadOptions } = options;
+  const { skip, onTotal: _, ...loadOptions } = options;
   try {
     for (const target of targets) {
       const sources = target === '-' || isRemote(target) ? [target] : jsonFiles(target);
@@ -41,13 +45,45 @@ export async function* loadTargets(targets: string[], options: TargetOptions): A
   }
 }
 
+/** Pages fetched at once in a walk over a whole site: enough to hide the round trips, few enough for any server. */
+export const SITE_PAGES_IN_FLIGHT = 8;
+
+/**
+ * Every page of the site at `options.baseUrl` that the listing gives for `query` (published
+ * pages, in id order), each fetched from its page endpoint, `SITE_PAGES_IN_FLIGHT` at a time,
+ * handed on in order. A listing that cannot be read throws (exit 2); a page listed but not
+ * fetched (gone since, a 500) comes with `fetchError`, and the walk goes on.
+ */
+export async function* loadSite(query: SiteQuery, options: TargetOptions): AsyncGenerator<LoadedPage> {
+  const { skip, baseUrl, onTotal, ...loadOptions } = options;
+  if (!baseUrl)
+    throw new InvalidArgumentError('--all-pages needs --base-url (or CONTENT_API_BASE_URL): the site to walk');
+  const dispatcher = createDispatcher(options);
+  const inFlight: Array<Promise<LoadedPage>> = [];
+  try {
+    for await (const id of listPageIds(baseUrl, query, { ...loadOptions, dispatcher, onTotal })) {
+      const source = pageUrl(baseUrl, id);
+      if (skip?.(source)) continue;
+      const page = loadPage(id, { ...loadOptions, baseUrl, dispatcher }).then(
+        (loaded) => fillBaseUrl(loaded, baseUrl),
+        (error: unknown): LoadedPage => ({ source, text: '', json: undefined, fetchError: escapedMessage(error) }),
+      );
+      inFlight.push(page);
+      if (inFlight.length >= SITE_PAGES_IN_FLIGHT) yield await inFlight.shift()!;
+    }
+    while (inFlight.length > 0) yield await inFlight.shift()!;
+  } finally {
+    await Promise.allSettled(inFlight);
+    await dispatcher.close();
+  }
+}
+
 /**
  * A page from a `serve` content folder writes absolute URLs as `{base_url}/...`; with a base
  * URL they are filled in, as `serve` does, and the page is checked against that base.
  */
 export function fillBaseUrl(page: LoadedPage, baseUrl: string | undefined): LoadedPage {
-  if (!baseUrl || page.parseError !== undefined || page.baseUrl || !page.text.includes(BASE_URL_PLACEHOLDER))
-    return page;
+  if (!baseUrl || page.json === undefined || page.baseUrl || !page.text.includes(BASE_URL_PLACEHOLDER)) return page;
   const base = JSON.stringify(baseUrl.replace(/\/+$/, '')).slice(1, -1);
   const text = page.text.replaceAll(BASE_URL_PLACEHOLDER, base);
   return { ...page, text, json: JSON.parse(text), baseUrl };

@@ -6,6 +6,7 @@
 import { type Command, InvalidArgumentError as InvalidChoice, Option } from 'commander';
 import { z } from 'zod';
 import { HTTP_DEFAULTS } from '../client/defaults.js';
+import type { SiteQuery } from '../client/listing.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { QueueOptions } from '../queue/connection.js';
 import {
@@ -62,6 +63,33 @@ export function baseUrlOption(description: string, { env = true, check = false }
   const option = new Option('--base-url <url>', description);
   if (env) option.env('CONTENT_API_BASE_URL');
   return check ? option.argParser(httpUrl('--base-url')) : option;
+}
+
+/** `--all-pages` and the listing's filters that narrow it: every page of a site, walked from its listing. */
+export function addSiteOptions(command: Command): Command {
+  return command
+    .optionsGroup('A whole site (its Wagtail API v2 listing, walked page by page from --base-url):')
+    .option('--all-pages', 'every published page the listing at --base-url gives, instead of targets')
+    .option('--type <types>', 'with --all-pages: only pages of these types (site.PresentationPage[,...])')
+    .option('--child-of <id|root>', 'with --all-pages: only the children of this page')
+    .option('--descendant-of <id|root>', 'with --all-pages: only the pages below this one');
+}
+
+/** The site to walk (`addSiteOptions`), or undefined without `--all-pages`; refuses targets beside it. */
+export function siteFrom(flags: Flags, targets: readonly string[]): SiteQuery | undefined {
+  const filters = { type: '--type', childOf: '--child-of', descendantOf: '--descendant-of' } as const;
+  if (!flags.allPages) {
+    const given = Object.entries(filters).find(([key]) => flags[key] !== undefined);
+    if (given) throw new InvalidArgumentError(`${given[1]} narrows --all-pages; give --all-pages too`);
+    return undefined;
+  }
+  if (targets.length > 0)
+    throw new InvalidArgumentError(`--all-pages takes no targets (got ${targets.length}): the listing names the pages`);
+  return {
+    type: flags.type as string | undefined,
+    childOf: flags.childOf as string | undefined,
+    descendantOf: flags.descendantOf as string | undefined,
+  };
 }
 
 /** `--s3-endpoint` and `--s3-path-style`, in a group of their own in the help. */

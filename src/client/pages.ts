@@ -65,10 +65,12 @@ export interface LoadedPage {
   source: string;
   /** The body as read, byte for byte (UTF-8), but for a leading byte-order mark, which is dropped. */
   text: string;
-  /** The parsed JSON, or undefined with `parseError` set. */
+  /** The parsed JSON, or undefined with `parseError` or `fetchError` set. */
   json: unknown;
   /** Why the text is not a page's JSON: not UTF-8, nested too deep, or not JSON; one line. */
   parseError?: string;
+  /** Why a page a site's listing gives could not be fetched (`loadSite`); one line naming the URL. */
+  fetchError?: string;
   /** The API base URL, for pages fetched by id. */
   baseUrl?: string;
 }

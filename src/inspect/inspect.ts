@@ -1,7 +1,8 @@
 /** `inspect`: load one page (an id, a page endpoint URL, a file or standard input) and report on it. */
 
 import type { FileSource } from '../check/probe.js';
-import { fillBaseUrl } from '../check/targets.js';
+import { fillBaseUrl, loadSite, type TargetOptions } from '../check/targets.js';
+import type { SiteQuery } from '../client/listing.js';
 import { type FetchPageOptions, fetchPage, type LoadedPage, type LoadPageOptions, loadPage } from '../client/pages.js';
 import { ContentApiError, escapeText, InvalidArgumentError } from '../errors.js';
 import { jsonKind } from '../json.js';
@@ -84,7 +85,11 @@ export async function inspectTarget(target: string, options: InspectTargetOption
       throw new InvalidArgumentError(`Expected --base-url or CONTENT_API_BASE_URL to fetch page ${target}`);
     return inspectPage(target, { ...options, baseUrl: options.baseUrl });
   }
-  const page = fillBaseUrl(await loadPage(target, options), options.baseUrl);
+  return inspectLoaded(fillBaseUrl(await loadPage(target, options), options.baseUrl), options);
+}
+
+/** A page read: its report; throws when it is not JSON or not a page (`NotAPageError`). */
+async function inspectLoaded(page: LoadedPage, options: InspectTargetOptions): Promise<InspectReport> {
   if (page.parseError !== undefined) throw new InvalidArgumentError(`${page.source}: not JSON (${page.parseError})`);
   assertPage(page.source, page.json);
   const { problems } = validatePage(page.json, {
@@ -92,4 +97,33 @@ export async function inspectTarget(target: string, options: InspectTargetOption
     ...(page.baseUrl && { baseUrl: page.baseUrl }),
   });
   return buildInspectReport(page.source, page.json, [...problems, ...(await fileProblems(page, options.files))]);
+}
+
+/** A page of a site that could not be inspected: not fetched, not JSON or not a page; one line. */
+export interface InspectFailure {
+  source: string;
+  failure: string;
+}
+
+/**
+ * Every published page of the site at `options.baseUrl` that its listing gives for `query`, each
+ * inspected as it comes (a few fetched ahead), in id order. A page that cannot be fetched or is not
+ * a page is an `InspectFailure` and the walk goes on; a listing that cannot be read throws.
+ */
+export async function* inspectSite(
+  query: SiteQuery,
+  options: InspectTargetOptions & Pick<TargetOptions, 'onTotal'>,
+): AsyncGenerator<InspectReport | InspectFailure> {
+  for await (const page of loadSite(query, options)) {
+    if (page.fetchError !== undefined) {
+      yield { source: page.source, failure: `cannot fetch: ${page.fetchError}` };
+      continue;
+    }
+    try {
+      yield await inspectLoaded(page, options);
+    } catch (error) {
+      if (!(error instanceof ContentApiError)) throw error;
+      yield { source: page.source, failure: error.message };
+    }
+  }
 }

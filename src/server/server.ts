@@ -1,6 +1,7 @@
 /**
- * The read-only Content API over a content folder (spec section 4). Responses for a record
- * are prepared once per base URL and format, then served from memory (a bounded cache).
+ * The read-only Content API over a content folder (spec section 4), with Wagtail API v2's listing,
+ * `find` and detail parameters for pages (./pages/). Responses for a record as stored are prepared
+ * once per base URL and format, then served from memory (a bounded cache).
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -11,6 +12,9 @@ import { VERSION_PARAMETER } from '../renditions/rules.js';
 import { ifNoneMatch } from './conditional.js';
 import type { Content, ContentRecord } from './content.js';
 import { serveMedia } from './media.js';
+import { ApiRefusal } from './pages/errors.js';
+import { Query } from './pages/query.js';
+import { PagesApi } from './pages/views.js';
 import { PreparedCache, type PreparedResponse } from './prepared-cache.js';
 
 export interface ServerOptions {
@@ -20,6 +24,8 @@ export interface ServerOptions {
   log?: ((line: string) => void) | undefined;
   /** The prepared responses held in memory (default: a `PreparedCache` of `PREPARED_CACHE_BYTES`, 64 MiB). */
   cache?: PreparedCache | undefined;
+  /** The most items a listing request may ask for (`limit`), as Wagtail's `WAGTAILAPI_LIMIT_MAX`: 20; 0, none. */
+  limitMax?: number | undefined;
 }
 
 const ALLOW = 'GET, HEAD, OPTIONS';
@@ -27,25 +33,29 @@ const ALLOW = 'GET, HEAD, OPTIONS';
 const MAX_URL = 2048;
 /** A page's id is its digits, looked up as written: `0101` or `1e2` names no page (a 404), never page 101. */
 const PAGE_PATH = /^\/api\/v2\/pages\/(\d+)\/$/;
-const API_PATH = /^\/api\/(?:v2\/pages|quarterly|gallery)\//;
+const LISTING_PATH = '/api/v2/pages/';
+const FIND_PATH = '/api/v2/pages/find/';
+const API_PATH = /^\/api\/(?:v2\/pages|quarterly|gallery)(?:\/|$)/;
 
 export function createContentServer(content: Content, options: ServerOptions = {}): Server {
   const prepared = options.cache ?? new PreparedCache();
+  const pagesApi = new PagesApi(content.pages, { limitMax: options.limitMax });
 
   /** The record as served from `base`, with `?format=api` applied to a page when asked. */
   const prepare = (record: ContentRecord, base: string, formatApi: boolean, isPage: boolean): PreparedResponse =>
     prepared.get(`${record.file}\n${base}\n${formatApi}`, () => {
-      let text = record.text.replaceAll(BASE_URL_PLACEHOLDER, base);
-      if (formatApi && isPage) {
-        const json = JSON.parse(text) as unknown;
-        for (const { holder } of resourceUrls(json)) {
-          if (typeof holder.url === 'string' && !holder.url.includes('?')) holder.url = `${holder.url}?format=api`;
-        }
-        text = JSON.stringify(json);
-      }
-      const body = Buffer.from(text);
-      return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+      const text = record.text.replaceAll(BASE_URL_PLACEHOLDER, base);
+      return ready(formatApi && isPage ? JSON.stringify(withFormatApi(JSON.parse(text))) : text);
     });
+
+  /** A page, or pages, made for this request: `{base_url}` filled, `?format=api` applied when asked. */
+  const made = (value: unknown, base: string, formatApi: boolean, pages: (value: unknown) => unknown[]) => {
+    if (formatApi) {
+      value = JSON.parse(JSON.stringify(value));
+      for (const page of pages(value)) withFormatApi(page);
+    }
+    return ready(JSON.stringify(value).replaceAll(BASE_URL_PLACEHOLDER, base));
+  };
 
   const server = createServer((req, res) => {
     const started = performance.now();
@@ -90,31 +100,95 @@ export function createContentServer(content: Content, options: ServerOptions = {
     }
     if (!allowed(req, res)) return;
 
+    const format = url.searchParams.getAll('format').at(-1) ?? null;
+    if (format !== null && format !== 'api' && format !== 'json') return notFound(req, res);
+    const formatApi = format === 'api';
+    if (pathname.startsWith(LISTING_PATH)) {
+      try {
+        return pages(req, res, pathname, new Query(url.searchParams), base, formatApi);
+      } catch (error) {
+        if (error instanceof ApiRefusal) return sendJson(res, req, error.status, { message: error.message });
+        throw error;
+      }
+    }
     for (const key of url.searchParams.keys()) {
       if (key !== 'format')
         return sendJson(res, req, 400, {
           message: `query parameter is not an operation or a recognised field: ${key}`,
         });
     }
-    const format = url.searchParams.get('format');
-    if (format !== null && format !== 'api' && format !== 'json') return notFound(req, res);
-
-    const pageMatch = PAGE_PATH.exec(pathname);
-    const record = pageMatch ? content.pages.get(pageMatch[1]!) : content.resources.get(pathname);
-    if (!record)
-      return sendJson(res, req, 404, { message: pageMatch ? 'No Page matches the given query.' : 'Not found.' });
+    const record = content.resources.get(pathname);
+    if (!record) return notFound(req, res);
     if (req.method === 'OPTIONS') return sendOptions(res);
-    const ready = prepare(record, base, format === 'api', Boolean(pageMatch));
-    const headers = { allow: ALLOW, 'content-type': 'application/json', vary: 'Accept', etag: ready.etag };
-    if (ifNoneMatch(req.headers['if-none-match'], ready.etag)) {
+    send(req, res, prepare(record, base, false, false));
+  }
+
+  /** The page routes: the listing, `find`, and a page's detail; an `ApiRefusal` is thrown for the caller to send. */
+  function pages(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    query: Query,
+    base: string,
+    formatApi: boolean,
+  ) {
+    if (pathname === LISTING_PATH) {
+      if (req.method === 'OPTIONS') return sendOptions(res);
+      return send(
+        req,
+        res,
+        made(pagesApi.listing(query), base, formatApi, (body) => (body as { items: [] }).items),
+      );
+    }
+    if (pathname === FIND_PATH) {
+      if (req.method === 'OPTIONS') return sendOptions(res);
+      res.writeHead(302, {
+        location: `${base}${pagesApi.find(query)}`,
+        allow: ALLOW,
+        vary: 'Accept',
+        'content-length': 0,
+      });
+      return void res.end();
+    }
+    const id = PAGE_PATH.exec(pathname)?.[1];
+    const record = id === undefined ? undefined : content.pages.get(id);
+    if (id === undefined) return notFound(req, res);
+    // Only `format`: the page as stored, prepared once. Other parameters filter it or pick its fields.
+    const selected = query.names().every((name) => name === 'format') ? null : pagesApi.detail(id, query);
+    if (!record) return sendJson(res, req, 404, { message: 'No Page matches the given query.' });
+    if (req.method === 'OPTIONS') return sendOptions(res);
+    send(
+      req,
+      res,
+      selected === null ? prepare(record, base, formatApi, true) : made(selected, base, formatApi, (page) => [page]),
+    );
+  }
+
+  /** A prepared response: 304 when the client holds it already. */
+  function send(req: IncomingMessage, res: ServerResponse, response: PreparedResponse): void {
+    const headers = { allow: ALLOW, 'content-type': 'application/json', vary: 'Accept', etag: response.etag };
+    if (ifNoneMatch(req.headers['if-none-match'], response.etag)) {
       res.writeHead(304, headers);
       return void res.end();
     }
-    res.writeHead(200, { ...headers, 'content-length': ready.body.length });
-    res.end(req.method === 'HEAD' ? undefined : ready.body);
+    res.writeHead(200, { ...headers, 'content-length': response.body.length });
+    res.end(req.method === 'HEAD' ? undefined : response.body);
   }
 
   return server;
+}
+
+/** A response body and its entity tag. */
+function ready(text: string): PreparedResponse {
+  const body = Buffer.from(text);
+  return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+}
+
+/** `page` with `?format=api` on the nested URLs of its linked resources (spec 4.1, rule 2), changed in place. */
+function withFormatApi(page: unknown): unknown {
+  for (const { holder } of resourceUrls(page))
+    if (typeof holder.url === 'string' && !holder.url.includes('?')) holder.url = `${holder.url}?format=api`;
+  return page;
 }
 
 /** Only GET, HEAD and OPTIONS: anything else is a 405 naming what is allowed. */

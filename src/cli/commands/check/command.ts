@@ -6,7 +6,16 @@ import { type Command, Option } from 'commander';
 import { REPORTER_NAMES, type ReporterName } from '../../../check/reporters/index.js';
 import { HTTP_DEFAULTS } from '../../../client/defaults.js';
 import { epilogue } from '../../help.js';
-import { addHttpOptions, addS3Options, baseUrlOption, concurrencyOption, type Flags, s3From } from '../../options.js';
+import {
+  addHttpOptions,
+  addS3Options,
+  addSiteOptions,
+  baseUrlOption,
+  concurrencyOption,
+  type Flags,
+  s3From,
+  siteFrom,
+} from '../../options.js';
 import { integerIn } from '../../parse.js';
 
 const DESCRIPTION =
@@ -15,7 +24,8 @@ const DESCRIPTION =
   'header of every media file a page names (on disk or over HTTP) and compare its real size and format ' +
   'with the JSON. With --verify-files and no targets, check the archive whole: every rendition the ' +
   'manifest in that folder or bucket prefix records (present, decodable, its recorded size and picture, ' +
-  'the format its extension names, the sizes of its alternates). ' +
+  'the format its extension names, the sizes of its alternates). With --all-pages, every published page of the ' +
+  'site at --base-url, walked from its listing (Wagtail API v2 or serve). ' +
   'Defaults for the flags, rule severities and ignored paths come from ' +
   'content-api.config.json (found upward from the working folder) or --config; flags win.';
 
@@ -29,6 +39,8 @@ const EXAMPLES = [
   'curl -s https://gallery.example.org/api/v2/pages/101/ | content-api check - --reporter github',
   'content-api check pages/ --verify-files s3://gallery-media/media/',
   'content-api check --verify-files s3://gallery-media/media/ --reporter junit -o archive.xml',
+  'content-api check --all-pages --base-url https://gallery.example.org --verify-files https://gallery.example.org',
+  'content-api check --all-pages --type site.PresentationPage --base-url http://127.0.0.1:8000 --reporter github',
 ];
 
 const EXIT_CODES = {
@@ -36,7 +48,8 @@ const EXIT_CODES = {
   1: 'findings',
   2:
     'could not run: bad flags, an invalid config file or baseline, a target that cannot be read or fetched,\n' +
-    'a folder with no .json files, a --verify-files folder that is not there, a folder or bucket prefix\n' +
+    'a folder with no .json files, a listing (--all-pages) that cannot be read or refuses the filters,\n' +
+    'a --verify-files folder that is not there, a folder or bucket prefix\n' +
     'that holds no files, a bucket that cannot be used or a server that cannot be reached; without\n' +
     'targets, no manifest in the --verify-files folder or prefix, or one (or a record of one) that\n' +
     'cannot be read or is not valid',
@@ -87,9 +100,10 @@ export function checkCommand(program: Command): Command {
     deadline: 'HTTP deadline for each page fetched and each file read over HTTP, connecting to last byte',
     maxBytes: { what: 'largest page accepted (file, stdin or HTTP)', default: HTTP_DEFAULTS.maxBytes },
   });
-  return addS3Options(command)
+  return addS3Options(addSiteOptions(command))
     .addHelpText('after', epilogue(EXAMPLES, EXIT_CODES))
     .action(async (targets: string[], flags: Flags, self: Command) => {
+      const site = siteFrom(flags, targets);
       const { loadConfig } = await import('../../../check/config.js');
       const { withConfigDefaults } = await import('./config-defaults.js');
       const { runCheck } = await import('./run.js');
@@ -97,6 +111,7 @@ export function checkCommand(program: Command): Command {
       const given = (name: string) => ['cli', 'env'].includes(self.getOptionValueSource(name) ?? '');
       const merged = withConfigDefaults(flags, given, config);
       process.exitCode = await runCheck(targets, {
+        site,
         baseUrl: merged.baseUrl as string | undefined,
         verifyFiles: merged.verifyFiles as string | undefined,
         mediaPrefix: merged.mediaPrefix as string,

@@ -11,7 +11,8 @@ import type { LoadedConfig } from '../../../check/config.js';
 import { createPolicy } from '../../../check/policy.js';
 import { closeFileSource, type FileSource, openFileSource } from '../../../check/probe.js';
 import { createReporter, type ReporterName } from '../../../check/reporters/index.js';
-import { loadTargets, type TargetOptions } from '../../../check/targets.js';
+import { loadSite, loadTargets, type TargetOptions } from '../../../check/targets.js';
+import type { SiteQuery } from '../../../client/listing.js';
 import { escapeText, InvalidArgumentError } from '../../../errors.js';
 import type { S3Options } from '../../../storage/s3-url.js';
 import {
@@ -22,9 +23,12 @@ import {
   stylesFor,
   writeOutputFile,
 } from '../../output.js';
+import { ProgressLine } from '../../progress.js';
 import { fileSink, type ReportSink, stdoutSink } from './sink.js';
 
 export interface CheckCommandOptions {
+  /** `--all-pages`: every page of the site at `baseUrl` its listing gives (with its filters), not targets. */
+  site?: SiteQuery | undefined;
   baseUrl?: string | undefined;
   verifyFiles?: string | undefined;
   mediaPrefix: string;
@@ -46,7 +50,7 @@ export interface CheckCommandOptions {
 }
 
 export async function runCheck(targets: string[], options: CheckCommandOptions): Promise<number> {
-  const archive = targets.length === 0;
+  const archive = targets.length === 0 && !options.site;
   if (archive && !options.verifyFiles)
     throw new InvalidArgumentError(
       "missing required argument 'targets': give pages to check, or --verify-files <folder|s3://bucket/prefix/> " +
@@ -102,9 +106,11 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
       baseUrl,
       baseline: Boolean(options.baseline),
     });
+    const progress = options.site ? new ProgressLine() : undefined;
+    let total = 0;
     const run =
       archiveCheck ??
-      checkTargets(targets, {
+      checkTargets(targets, options.site, {
         files,
         concurrency,
         mediaPrefix: options.mediaPrefix,
@@ -112,11 +118,26 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
         baseline,
         record,
         keepText: reporter.needsText ?? false,
-        pages: { baseUrl, timeoutMs, deadlineMs, retries, maxBytes, skip: (source) => policy.ignoresPage(source) },
+        pages: {
+          baseUrl,
+          timeoutMs,
+          deadlineMs,
+          retries,
+          maxBytes,
+          skip: (source) => policy.ignoresPage(source),
+          onTotal: (count) => {
+            total = count;
+          },
+        },
       });
     sink = options.output ? await fileSink('--output', options.output) : stdoutSink();
     await sink.write(reporter.start());
-    for await (const page of run.results) await sink.write(reporter.page(page));
+    for await (const page of run.results) {
+      progress?.clear();
+      await sink.write(reporter.page(page));
+      progress?.update(run.summary.pages, Math.max(total, run.summary.pages), page.source);
+    }
+    progress?.clear();
     const { summary } = run;
     await sink.write(await reporter.end({ summary, fixed: baseline?.fixed() ?? [], baseline: options.baseline }));
     await sink.close();
@@ -142,11 +163,15 @@ interface Checking {
   results: AsyncIterable<CheckedPage>;
 }
 
-/** The pages the targets name. */
-function checkTargets(targets: string[], options: CheckOptions & { pages: TargetOptions }): Checking {
+/** The pages the targets name, or every page of the site its listing gives. */
+function checkTargets(
+  targets: string[],
+  site: SiteQuery | undefined,
+  options: CheckOptions & { pages: TargetOptions },
+): Checking {
   const { pages, ...checkOptions } = options;
   const run = new CheckRun(checkOptions);
-  return { summary: run.summary, results: run.run(loadTargets(targets, pages)) };
+  return { summary: run.summary, results: run.run(site ? loadSite(site, pages) : loadTargets(targets, pages)) };
 }
 
 /** Every record of the manifest in the folder or bucket prefix (the archive checked whole). */

@@ -2,14 +2,18 @@
  * `content-api inspect <target>`: a readable report of one page (or `--json`), exit 1 when
  * problems were found.
  */
+
+import type { FileSource } from '../../../check/probe.js';
 import { closeFileSource, openFileSource } from '../../../check/probe.js';
+import type { SiteQuery } from '../../../client/listing.js';
 import { escapeText } from '../../../errors.js';
-import { type InspectTargetOptions, inspectTarget, NotAPageError } from '../../../inspect/inspect.js';
+import { type InspectTargetOptions, inspectSite, inspectTarget, NotAPageError } from '../../../inspect/inspect.js';
 import type { InspectReport } from '../../../inspect/report.js';
 import { shown } from '../../../page/text.js';
 import { RENDITION_KEYS } from '../../../renditions/rules.js';
 import type { S3Options } from '../../../storage/s3-url.js';
 import { printData, printMessage, stderrStyles, stylesFor } from '../../output.js';
+import { ProgressLine } from '../../progress.js';
 
 export interface InspectCommandOptions extends Omit<InspectTargetOptions, 'files'> {
   json: boolean;
@@ -19,10 +23,18 @@ export interface InspectCommandOptions extends Omit<InspectTargetOptions, 'files
   s3?: S3Options | undefined;
 }
 
-export async function runInspect(target: string, options: InspectCommandOptions): Promise<number> {
+/** One page (a target), or every page of a site (`--all-pages`: its listing's filters). */
+export async function runInspect(target: string | SiteQuery, options: InspectCommandOptions): Promise<number> {
   let report: InspectReport;
   const { verifyFiles, mediaPrefix, s3, timeoutMs, deadlineMs } = options;
   const files = verifyFiles ? await openFileSource(verifyFiles, { mediaPrefix, timeoutMs, deadlineMs, s3 }) : undefined;
+  if (typeof target !== 'string') {
+    try {
+      return await inspectWholeSite(target, { ...options, files });
+    } finally {
+      if (files) await closeFileSource(files);
+    }
+  }
   try {
     report = await inspectTarget(target, { ...options, files });
   } catch (error) {
@@ -35,6 +47,39 @@ export async function runInspect(target: string, options: InspectCommandOptions)
   }
   printData(options.json ? JSON.stringify(report, null, 2) : formatReport(report));
   return report.errors > 0 ? 1 : 0;
+}
+
+/**
+ * Every page of the site, a report each as it comes: text one after another, or `--json` as one
+ * JSON array written an element at a time; a progress line on a terminal, a count at the end.
+ */
+async function inspectWholeSite(site: SiteQuery, options: InspectCommandOptions & { files?: FileSource }) {
+  const progress = new ProgressLine();
+  const { red } = stderrStyles();
+  let total = 0;
+  let done = 0;
+  let withErrors = 0;
+  let failed = 0;
+  if (options.json) printData('[');
+  for await (const result of inspectSite(site, { ...options, onTotal: (count) => (total = count) })) {
+    progress.clear();
+    if ('failure' in result) {
+      failed++;
+      printMessage(`${red('error')}: ${result.failure}`);
+    } else {
+      if (result.errors > 0) withErrors++;
+      const first = done - failed === 0;
+      if (options.json) printData(`${first ? '' : ','}${JSON.stringify(result, null, 2)}`);
+      else printData(`${first ? '' : '\n'}${formatReport(result)}`);
+    }
+    done++;
+    progress.update(done, Math.max(total, done), 'failure' in result ? result.source : result.url);
+  }
+  progress.clear();
+  if (options.json) printData(']');
+  const unread = failed > 0 ? `, ${failed} could not be inspected` : '';
+  printMessage(`${done} page(s) inspected: ${withErrors} with errors${unread}`);
+  return withErrors > 0 || failed > 0 ? 1 : 0;
 }
 
 export function formatReport(report: InspectReport): string {

@@ -7,13 +7,16 @@ import type { Flags } from '../../options.js';
 import { httpUrl, integerIn } from '../../parse.js';
 
 const DESCRIPTION =
-  'Serve GET/HEAD/OPTIONS /api/v2/pages/<id>/, the linked resources and /media/ rendition files from a content ' +
-  'folder (layout in docs/commands/serve.md). Invalid content stops the server with every problem listed.';
+  'Serve GET/HEAD/OPTIONS /api/v2/pages/<id>/, the listing /api/v2/pages/ and /api/v2/pages/find/ as Wagtail API ' +
+  'v2 answers them (type, fields, child_of, descendant_of, order, search, offset, limit, field filters), the ' +
+  'linked resources and /media/ rendition files from a content folder (layout and every parameter in ' +
+  'docs/commands/serve.md). Invalid content stops the server with every problem listed.';
 
 const EXAMPLES = [
   'content-api serve',
   'content-api serve --content ./content --port 9000 --base-url https://staging.example.org',
   'content-api serve --port 0 --quiet',
+  'content-api serve --limit-max 100   # then: curl "http://127.0.0.1:8000/api/v2/pages/?type=site.PresentationPage&limit=100"',
 ];
 
 const EXIT_CODES = {
@@ -35,6 +38,12 @@ export function serveCommand(program: Command): Command {
         httpUrl('--base-url'),
       ),
     )
+    .option(
+      '--limit-max <n>',
+      "the most items a listing request may ask for (Wagtail's WAGTAILAPI_LIMIT_MAX; 0: no maximum)",
+      integerIn('--limit-max', 0),
+      20,
+    )
     .option('-q, --quiet', 'no access log')
     .addHelpText('after', epilogue(EXAMPLES, EXIT_CODES))
     .action(async (flags: Flags) => {
@@ -45,6 +54,7 @@ export function serveCommand(program: Command): Command {
         port: flags.port as number,
         baseUrl: flags.baseUrl as string | undefined,
         quiet: Boolean(flags.quiet),
+        limitMax: flags.limitMax as number,
       });
     });
 }

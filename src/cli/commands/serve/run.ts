@@ -13,6 +13,8 @@ export interface ServeCommandOptions {
   port: number;
   baseUrl?: string | undefined;
   quiet: boolean;
+  /** The most items a listing request may ask for (0: no maximum). */
+  limitMax?: number | undefined;
 }
 
 export async function runServe(options: ServeCommandOptions): Promise<number> {
@@ -29,6 +31,7 @@ export async function runServe(options: ServeCommandOptions): Promise<number> {
   const server = createContentServer(content, {
     baseUrl: options.baseUrl,
     log: options.quiet ? undefined : printMessage,
+    limitMax: options.limitMax,
   });
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   await new Promise<void>((resolve, reject) => {
