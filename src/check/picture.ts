@@ -96,6 +96,8 @@ export class PictureCheck {
   readonly #files: FileSource;
   readonly #limit: LimitFunction;
   readonly #prints = new Map<string, Promise<Read>>();
+  /** An Image's renditions (their URLs, by size) -> what comparing them found. */
+  readonly #compared = new Map<string, Promise<PictureFinding[]>>();
   readonly #recorded: RecordLookup;
   readonly #onRead: (bytes: number) => void;
   readonly #fingerprints: boolean;
@@ -130,13 +132,25 @@ export class PictureCheck {
     return found.flat();
   }
 
-  /** The findings of one Image: each rendition against the recorded picture, or against the others. */
+  /**
+   * The findings of one Image: each rendition against the recorded picture, or against the others.
+   * Compared once per run for a set of renditions, however many pages show it (a site's thumbnails).
+   */
   async problems(image: PictureImage): Promise<PictureFinding[]> {
+    const key = RENDITION_KEYS.map((size) => image.sizes[size]?.url ?? '').join('\n');
+    let compared = this.#compared.get(key);
+    if (!compared) {
+      compared = this.#compare(image);
+      this.#compared.set(key, compared);
+      if (this.#compared.size > CACHE) this.#compared.delete(this.#compared.keys().next().value!);
+    }
+    return (await compared).map(({ path, ...finding }) => ({ ...finding, path: `${image.path}${path}` }));
+  }
+
+  /** `problems`, each path below the Image's (`.sizes.md.url`). */
+  async #compare(image: PictureImage): Promise<PictureFinding[]> {
     const urls = [...new Set(RENDITION_KEYS.flatMap((key) => (image.sizes[key] ? [image.sizes[key].url] : [])))];
-    const pathOf = (url: string) => {
-      const key = RENDITION_KEYS.find((k) => image.sizes[k]?.url === url)!;
-      return `${image.path}.sizes.${key}.url`;
-    };
+    const pathOf = (url: string) => `.sizes.${RENDITION_KEYS.find((k) => image.sizes[k]?.url === url)!}.url`;
     const { compareFingerprints } = await tools();
     const reads = await Promise.all(urls.map((url) => this.#read(url)));
     const seen = urls.flatMap((url, i) =>

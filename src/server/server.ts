@@ -210,7 +210,13 @@ function notFound(req: IncomingMessage, res: ServerResponse): void {
 
 function sendJson(res: ServerResponse, req: IncomingMessage, status: number, body: unknown): void {
   const text = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': text.length, vary: 'Accept' });
+  // As Django REST framework sends it on every response of the API, refusals included.
+  res.writeHead(status, {
+    allow: ALLOW,
+    'content-type': 'application/json',
+    'content-length': text.length,
+    vary: 'Accept',
+  });
   res.end(req.method === 'HEAD' ? undefined : text);
 }
 

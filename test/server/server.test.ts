@@ -86,7 +86,11 @@ describe('the page endpoint', () => {
       'GET, HEAD, OPTIONS',
       { message: 'Method "POST" not allowed.' },
     ]);
-    const unknown = await fetch(`${base}/api/v2/pages/101/?fields=title`);
+    // A page's detail takes the listing's parameters and leaves the others alone (#37); a linked resource
+    // is no Wagtail page and takes none but format.
+    const fields = await fetch(`${base}/api/v2/pages/101/?fields=_,id,title&unknown=1`);
+    expect([fields.status, await fields.json()]).toEqual([200, { id: 101, title: 'Spring Fair 2026' }]);
+    const unknown = await fetch(`${base}/api/gallery/newscategories/fairs/?fields=title`);
     expect([unknown.status, ((await unknown.json()) as { message: string }).message]).toEqual([
       400,
       'query parameter is not an operation or a recognised field: fields',

@@ -68,7 +68,7 @@ export class Site {
   readonly pages = new Map<string, SitePage>();
   /** Every page in tree order, published or not. */
   readonly inTreeOrder: SitePage[] = [];
-  /** The site's root page (a page with no parent, alone at the top), or null when it is not in the folder. */
+  /** The site's root page (the one page at the top, when only one is), or null when it is not in the folder. */
   readonly rootPage: SitePage | null;
   /** The root page's children: the pages at the top when the root page is not in the folder. */
   readonly rootChildren: SitePage[];
@@ -126,7 +126,9 @@ export class Site {
     }
     const top = new Set(tops);
     for (const page of all) page.parent = top.has(page) ? null : parentOf(page)!;
-    const home = tops.length === 1 && tops[0]!.meta.parent === null ? tops[0]! : null;
+    // One page alone at the top is the site's root page (Wagtail's home page, whose parent, the tree's root,
+    // is never served); several are the children of a root page the folder does not hold.
+    const home = tops.length === 1 ? tops[0]! : null;
     this.rootPage = home;
     this.rootChildren = home ? home.children : tops;
     for (const page of this.inTreeOrder) {
