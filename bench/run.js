@@ -20,6 +20,7 @@ import { AVIF_THREADS } from '../dist/index.js';
 import { archiveBench } from './archive.js';
 import { autoQualityBench } from './auto-quality.js';
 import { checkBench } from './check.js';
+import { checkSiteBench } from './check-site.js';
 import { buildCorpus } from './corpus.js';
 import { encodersBench } from './encoders.js';
 import { formatsBench } from './formats.js';
@@ -70,6 +71,8 @@ if (!only || only === 'formats') {
 if (!only || only === 'check') {
   console.error('bench: check');
   await checkBench(root, scratch);
+  console.error('bench: check --all-pages (10,000 pages over loopback, twice)');
+  await checkSiteBench(root, scratch);
 }
 if (!only || only === 'archive') {
   console.error('bench: archive (1,000 to 100,000 small originals; about an hour)');
@@ -77,6 +80,6 @@ if (!only || only === 'archive') {
 }
 if (!only || only === 'serve') {
   console.error('bench: serve (then a 60 s soak)');
-  await serveBench();
+  await serveBench(root, scratch);
 }
 rmSync(scratch, { recursive: true, force: true });

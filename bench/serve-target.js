@@ -1,7 +1,8 @@
 /**
  * A server for the serve benchmark, in its own process: `content-api` (the real server over
- * samples/content) or `bare` (node:http returning the same bytes from memory, the ceiling for
- * Node). Prints its port, then answers `rss` on stdin with its RSS in MB.
+ * samples/content, or the content folder given second) or `bare` (node:http returning page 101's
+ * bytes from memory, the ceiling for Node). Prints its port, then answers `rss` on stdin with its
+ * RSS in MB.
  */
 import { createServer } from 'node:http';
 import path from 'node:path';
@@ -10,10 +11,10 @@ import { createContentServer, loadContent } from '../dist/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const kind = process.argv[2];
-const content = await loadContent(path.join(root, 'samples/content'));
+const content = await loadContent(process.argv[3] ?? path.join(root, 'samples/content'));
 let server;
 if (kind === 'bare') {
-  const body = Buffer.from(content.pages.get(101).text.replaceAll('{base_url}', 'http://127.0.0.1'));
+  const body = Buffer.from(content.pages.get('101').text.replaceAll('{base_url}', 'http://127.0.0.1'));
   const headers = {
     allow: 'GET, HEAD, OPTIONS',
     'content-type': 'application/json',

@@ -105,7 +105,7 @@ export function createContentServer(content: Content, options: ServerOptions = {
     const formatApi = format === 'api';
     if (pathname.startsWith(LISTING_PATH)) {
       try {
-        return pages(req, res, pathname, new Query(url.searchParams), base, formatApi);
+        return pages(req, res, pathname, url.search, base, formatApi);
       } catch (error) {
         if (error instanceof ApiRefusal) return sendJson(res, req, error.status, { message: error.message });
         throw error;
@@ -123,21 +123,29 @@ export function createContentServer(content: Content, options: ServerOptions = {
     send(req, res, prepare(record, base, false, false));
   }
 
-  /** The page routes: the listing, `find`, and a page's detail; an `ApiRefusal` is thrown for the caller to send. */
+  /**
+   * The page routes: the listing, `find`, and a page's detail; an `ApiRefusal` is thrown for the caller
+   * to send. What a query answers is kept, as a record is (the folder does not change while served),
+   * but for `order=random`.
+   */
   function pages(
     req: IncomingMessage,
     res: ServerResponse,
     pathname: string,
-    query: Query,
+    search: string,
     base: string,
     formatApi: boolean,
   ) {
+    const query = new Query(new URLSearchParams(search));
+    const answer = (make: () => PreparedResponse) =>
+      query.get('order') === 'random' ? make() : prepared.get(`query\n${pathname}${search}\n${base}`, make);
     if (pathname === LISTING_PATH) {
       if (req.method === 'OPTIONS') return sendOptions(res);
+      const items = (body: unknown) => (body as { items: unknown[] }).items;
       return send(
         req,
         res,
-        made(pagesApi.listing(query), base, formatApi, (body) => (body as { items: [] }).items),
+        answer(() => made(pagesApi.listing(query), base, formatApi, items)),
       );
     }
     if (pathname === FIND_PATH) {
@@ -157,10 +165,11 @@ export function createContentServer(content: Content, options: ServerOptions = {
     const selected = query.names().every((name) => name === 'format') ? null : pagesApi.detail(id, query);
     if (!record) return sendJson(res, req, 404, { message: 'No Page matches the given query.' });
     if (req.method === 'OPTIONS') return sendOptions(res);
+    if (selected === null) return send(req, res, prepare(record, base, formatApi, true));
     send(
       req,
       res,
-      selected === null ? prepare(record, base, formatApi, true) : made(selected, base, formatApi, (page) => [page]),
+      answer(() => made(selected, base, formatApi, (page) => [page])),
     );
   }
 

@@ -86,6 +86,7 @@ export function filterPages(
   query: Query,
   pages: readonly SitePage[],
   search: PageSearch,
+  orders: OrderCache,
 ): SitePage[] {
   for (const name of UNSUPPORTED)
     if (query.has(name)) throw new BadRequest(`${name} is not supported: a content folder is one site in one locale`);
@@ -122,7 +123,7 @@ export function filterPages(
     } else keep((page) => isAncestor(above, page));
   }
   const order = query.get('order');
-  if (order) result = ordered(site, columns, query, order, result);
+  if (order) result = ordered(site, model, query, order, result, orders);
   const text = query.get('search');
   if (text !== undefined) result = search.search(result, text, query.get('search_operator'), !query.has('order'));
   return result;
@@ -199,14 +200,35 @@ function isAncestor(above: SitePage, page: SitePage): boolean {
   return false;
 }
 
+/** Every page of a site sorted by an `order`, kept for the next request that asks for it. */
+export class OrderCache {
+  static readonly MAX = 64;
+  readonly #sorted = new Map<string, SitePage[]>();
+
+  /** The pages of `pages` in the order of `all` sorted by `compare`, which is sorted once per `key`. */
+  pick(key: string, all: readonly SitePage[], compare: (a: SitePage, b: SitePage) => number, pages: SitePage[]) {
+    let sorted = this.#sorted.get(key);
+    if (!sorted) {
+      sorted = [...all].sort(compare);
+      this.#sorted.set(key, sorted);
+      if (this.#sorted.size > OrderCache.MAX) this.#sorted.delete(this.#sorted.keys().next().value!);
+    }
+    if (pages.length === all.length) return [...sorted];
+    const wanted = new Set(pages);
+    return sorted.filter((page) => wanted.has(page));
+  }
+}
+
 /** `order=field,-field` or `random`, each refusal as Wagtail's. Ties keep the order given (tree order). */
 function ordered(
   site: Site,
-  columns: ReadonlyMap<string, FieldKind>,
+  model: PageType | null,
   query: Query,
   order: string,
   pages: SitePage[],
+  orders: OrderCache,
 ): SitePage[] {
+  const columns = site.columns(model);
   const fields = order.split(',');
   if (fields.includes('random')) {
     if (fields.length > 1) throw new BadRequest('random ordering cannot be combined with other fields');
@@ -227,13 +249,15 @@ function ordered(
     const value = fieldValue(page, name, site.metaSet);
     return relation ? (value as { id?: unknown } | null)?.id : value;
   };
-  return [...pages].sort((a, b) => {
+  const compare = (a: SitePage, b: SitePage) => {
     for (const { name, sign, relation } of keys) {
       const c = compareValues(keyOf(a, name, relation), keyOf(b, name, relation));
       if (c !== 0) return sign * c;
     }
     return a.order - b.order;
-  });
+  };
+  // Which fields are columns depends on the type asked for, and so may their kinds.
+  return orders.pick(`${model?.name ?? ''}\n${order}`, site.inTreeOrder, compare, pages);
 }
 
 /** Values of one field in order: numbers by value, strings by code point, false before true; nulls last. */

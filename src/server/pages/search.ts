@@ -34,9 +34,21 @@ function pageWords(page: SitePage): Words {
   return { title: new Set(wordsOf(typeof page.json.title === 'string' ? page.json.title : '')), text };
 }
 
-/** The search of one site: each page's words are gathered when it is first searched, then kept. */
+/**
+ * The search of one site: each page's words are gathered when it is first searched, then kept; a
+ * query's matches among all the site's pages are kept too (the last `MAX_QUERIES`), so that the next
+ * request for it, with other filters or another page of results, picks from them.
+ */
 export class PageSearch {
+  static readonly MAX_QUERIES = 256;
+  readonly #all: readonly SitePage[];
   readonly #words = new Map<SitePage, Words>();
+  readonly #queries = new Map<string, SitePage[]>();
+
+  /** `all`: every page of the site, in tree order. */
+  constructor(all: readonly SitePage[]) {
+    this.#all = all;
+  }
 
   /**
    * The pages that match `search`, best first when `byRelevance` (ties kept in the order given),
@@ -47,8 +59,25 @@ export class PageSearch {
     if (mode !== 'or' && mode !== 'and') throw new BadRequest("`operator` must be either 'or' or 'and'.");
     const terms = [...new Set(wordsOf(search))];
     if (terms.length === 0) return [];
+    const key = `${mode}\n${terms.join(' ')}`;
+    let best = this.#queries.get(key);
+    if (!best) {
+      best = this.#match(terms, mode);
+      this.#queries.set(key, best);
+      if (this.#queries.size > PageSearch.MAX_QUERIES) this.#queries.delete(this.#queries.keys().next().value!);
+    }
+    if (byRelevance) {
+      const wanted = new Set(pages);
+      return best.filter((page) => wanted.has(page));
+    }
+    const matched = new Set(best);
+    return pages.filter((page) => matched.has(page));
+  }
+
+  /** The site's pages that match, best first (ties in tree order). */
+  #match(terms: readonly string[], mode: 'or' | 'and'): SitePage[] {
     const scored: Array<{ page: SitePage; score: number }> = [];
-    for (const page of pages) {
+    for (const page of this.#all) {
       let words = this.#words.get(page);
       if (!words) {
         words = pageWords(page);
@@ -64,7 +93,6 @@ export class PageSearch {
       }
       if (mode === 'and' ? matched === terms.length : matched > 0) scored.push({ page, score });
     }
-    if (byRelevance) scored.sort((a, b) => b.score - a.score);
-    return scored.map(({ page }) => page);
+    return scored.sort((a, b) => b.score - a.score).map(({ page }) => page);
   }
 }

@@ -7,7 +7,15 @@
 
 import { NotFound } from './errors.js';
 import { type FieldEntry, parseFields, selectFields } from './fields.js';
-import { checkParameters, filterPages, pagination, type Query, type TypeQuery, typeQuery } from './query.js';
+import {
+  checkParameters,
+  filterPages,
+  OrderCache,
+  pagination,
+  type Query,
+  type TypeQuery,
+  typeQuery,
+} from './query.js';
 import { PageSearch } from './search.js';
 import { Site, type SitePage } from './site.js';
 
@@ -22,12 +30,14 @@ const FIND_PARAMETERS = ['id', 'html_path'];
 export class PagesApi {
   readonly site: Site;
   readonly limitMax: number;
-  readonly #search = new PageSearch();
+  readonly #search: PageSearch;
+  readonly #orders = new OrderCache();
   /** The published pages, in tree order: what the listing starts from. */
   readonly #published: SitePage[];
 
   constructor(records: ReadonlyMap<string, { json: unknown }>, options: PagesApiOptions = {}) {
     this.site = new Site(records);
+    this.#search = new PageSearch(this.site.inTreeOrder);
     this.limitMax = options.limitMax ?? 20;
     this.#published = this.site.inTreeOrder.filter((page) => page.published);
   }
@@ -36,7 +46,7 @@ export class PagesApi {
   listing(query: Query): { meta: { total_count: number }; items: unknown[] } {
     const types = typeQuery(this.site, query);
     checkParameters(this.site, types, query);
-    const pages = filterPages(this.site, types, query, this.#published, this.#search);
+    const pages = filterPages(this.site, types, query, this.#published, this.#search, this.#orders);
     const { offset, limit } = pagination(query, this.limitMax);
     const fields = selectFields(this.site.fieldSet(types.model, 'listing'), this.#fieldEntries(query));
     return {
@@ -53,7 +63,7 @@ export class PagesApi {
   detail(id: string, query: Query): unknown {
     const page = this.site.pages.get(id);
     const types = typeQuery(this.site, query);
-    const kept = filterPages(this.site, types, query, page ? [page] : [], this.#search);
+    const kept = filterPages(this.site, types, query, page ? [page] : [], this.#search, this.#orders);
     if (kept.length === 0) throw new NotFound(`No ${modelName(types)} matches the given query.`);
     if (!query.has('fields')) return null;
     const own = this.site.types.get(page!.type.toLowerCase()) ?? null;
