@@ -7,9 +7,9 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createDispatcher } from '../client/http.js';
-import { listPageIds, type SiteQuery } from '../client/listing.js';
+import { listingUrl, listPageIds, type SiteQuery } from '../client/listing.js';
 import { type LoadedPage, type LoadPageOptions, loadPage, pageUrl } from '../client/pages.js';
-import { escapedMessage, InvalidArgumentError } from '../errors.js';
+import { escapedMessage, escapeText, InvalidArgumentError } from '../errors.js';
 import { walkFiles } from '../fs/walk.js';
 import { BASE_URL_PLACEHOLDER } from '../page/common.js';
 
@@ -60,8 +60,10 @@ export async function* loadSite(query: SiteQuery, options: TargetOptions): Async
     throw new InvalidArgumentError('--all-pages needs --base-url (or CONTENT_API_BASE_URL): the site to walk');
   const dispatcher = createDispatcher(options);
   const inFlight: Array<Promise<LoadedPage>> = [];
+  let listed = 0;
   try {
     for await (const id of listPageIds(baseUrl, query, { ...loadOptions, dispatcher, onTotal })) {
+      listed++;
       const source = pageUrl(baseUrl, id);
       if (skip?.(source)) continue;
       const page = loadPage(id, { ...loadOptions, baseUrl, dispatcher }).then(
@@ -72,6 +74,9 @@ export async function* loadSite(query: SiteQuery, options: TargetOptions): Async
       if (inFlight.length >= SITE_PAGES_IN_FLIGHT) yield await inFlight.shift()!;
     }
     while (inFlight.length > 0) yield await inFlight.shift()!;
+    // A CI job pointed at the wrong site, or filters that match nothing, must not pass on nothing.
+    if (listed === 0)
+      throw new InvalidArgumentError(`${escapeText(listingUrl(baseUrl, query, 0))}: the listing gives no pages`);
   } finally {
     await Promise.allSettled(inFlight);
     await dispatcher.close();
