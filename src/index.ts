@@ -168,9 +168,11 @@ export { replaceValues, type ValueEdit } from './page-render/rewrite.js';
 
 // inspect.
 export {
+  type InspectFailure,
   type InspectOptions,
   type InspectTargetOptions,
   inspectPage,
+  inspectSite,
   inspectTarget,
   NotAPageError,
 } from './inspect/inspect.js';
@@ -220,7 +222,8 @@ export {
 } from './check/reporters/index.js';
 export type { Reporter, RunEnd } from './check/reporters/reporter.js';
 export { CHECK_RULES, type FileRule } from './check/rules.js';
-export { loadTargets, type TargetOptions } from './check/targets.js';
+export { loadSite, loadTargets, type TargetOptions } from './check/targets.js';
+export type { SiteQuery } from './client/listing.js';
 
 // Rendering on many machines: a BullMQ queue on Redis (render --queue, worker, queue status/results).
 export { type CollectOptions, collectBatch, type QueueReport } from './queue/collect.js';

@@ -142,11 +142,12 @@ export function createContentServer(content: Content, options: ServerOptions = {
     if (pathname === LISTING_PATH) {
       if (req.method === 'OPTIONS') return sendOptions(res);
       const items = (body: unknown) => (body as { items: unknown[] }).items;
-      return send(
-        req,
-        res,
-        answer(() => made(pagesApi.listing(query), base, formatApi, items)),
-      );
+      const listing = () => {
+        const text = pagesApi.listing(query);
+        if (formatApi) return made(JSON.parse(text), base, true, items);
+        return ready(text.replaceAll(BASE_URL_PLACEHOLDER, base));
+      };
+      return send(req, res, answer(listing));
     }
     if (pathname === FIND_PATH) {
       if (req.method === 'OPTIONS') return sendOptions(res);

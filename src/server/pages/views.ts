@@ -24,6 +24,9 @@ export interface PagesApiOptions {
   limitMax?: number | undefined;
 }
 
+/** Sets of fields whose items are kept as text (a front end asks for a few). */
+const ITEM_FIELD_SETS = 4;
+
 /** Parameters that only pick the page `find` redirects to; the others go on to its detail URL. */
 const FIND_PARAMETERS = ['id', 'html_path'];
 
@@ -32,6 +35,7 @@ export class PagesApi {
   readonly limitMax: number;
   readonly #search: PageSearch;
   readonly #orders = new OrderCache();
+  readonly #items = new Map<string, Map<SitePage, string>>();
   /** The published pages, in tree order: what the listing starts from. */
   readonly #published: SitePage[];
 
@@ -42,17 +46,38 @@ export class PagesApi {
     this.#published = this.site.inTreeOrder.filter((page) => page.published);
   }
 
-  /** `GET /api/v2/pages/`: `{"meta": {"total_count": n}, "items": [...]}`. */
-  listing(query: Query): { meta: { total_count: number }; items: unknown[] } {
+  /**
+   * `GET /api/v2/pages/`: `{"meta": {"total_count": n}, "items": [...]}`, as JSON text (absolute URLs
+   * still `{base_url}/...`). Each item's text is made once for a set of fields, then reused.
+   */
+  listing(query: Query): string {
     const types = typeQuery(this.site, query);
     checkParameters(this.site, types, query);
     const pages = filterPages(this.site, types, query, this.#published, this.#search, this.#orders);
     const { offset, limit } = pagination(query, this.limitMax);
     const fields = selectFields(this.site.fieldSet(types.model, 'listing'), this.#fieldEntries(query));
-    return {
-      meta: { total_count: pages.length },
-      items: pages.slice(offset, offset + limit).map((page) => this.#item(page, fields)),
-    };
+    const texts = this.#itemTexts(fields);
+    const items = pages.slice(offset, offset + limit).map((page) => {
+      let text = texts.get(page);
+      if (text === undefined) {
+        text = JSON.stringify(this.#item(page, fields));
+        texts.set(page, text);
+      }
+      return text;
+    });
+    return `{"meta":{"total_count":${pages.length}},"items":[${items.join(',')}]}`;
+  }
+
+  /** The items made for one set of fields, page -> JSON text; the last `ITEM_FIELD_SETS` sets are kept. */
+  #itemTexts(fields: readonly string[]): Map<SitePage, string> {
+    const key = fields.join(',');
+    let texts = this.#items.get(key);
+    if (!texts) {
+      texts = new Map();
+      this.#items.set(key, texts);
+      if (this.#items.size > ITEM_FIELD_SETS) this.#items.delete(this.#items.keys().next().value!);
+    }
+    return texts;
   }
 
   /**
