@@ -6,7 +6,7 @@
  */
 import { BadRequest } from './errors.js';
 import type { PageSearch } from './search.js';
-import { compareIds, type FieldKind, fieldValue, type PageType, type Site, type SitePage } from './site.js';
+import { compareIds, type FieldKind, fieldValue, membership, type PageType, type Site, type SitePage } from './site.js';
 
 /** A request's query parameters: the last value of each, as Django's `request.GET[name]` gives it. */
 export class Query {
@@ -214,8 +214,8 @@ export class OrderCache {
       if (this.#sorted.size > OrderCache.MAX) this.#sorted.delete(this.#sorted.keys().next().value!);
     }
     if (pages.length === all.length) return [...sorted];
-    const wanted = new Set(pages);
-    return sorted.filter((page) => wanted.has(page));
+    const wanted = membership(pages, all.length);
+    return sorted.filter((page) => wanted[page.order] === 1);
   }
 }
 

@@ -5,7 +5,7 @@
  * `order`, the best matches first, a word in the title counting more than one in the text.
  */
 import { BadRequest } from './errors.js';
-import type { SitePage } from './site.js';
+import { membership, type SitePage } from './site.js';
 
 const TITLE_WEIGHT = 3;
 const WORD = /[\p{L}\p{N}]+/gu;
@@ -66,12 +66,13 @@ export class PageSearch {
       this.#queries.set(key, best);
       if (this.#queries.size > PageSearch.MAX_QUERIES) this.#queries.delete(this.#queries.keys().next().value!);
     }
+    const size = this.#all.length;
     if (byRelevance) {
-      const wanted = new Set(pages);
-      return best.filter((page) => wanted.has(page));
+      const wanted = membership(pages, size);
+      return best.filter((page) => wanted[page.order] === 1);
     }
-    const matched = new Set(best);
-    return pages.filter((page) => matched.has(page));
+    const matched = membership(best, size);
+    return pages.filter((page) => matched[page.order] === 1);
   }
 
   /** The site's pages that match, best first (ties in tree order). */

@@ -79,6 +79,9 @@ export class Site {
   readonly metaSet: ReadonlySet<string>;
   /** Published pages by the path of their `html_url`, components joined by `/`. */
   readonly #byHtmlPath = new Map<string, SitePage>();
+  /** What `fieldSet` and `columns` made, for each type (at most one each per type of the site). */
+  readonly #fieldSets = new Map<string, FieldSet>();
+  readonly #columns = new Map<PageType, Map<string, FieldKind>>();
 
   constructor(records: ReadonlyMap<string, { json: unknown }>) {
     const metaFields = new Set<string>(META_FIELDS);
@@ -161,22 +164,32 @@ export class Site {
    * the listing's (no `parent`) or a page's detail (all of them, by default).
    */
   fieldSet(type: PageType | null, view: 'listing' | 'detail'): FieldSet {
-    const body = type ? type.bodyFields : ['id', 'title'];
-    const meta = view === 'listing' ? this.metaFields.filter((field) => field !== DETAIL_ONLY) : this.metaFields;
-    const all = [...new Set([...body, ...meta])];
-    const relation: FieldSet = {
-      all: ['id', 'title', ...this.metaFields.filter((field) => field !== DETAIL_ONLY)],
-      defaults: NESTED_DEFAULTS,
-      nested: new Map(),
-    };
-    return { all, defaults: view === 'listing' ? LISTING_DEFAULTS : all, nested: new Map([['alias_of', relation]]) };
+    const key = `${type?.name ?? ''}\n${view}`;
+    let set = this.#fieldSets.get(key);
+    if (!set) {
+      const body = type ? type.bodyFields : ['id', 'title'];
+      const meta = view === 'listing' ? this.metaFields.filter((field) => field !== DETAIL_ONLY) : this.metaFields;
+      const all = [...new Set([...body, ...meta])];
+      const relation: FieldSet = {
+        all: ['id', 'title', ...this.metaFields.filter((field) => field !== DETAIL_ONLY)],
+        defaults: NESTED_DEFAULTS,
+        nested: new Map(),
+      };
+      set = { all, defaults: view === 'listing' ? LISTING_DEFAULTS : all, nested: new Map([['alias_of', relation]]) };
+      this.#fieldSets.set(key, set);
+    }
+    return set;
   }
 
   /** The fields that filters and `order` take for `type` (null: `Page`), with how a value is read. */
   columns(type: PageType | null): ReadonlyMap<string, FieldKind> {
     if (!type) return PAGE_COLUMNS;
-    const columns = new Map(PAGE_COLUMNS);
-    for (const field of type.bodyFields) if (!columns.has(field)) columns.set(field, type.kinds.get(field) ?? 'text');
+    let columns = this.#columns.get(type);
+    if (!columns) {
+      columns = new Map(PAGE_COLUMNS);
+      for (const field of type.bodyFields) if (!columns.has(field)) columns.set(field, type.kinds.get(field) ?? 'text');
+      this.#columns.set(type, columns);
+    }
     return columns;
   }
 }
@@ -203,4 +216,11 @@ function htmlPath(url: unknown): string | null {
 /** A page's field's value: meta fields from `meta`, the others from the page itself. */
 export function fieldValue(page: SitePage, field: string, metaFields: ReadonlySet<string>): unknown {
   return metaFields.has(field) ? page.meta[field] : page.json[field];
+}
+
+/** Which pages of a site (by their place in tree order) are among `pages`: 1 for each. */
+export function membership(pages: readonly SitePage[], size: number): Uint8Array {
+  const wanted = new Uint8Array(size);
+  for (const page of pages) wanted[page.order] = 1;
+  return wanted;
 }
