@@ -79,10 +79,9 @@ async function listingBench(root, scratch, seconds) {
       await load(target.port, 2, url); // warm-up
       const result = await (fresh ? distinctLoad : load)(target.port, seconds, url);
       const errors = result.errors + result.non2xx - (url.includes('/find/') ? result['3xx'] : 0);
-      (measured[what] ??= {})[fresh ? 'fresh' : 'same'] = {
-        rps: result.requests.average,
-        p99: result.latency.p99,
-        errors,
+      measured[what] = {
+        ...measured[what],
+        [fresh ? 'fresh' : 'same']: { rps: result.requests.average, p99: result.latency.p99, errors },
       };
     }
     target.stop();

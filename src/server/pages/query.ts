@@ -54,7 +54,8 @@ export function typeQuery(site: Site, query: Query): TypeQuery {
     if (!type) throw new BadRequest("type doesn't exist");
     return type;
   });
-  return { types, model: types.length === 1 ? types[0]! : null };
+  // Named twice is still two to Wagtail, whose fields are then `Page`'s; each is tested once all the same.
+  return { types: [...new Set(types)], model: types.length === 1 ? types[0]! : null };
 }
 
 /** The parameters every pages view knows, besides the fields it can filter on. */
@@ -240,9 +241,13 @@ function ordered(
   // Wagtail strips every leading '-' to check the name; Django then refuses the second.
   if (fields.some((field) => field.startsWith('--')))
     throw new BadRequest(`cannot order by '${order}' (invalid field)`);
-  const keys = fields.map((field) => {
+  // A field named again never decides (the first already did): each once, so a long `order` costs no more.
+  const named = new Set<string>();
+  const keys = fields.flatMap((field) => {
     const name = field.replace(/^-/, '');
-    return { name, sign: field.startsWith('-') ? -1 : 1, relation: columns.get(name) === 'relation' };
+    if (named.has(name)) return [];
+    named.add(name);
+    return [{ name, sign: field.startsWith('-') ? -1 : 1, relation: columns.get(name) === 'relation' }];
   });
   const keyOf = (page: SitePage, name: string, relation: boolean): unknown => {
     if (name === 'id') return BigInt(page.id);

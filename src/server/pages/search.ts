@@ -8,6 +8,8 @@ import { BadRequest } from './errors.js';
 import { membership, type SitePage } from './site.js';
 
 const TITLE_WEIGHT = 3;
+/** Words of a query looked for: the first 32 distinct ones (a query of hundreds would cost a page each). */
+export const MAX_TERMS = 32;
 const WORD = /[\p{L}\p{N}]+/gu;
 
 interface Words {
@@ -57,7 +59,7 @@ export class PageSearch {
   search(pages: readonly SitePage[], search: string, operator: string | undefined, byRelevance: boolean): SitePage[] {
     const mode = (operator ?? '').toLowerCase() || 'or';
     if (mode !== 'or' && mode !== 'and') throw new BadRequest("`operator` must be either 'or' or 'and'.");
-    const terms = [...new Set(wordsOf(search))];
+    const terms = [...new Set(wordsOf(search))].slice(0, MAX_TERMS);
     if (terms.length === 0) return [];
     const key = `${mode}\n${terms.join(' ')}`;
     let best = this.#queries.get(key);
