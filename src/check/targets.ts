@@ -66,8 +66,7 @@ export async function* loadSite(query: SiteQuery, options: TargetOptions): Async
       listed++;
       const source = pageUrl(baseUrl, id);
       if (skip?.(source)) continue;
-      const page = loadPage(id, { ...loadOptions, baseUrl, dispatcher }).then(
-        (loaded) => fillBaseUrl(loaded, baseUrl),
+      const page = loadPage(id, { ...loadOptions, baseUrl, dispatcher }).catch(
         (error: unknown): LoadedPage => ({ source, text: '', json: undefined, fetchError: escapedMessage(error) }),
       );
       inFlight.push(page);

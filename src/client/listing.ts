@@ -21,21 +21,18 @@ export interface SiteQuery {
 }
 
 /**
- * Items asked for at once: Wagtail's own maximum by default (`WAGTAILAPI_LIMIT_MAX`, 20); a server
- * that allows more is not asked for more, so that every Wagtail site answers the same requests.
+ * The listing URL for the items from `offset`: only their ids (`fields=_,id`), in id order. No
+ * `limit`: a site answers its own default, at most 20 and never over its `WAGTAILAPI_LIMIT_MAX`,
+ * which a `limit` of ours could pass (a 400); the walk goes on from the items it got.
  */
-export const LISTING_LIMIT = 20;
-
-/** The listing URL for the items from `offset`: only their ids (`fields=_,id`), in id order. */
 export function listingUrl(baseUrl: string, query: SiteQuery, offset: number): string {
-  const url = new URL(pageUrl(baseUrl, 0).replace(/0\/$/, ''));
+  const url = new URL('api/v2/pages/', pageUrl(baseUrl, 0).replace(/api\/v2\/pages\/0\/$/, ''));
   const parameters: Array<[string, string | undefined]> = [
     ['type', query.type],
     ['child_of', query.childOf],
     ['descendant_of', query.descendantOf],
     ['fields', '_,id'],
     ['order', 'id'],
-    ['limit', String(LISTING_LIMIT)],
     ['offset', String(offset)],
   ];
   for (const [name, value] of parameters) if (value !== undefined) url.searchParams.set(name, value);
@@ -43,10 +40,11 @@ export function listingUrl(baseUrl: string, query: SiteQuery, offset: number): s
 }
 
 /**
- * The id of every page the listing gives, in id order, as digits (past 2^53 a JS number is not
- * exact). Throws (the command cannot run) when a listing page cannot be fetched or is not a
- * listing: a `{"meta": {"total_count": n}, "items": [{"id": n}, ...]}`, its ids rising. Rising
- * ids keep a walk finite and free of repeats, and show a server that ignores `order=id`.
+ * The id of every page the listing gives, in id order, as digits. Throws (the command cannot run)
+ * when a listing page cannot be fetched or is not a listing: a `{"meta": {"total_count": n},
+ * "items": [{"id": n}, ...]}`, its ids rising. The walk ends at the count its first page gave (a
+ * count that grows as the walk goes cannot keep it going) or at a page with no items; rising ids
+ * keep it free of repeats, and show a server that ignores `order=id`.
  */
 export async function* listPageIds(
   baseUrl: string,
@@ -54,7 +52,8 @@ export async function* listPageIds(
   options: HttpOptions & { dispatcher: Dispatcher; onTotal?: ((total: number) => void) | undefined },
 ): AsyncGenerator<string> {
   let offset = 0;
-  let last: bigint | undefined;
+  let last: number | undefined;
+  let total: number | undefined;
   for (;;) {
     const url = listingUrl(baseUrl, query, offset);
     const { json } = await fetchJson(url, options.dispatcher, options).catch((error: unknown) => {
@@ -63,16 +62,20 @@ export async function* listPageIds(
         throw new InvalidArgumentError(`the listing refused the query: ${error.message}`);
       throw error;
     });
-    const { total, ids } = listingItems(url, json);
-    if (offset === 0) options.onTotal?.(total);
+    const listed = listingItems(url, json);
+    if (total === undefined) {
+      total = listed.total;
+      options.onTotal?.(total);
+    }
+    const { ids } = listed;
     for (const id of ids) {
-      const value = BigInt(id);
-      if (last !== undefined && value <= last)
+      if (last !== undefined && id <= last)
         throw new InvalidArgumentError(
-          `${escapeText(url)}: page ${id} after page ${last}: the listing is not in id order (order=id)`,
+          `${escapeText(url)}: page ${id} after page ${last}: the listing is not in id order (order=id); ` +
+            'a site that changed during the walk says so too: run again',
         );
-      last = value;
-      yield id;
+      last = id;
+      yield String(id);
     }
     offset += ids.length;
     if (ids.length === 0 || offset >= total) return;
@@ -86,7 +89,7 @@ const listingSchema = z.object({
 });
 
 /** The ids of one listing page and its total count; throws naming the URL and the first JSON path otherwise. */
-function listingItems(url: string, json: unknown): { total: number; ids: string[] } {
+function listingItems(url: string, json: unknown): { total: number; ids: number[] } {
   const parsed = listingSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -94,5 +97,5 @@ function listingItems(url: string, json: unknown): { total: number; ids: string[
       `${escapeText(url)}: ${issuePath(issue.path)}: ${escapeText(issue.message)}; not a Wagtail API v2 listing`,
     );
   }
-  return { total: parsed.data.meta.total_count, ids: parsed.data.items.map((item) => String(item.id)) };
+  return { total: parsed.data.meta.total_count, ids: parsed.data.items.map((item) => item.id) };
 }

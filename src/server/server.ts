@@ -160,12 +160,14 @@ export function createContentServer(content: Content, options: ServerOptions = {
       return void res.end();
     }
     const id = PAGE_PATH.exec(pathname)?.[1];
-    const record = id === undefined ? undefined : content.pages.get(id);
     if (id === undefined) return notFound(req, res);
+    const record = content.pages.get(id);
+    // OPTIONS names the methods, as Django REST framework answers it: no filter is run for it.
+    if (req.method === 'OPTIONS')
+      return record ? sendOptions(res) : sendJson(res, req, 404, { message: 'No Page matches the given query.' });
     // Only `format`: the page as stored, prepared once. Other parameters filter it or pick its fields.
     const selected = query.names().every((name) => name === 'format') ? null : pagesApi.detail(id, query);
     if (!record) return sendJson(res, req, 404, { message: 'No Page matches the given query.' });
-    if (req.method === 'OPTIONS') return sendOptions(res);
     if (selected === null) return send(req, res, prepare(record, base, formatApi, true));
     send(
       req,

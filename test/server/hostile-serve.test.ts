@@ -48,13 +48,14 @@ async function bodyOf(res: IncomingMessage): Promise<string> {
 
 describe('the prepared-response cache is bounded', () => {
   it('least recently used entries go once the bytes pass the bound', () => {
-    const cache = new PreparedCache(250);
+    // Each entry counts its body, its key (2 bytes a character) and 256 bytes of its own: 358 here.
+    const cache = new PreparedCache(1000);
     const entry = (n: number) => ({ body: Buffer.alloc(n), etag: '"x"' });
     cache.get('a', () => entry(100));
     cache.get('b', () => entry(100));
     cache.get('a', () => entry(999)); // a hit: 'a' is now the most recent
     cache.get('c', () => entry(100)); // evicts 'b'
-    expect(cache.size).toEqual({ entries: 2, bytes: 200 });
+    expect(cache.size).toEqual({ entries: 2, bytes: 716 });
     let made = false;
     cache.get('b', () => {
       made = true;
@@ -63,7 +64,16 @@ describe('the prepared-response cache is bounded', () => {
     expect(made).toBe(true);
     // One entry larger than the bound is served, and held alone.
     cache.get('huge', () => entry(1000));
-    expect(cache.size).toEqual({ entries: 1, bytes: 1000 });
+    expect(cache.size).toEqual({ entries: 1, bytes: 1264 });
+  });
+
+  it('tiny answers under long keys (a listing with ?limit=0&_=<n>) count their keys: the bound holds', () => {
+    const cache = new PreparedCache(1024 * 1024);
+    const long = 'x'.repeat(2000);
+    for (let i = 0; i < 10_000; i++) cache.get(`${long}${i}`, () => ({ body: Buffer.alloc(35), etag: '"x"' }));
+    expect(cache.size.bytes).toBeLessThanOrEqual(1024 * 1024);
+    // Before, only the 35-byte bodies counted: all 10,000 entries (40 MB of keys) were kept.
+    expect(cache.size.entries).toBeLessThan(300);
   });
 
   it(

@@ -10,13 +10,13 @@ import { MAX_TERMS } from '../../src/server/pages/search.js';
 import { PagesApi } from '../../src/server/pages/views.js';
 
 /** A page record as `serve` holds one: the fields the listing reads. */
-function page(id: number, parent: number | null, title: string, type = 'site.PresentationPage') {
+function page(id: number, parent: number | null, title: string, type = 'site.PresentationPage', htmlUrl?: string) {
   const json = {
     id,
     meta: {
       type,
       detail_url: `{base_url}/api/v2/pages/${id}/`,
-      html_url: `{base_url}/p/${id}/`,
+      html_url: htmlUrl ?? `{base_url}/p/${id}/`,
       slug: `p-${id}`,
       first_published_at: '2026-01-01T00:00:00.000000',
       parent: parent === null ? null : { id: parent, meta: { type, detail_url: '', html_url: null }, title: '' },
@@ -43,6 +43,59 @@ describe('hostile content', () => {
     expect(ids(pages, 'ancestor_of=3')).toEqual([1, 2]);
     expect(ids(pages, 'child_of=3')).toEqual([]);
     expect(ids(pages, 'child_of=root')).toEqual([4, 1]);
+  });
+});
+
+describe('the tree', () => {
+  it('a chain 3,000 pages deep: each below all of those above it, and above all below it', () => {
+    const chain = api(...Array.from({ length: 3000 }, (_, i) => page(i + 1, i === 0 ? null : i, `Page ${i + 1}`)));
+    expect(ids(chain, 'descendant_of=2990&limit=0')).toEqual([]);
+    const below = JSON.parse(chain.listing(new Query(new URLSearchParams('descendant_of=2990')))).meta.total_count;
+    expect(below).toBe(10);
+    expect(ids(chain, 'ancestor_of=4')).toEqual([1, 2, 3]);
+    expect(ids(chain, 'child_of=2999')).toEqual([3000]);
+    // Page 1 is alone at the top: the root page; its children are child_of=root, all below it descendant_of=root.
+    expect(ids(chain, 'child_of=root')).toEqual([2]);
+    expect(JSON.parse(chain.listing(new Query(new URLSearchParams('descendant_of=root')))).meta.total_count).toBe(2999);
+  });
+
+  it('find by the path of an absolute html_url that is not ASCII (the URL holds it percent-encoded)', () => {
+    const pages = api(
+      page(1, null, 'Home'),
+      page(2, 1, 'Wiese', 'site.PresentationPage', 'https://example.org/grüne-wiese/'),
+    );
+    for (const path of ['/grüne-wiese/', 'grüne-wiese'])
+      expect(pages.find(new Query(new URLSearchParams({ html_path: path })))).toBe('/api/v2/pages/2/?');
+  });
+});
+
+describe("Wagtail's order of refusals, and its Page", () => {
+  const pages = api(page(1, null, 'alpha'), page(2, 1, 'beta'));
+  const refusal = (search: string) => {
+    try {
+      pages.listing(new Query(new URLSearchParams(search)));
+    } catch (error) {
+      return (error as BadRequest).message;
+    }
+    return 'no refusal';
+  };
+
+  it('site comes with type, before unknown parameters; translation_of and locale after order', () => {
+    expect(refusal('site=x&nope=1')).toBe('site is not supported: a content folder is one site in one locale');
+    expect(refusal('type=x.Y&site=x')).toBe("type doesn't exist");
+    expect(refusal('translation_of=1&order=nope')).toBe("cannot order by 'nope' (unknown field)");
+    expect(refusal('translation_of=1&search=x&search_operator=xor')).toBe(
+      'translation_of is not supported: a content folder is one site in one locale',
+    );
+  });
+
+  it('wagtailcore.Page is every page, with only the fields every page has', () => {
+    expect(ids(pages, 'type=wagtailcore.Page')).toEqual([1, 2]);
+    expect(ids(pages, 'type=wagtailcore.page,site.PresentationPage')).toEqual([1, 2]);
+    expect(refusal('type=wagtailcore.Page&fields=date')).toBe('unknown fields: date');
+    expect(pages.find(new Query(new URLSearchParams({ id: '2', type: 'wagtailcore.Page' })))).toBe(
+      '/api/v2/pages/2/?type=wagtailcore.Page',
+    );
   });
 });
 

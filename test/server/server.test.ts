@@ -90,6 +90,9 @@ describe('the page endpoint', () => {
     // is no Wagtail page and takes none but format.
     const fields = await fetch(`${base}/api/v2/pages/101/?fields=_,id,title&unknown=1`);
     expect([fields.status, await fields.json()]).toEqual([200, { id: 101, title: 'Spring Fair 2026' }]);
+    // OPTIONS names the methods and runs no filter, as Django REST framework answers it.
+    const options = await fetch(`${base}/api/v2/pages/101/?order=nope`, { method: 'OPTIONS' });
+    expect([options.status, options.headers.get('allow')]).toEqual([200, 'GET, HEAD, OPTIONS']);
     const unknown = await fetch(`${base}/api/gallery/newscategories/fairs/?fields=title`);
     expect([unknown.status, ((await unknown.json()) as { message: string }).message]).toEqual([
       400,

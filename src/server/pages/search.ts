@@ -42,7 +42,7 @@ function pageWords(page: SitePage): Words {
  * request for it, with other filters or another page of results, picks from them.
  */
 export class PageSearch {
-  static readonly MAX_QUERIES = 256;
+  static readonly MAX_QUERIES = 32;
   readonly #all: readonly SitePage[];
   readonly #words = new Map<SitePage, Words>();
   readonly #queries = new Map<string, SitePage[]>();

@@ -22,6 +22,8 @@ export interface SitePage {
   published: boolean;
   /** Its place in tree order. */
   order: number;
+  /** How many pages its subtree holds, itself included: they are the next ones in tree order. */
+  size: number;
 }
 
 /** How a field's filter value is read (Wagtail converts by the model field's class). */
@@ -91,7 +93,7 @@ export class Site {
       for (const key of Object.keys(meta)) if (key !== 'id' && key !== 'title') metaFields.add(key);
       const type = typeof meta.type === 'string' ? meta.type : '';
       const published = typeof meta.first_published_at === 'string';
-      this.pages.set(id, { id, json, meta, type, parent: null, children: [], published, order: 0 });
+      this.pages.set(id, { id, json, meta, type, parent: null, children: [], published, order: 0, size: 1 });
       this.#addType(type, json);
     }
     this.metaFields = [...metaFields];
@@ -129,6 +131,7 @@ export class Site {
     }
     const top = new Set(tops);
     for (const page of all) page.parent = top.has(page) ? null : parentOf(page)!;
+    for (const page of [...this.inTreeOrder].reverse()) if (page.parent) page.parent.size += page.size;
     // One page alone at the top is the site's root page (Wagtail's home page, whose parent, the tree's root,
     // is never served); several are the children of a root page the folder does not hold.
     const home = tops.length === 1 ? tops[0]! : null;
@@ -209,8 +212,17 @@ function htmlPath(url: unknown): string | null {
   if (typeof url !== 'string') return null;
   let path = url;
   if (url.startsWith(BASE_URL_PLACEHOLDER)) path = url.slice(BASE_URL_PLACEHOLDER.length);
-  else if (URL.canParse(url)) path = new URL(url).pathname;
+  else if (URL.canParse(url)) path = decodedPath(new URL(url).pathname);
   return path.split('/').filter(Boolean).join('/');
+}
+
+/** A URL's path as `html_path` gives it (decoded), or as it is when it does not decode. */
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 /** A page's field's value: meta fields from `meta`, the others from the page itself. */
@@ -223,4 +235,9 @@ export function membership(pages: readonly SitePage[], size: number): Uint8Array
   const wanted = new Uint8Array(size);
   for (const page of pages) wanted[page.order] = 1;
   return wanted;
+}
+
+/** Whether `above` is an ancestor of `page` (not the page itself): a test of their places in tree order. */
+export function isAncestor(above: SitePage, page: SitePage): boolean {
+  return above.order < page.order && page.order < above.order + above.size;
 }

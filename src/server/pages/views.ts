@@ -7,15 +7,8 @@
 
 import { NotFound } from './errors.js';
 import { type FieldEntry, parseFields, selectFields } from './fields.js';
-import {
-  checkParameters,
-  filterPages,
-  OrderCache,
-  pagination,
-  type Query,
-  type TypeQuery,
-  typeQuery,
-} from './query.js';
+import { OrderCache } from './order.js';
+import { checkParameters, filterPages, isOfType, pagination, type Query, type TypeQuery, typeQuery } from './query.js';
 import { PageSearch } from './search.js';
 import { Site, type SitePage } from './site.js';
 
@@ -102,7 +95,7 @@ export class PagesApi {
   find(query: Query): string {
     const types = typeQuery(this.site, query);
     const fits = (page: SitePage | undefined): page is SitePage =>
-      page?.published === true && (!types.types || types.types.some((type) => type.name === page.type));
+      page?.published === true && (!types.types || isOfType(types.types, page));
     let found: SitePage | undefined;
     const htmlPath = query.get('html_path');
     if (htmlPath !== undefined) {

@@ -48,8 +48,8 @@ const EXIT_CODES = {
   1: 'findings',
   2:
     'could not run: bad flags, an invalid config file or baseline, a target that cannot be read or fetched,\n' +
-    'a folder with no .json files, a listing (--all-pages) that cannot be read or refuses the filters,\n' +
-    'a --verify-files folder that is not there, a folder or bucket prefix\n' +
+    'a folder with no .json files, a listing (--all-pages) that cannot be read, refuses the filters or\n' +
+    'gives no pages, a --verify-files folder that is not there, a folder or bucket prefix\n' +
     'that holds no files, a bucket that cannot be used or a server that cannot be reached; without\n' +
     'targets, no manifest in the --verify-files folder or prefix, or one (or a record of one) that\n' +
     'cannot be read or is not valid',

@@ -39,7 +39,7 @@ const EXIT_CODES = {
     'page at least, or one could not be fetched',
   2:
     'could not inspect: not found, unreachable, not JSON, bad flags; with --all-pages, a listing that cannot\n' +
-    'be read or refuses the filters',
+    'be read, refuses the filters or gives no pages',
 };
 
 export function inspectCommand(program: Command): Command {

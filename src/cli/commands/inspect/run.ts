@@ -60,7 +60,7 @@ async function inspectWholeSite(site: SiteQuery, options: InspectCommandOptions 
   let done = 0;
   let withErrors = 0;
   let failed = 0;
-  if (options.json) printData('[');
+  // The array opens with its first report: a listing that cannot be read (exit 2) leaves nothing on stdout.
   for await (const result of inspectSite(site, { ...options, onTotal: (count) => (total = count) })) {
     progress.clear();
     if ('failure' in result) {
@@ -69,14 +69,14 @@ async function inspectWholeSite(site: SiteQuery, options: InspectCommandOptions 
     } else {
       if (result.errors > 0) withErrors++;
       const first = done - failed === 0;
-      if (options.json) printData(`${first ? '' : ','}${JSON.stringify(result, null, 2)}`);
+      if (options.json) printData(`${first ? '[' : ','}${JSON.stringify(result, null, 2)}`);
       else printData(`${first ? '' : '\n'}${formatReport(result)}`);
     }
     done++;
     progress.update(done, Math.max(total, done), 'failure' in result ? result.source : result.url);
   }
   progress.clear();
-  if (options.json) printData(']');
+  if (options.json) printData(done - failed === 0 ? '[]' : ']');
   const unread = failed > 0 ? `, ${failed} could not be inspected` : '';
   printMessage(`${done} page(s) inspected: ${withErrors} with errors${unread}`);
   return withErrors > 0 || failed > 0 ? 1 : 0;
