@@ -67,7 +67,8 @@ export async function* listPageIds(
       total = listed.total;
       options.onTotal?.(total);
     }
-    const { ids } = listed;
+    // No more than the first page's count, however many a page brings.
+    const ids = listed.ids.slice(0, Math.max(0, total - offset));
     for (const id of ids) {
       if (last !== undefined && id <= last)
         throw new InvalidArgumentError(
