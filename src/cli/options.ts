@@ -69,7 +69,7 @@ export function baseUrlOption(description: string, { env = true, check = false }
 export function addSiteOptions(command: Command): Command {
   return command
     .optionsGroup('A whole site (its Wagtail API v2 listing, walked page by page from --base-url):')
-    .option('--all-pages', 'every published page the listing at --base-url gives, instead of targets')
+    .option('--all-pages', 'every published page the listing at --base-url gives, each in turn (no targets)')
     .option('--type <types>', 'with --all-pages: only pages of these types (site.PresentationPage[,...])')
     .option('--child-of <id|root>', 'with --all-pages: only the children of this page')
     .option('--descendant-of <id|root>', 'with --all-pages: only the pages below this one');
