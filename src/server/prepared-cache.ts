@@ -1,8 +1,9 @@
 /**
  * The prepared responses `serve` answers from, bounded: least recently used entries are
- * dropped once what they hold (bodies, keys, and a fixed cost for each) passes `maxBytes`. The key includes the request's Host when
- * `--base-url` is not given, which a client chooses freely: without a bound, requests with
- * distinct Host headers would grow memory without end.
+ * dropped once what they hold (bodies, keys, and a fixed cost for each) passes `maxBytes`.
+ * The key includes the request's Host when `--base-url` is not given, and a query's URL, which
+ * a client chooses freely: without a bound, requests with distinct Host headers or queries would
+ * grow memory without end.
  */
 export interface PreparedResponse {
   body: Buffer;

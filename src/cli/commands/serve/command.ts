@@ -16,7 +16,7 @@ const EXAMPLES = [
   'content-api serve',
   'content-api serve --content ./content --port 9000 --base-url https://staging.example.org',
   'content-api serve --port 0 --quiet',
-  'content-api serve --limit-max 100   # then: curl "http://127.0.0.1:8000/api/v2/pages/?type=site.PresentationPage&limit=100"',
+  'content-api serve --limit-max 100   # then: curl "http://127.0.0.1:8000/api/v2/pages/?limit=100&fields=seo_title"',
 ];
 
 const EXIT_CODES = {
