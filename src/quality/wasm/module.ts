@@ -354,3 +354,13 @@ export const SSIMULACRA2_WASM = [
   'IQ8gBSAhaiEFIAwgIWohDCANQQFqIg1BA0cNAAsgGCAaaiEYIBkgGmohGSAjIBpqISMgJSAaaiElICZBAWohJiASQQFqIhIgA0cN',
   'AAsLIAZBkAFqJICAgIAACw==',
 ].join('');
+/** The SHA-256 of ssimulacra2.c as built (test/quality/wasm-source.test.ts compares). */
+export const SOURCE_SHA256 = '1b896c42c5473194f3b059fc27a371cd9cf76af575c38104ca9afa76bf2a68b2';
+/** The SHA-256 of build.sh as run: its compiler flags and this file's template. */
+export const BUILD_SHA256 = '5ad98f37dcc93735a70e5f7870fe5f187222ac302e55573b4428eb301a9fa476';
+/** The SHA-256 of the WebAssembly (SSIMULACRA2_WASM decoded). */
+export const WASM_SHA256 = '1a92202485a3b83853b8552b72c7d32ef952bc5ecdb6b95d0cc3959ea695cee7';
+/** `clang-16 --version`, its first line. */
+export const COMPILER = 'Debian clang version 16.0.6 (15~deb12u1)';
+/** `wasm-ld-16 --version`, its first line. */
+export const LINKER = 'Debian LLD 16.0.6';
