@@ -98,7 +98,9 @@ export { parseShard, type Shard, shardOf } from './renditions/shard.js';
 
 // Measured quality: SSIMULACRA2 2.1 over raw pixels, and what --quality auto found.
 export type { Measured } from './quality/auto.js';
+export { RELAXED_SIMD_FLAG } from './quality/prepared-wasm.js';
 export { rawPixels } from './quality/read.js';
+export { ScorePool, type ScorePoolOptions } from './quality/score-pool.js';
 export { type PreparedSsimulacra2, prepareSsimulacra2, type RawPixels, ssimulacra2 } from './quality/ssimulacra2.js';
 
 // Where media is: a local folder or an S3-compatible bucket, behind one interface.

@@ -1,7 +1,7 @@
 /**
  * The shape of src/: no module imports itself back through others (type-only imports count:
- * a cycle of types is a boundary drawn in the wrong place all the same), and nothing outside
- * src/cli reaches into the CLI.
+ * a cycle of types is a boundary drawn in the wrong place all the same), nothing outside
+ * src/cli reaches into the CLI, and no module outside it holds threads of the process's own.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -82,4 +82,32 @@ describe('the architecture of src/', () => {
       );
     expect(reaching).toEqual([]);
   });
+
+  it("owns no process's threads: no module-level score pool or worker thread outside src/cli", () => {
+    const singletons = (file: string, text: string) =>
+      ts
+        .createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+        .statements.filter(ts.isVariableStatement)
+        .flatMap((statement) => statement.declarationList.declarations)
+        .filter(
+          (declaration) => THREADS.test(declaration.type?.getText() ?? '') || THREADS.test(initializer(declaration)),
+        )
+        .map((declaration) => `${file}: ${declaration.name.getText()}`);
+    // The test can see one: a pool made on first use and kept for the process.
+    expect(singletons('a.ts', 'let shared: ScorePool | undefined;\nconst pool = new Worker(file);')).toEqual([
+      'a.ts: shared',
+      'a.ts: pool',
+    ]);
+    const found = [...graph.keys()]
+      .filter((file) => !file.startsWith('cli/'))
+      .flatMap((file) => singletons(file, readFileSync(path.join(SRC, file), 'utf8')));
+    expect(found).toEqual([]);
+  });
 });
+
+/** A type or a construction that holds threads: a score pool, a worker thread. */
+const THREADS = /\b(ScorePool|Worker)\b/;
+
+/** A declaration's initializer as written, when it constructs something (else empty). */
+const initializer = (declaration: ts.VariableDeclaration) =>
+  declaration.initializer && ts.isNewExpression(declaration.initializer) ? declaration.initializer.getText() : '';

@@ -5,11 +5,11 @@
  * (docs/performance.md). Same operations, same order, same rounding: its scores are the TypeScript's.
  *
  * It is used where it can be: relaxed SIMD compiles (Node 21 and later; Node 20 behind V8's
- * `--experimental-wasm-relaxed-simd`, which is turned on here the first time), and the CPU fuses its
- * multiply-adds (FMA; without it the rounding would not be the reference's). Elsewhere, or with
- * CONTENT_API_WASM=0 in the environment, `wasmEngine()` is undefined and the TypeScript runs.
+ * `--experimental-wasm-relaxed-simd`, RELAXED_SIMD_FLAG, which an application sets at its start, as
+ * the CLI does: this library never changes V8's flags), and the CPU fuses its multiply-adds (FMA;
+ * without it the rounding would not be the reference's). Elsewhere, or with CONTENT_API_WASM=0 in
+ * the environment, `wasmEngine()` is undefined and the TypeScript runs.
  */
-import { setFlagsFromString } from 'node:v8';
 import { type LinearImage, linearTable, type RawPixels } from './linear.js';
 import type { RecursiveGaussian } from './recursive-gaussian.js';
 import { norms } from './scale.js';
@@ -54,6 +54,12 @@ const MAX_BYTES = 2 ** 31;
 
 let engine: WasmModule | null | undefined;
 
+/** The V8 flag that gives Node 20 relaxed SIMD; Node 21 and later have it on. */
+export const RELAXED_SIMD_FLAG = '--experimental-wasm-relaxed-simd';
+
+/** Whether this runtime compiles the metric's WebAssembly (relaxed SIMD on, the JIT on). */
+export const wasmCompiles = (): boolean => WebAssembly?.validate(Buffer.from(SSIMULACRA2_WASM, 'base64')) ?? false;
+
 /** The compiled module where it can run with the reference's rounding, else undefined (see above). */
 export function wasmEngine(): WasmModule | undefined {
   if (engine === undefined) engine = compile();
@@ -63,11 +69,8 @@ export function wasmEngine(): WasmModule | undefined {
 function compile(): WasmModule | null {
   if (process.env.CONTENT_API_WASM === '0' || !WebAssembly) return null;
   const bytes = Buffer.from(SSIMULACRA2_WASM, 'base64');
-  if (!WebAssembly.validate(bytes)) {
-    // Node 20 has relaxed SIMD (V8 11.3) behind a flag; later versions have it on.
-    setFlagsFromString('--experimental-wasm-relaxed-simd');
-    if (!WebAssembly.validate(bytes)) return null;
-  }
+  // Node 20 without RELAXED_SIMD_FLAG: the TypeScript (the pool says so once).
+  if (!WebAssembly.validate(bytes)) return null;
   try {
     const module = new WebAssembly.Module(bytes);
     return instantiate(module).exports.fused() === 1 ? module : null;

@@ -5,9 +5,12 @@
  * pool keeps up to one worker thread a core; each reference is prepared in the least busy one, and
  * every score against it runs there.
  *
- * Without its compiled worker (the library run from its TypeScript sources, as the tests do) the
- * pool scores in the calling thread: the same functions and scores, on one core. So it does where
- * worker threads cannot start (below), saying why once (`takeNotices`, in the batch's warnings).
+ * A pool is its owner's: made by whoever renders (a batch makes its own, a queue worker one for its
+ * life, a caller may pass one to each), and closed by it. With `threads: 0` it scores in the calling
+ * thread (the library run from its TypeScript sources, which has no compiled worker, as some tests
+ * do): the same functions and scores, on one core. So it does where worker threads cannot start
+ * (below), saying why once (`takeNotices`, in the batch's warnings). A compiled worker missing is an
+ * error: scoring on the calling thread would hold it for seconds at a time, unasked.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -15,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InvalidArgumentError, oneLine } from '../errors.js';
 import type { RawPixels } from './linear.js';
+import { RELAXED_SIMD_FLAG, wasmCompiles } from './prepared-wasm.js';
 import { type PreparedSsimulacra2, prepareSsimulacra2 } from './ssimulacra2.js';
 
 /** What a thread is asked; `call` numbers the reply. */
@@ -101,6 +105,21 @@ const jitless = (): boolean =>
   !('WebAssembly' in globalThis) &&
   [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--jitless');
 
+/** Why the metric runs slower than it could in this process, if it does: for the batch's warnings. */
+function engineNotice(): string | undefined {
+  if (jitless()) {
+    return (
+      'node --jitless turns off the JIT and WebAssembly: SSIMULACRA2 scores in interpreted TypeScript, ' +
+      'tens of times slower'
+    );
+  }
+  if (process.env.CONTENT_API_WASM === '0' || wasmCompiles()) return undefined;
+  return (
+    `SSIMULACRA2 scores in TypeScript, about 3.5 times slower than its WebAssembly: this Node needs ` +
+    `${RELAXED_SIMD_FLAG} for it (node ${RELAXED_SIMD_FLAG}, as the content-api command sets)`
+  );
+}
+
 /** An error of a thread that stopped before it ran: its requests are asked again in another thread. */
 class NotStartedError extends Error {}
 
@@ -125,7 +144,7 @@ interface Thread {
 }
 
 export interface ScorePoolOptions {
-  /** Worker threads at most (default: one a core, at most 4). */
+  /** Worker threads at most (default: one a core, at most 4); 0: every score in the calling thread. */
   threads?: number;
   /** The compiled worker (default: score-worker.js beside this module). */
   worker?: URL;
@@ -135,17 +154,30 @@ export class ScorePool {
   #size: number;
   /** What the pool had to do otherwise than asked (see `takeNotices`), each said once. */
   readonly #notices: string[] = [];
-  #jitlessSaid = false;
+  /** Whether the notice of a slower engine (no JIT, no relaxed SIMD) was given. */
+  #engineSaid = false;
   /** The compiled worker, until worker threads prove unable to start here. */
   #worker: URL | undefined;
   readonly #threads: Thread[] = [];
   #calls = 0;
   #references = 0;
 
+  /** @throws InvalidArgumentError for a bad `threads`, or a compiled worker that is not there. */
   constructor(options: ScorePoolOptions = {}) {
-    this.#size = Math.max(1, options.threads ?? Math.min(availableParallelism(), MAX_THREADS));
+    const threads = options.threads ?? Math.min(availableParallelism(), MAX_THREADS);
+    if (!Number.isInteger(threads) || threads < 0) {
+      throw new InvalidArgumentError(`Expected a whole number of score threads, 0 or more, but got ${threads}`);
+    }
+    this.#size = Math.max(1, threads);
+    if (threads === 0) return;
     const worker = options.worker ?? WORKER;
-    this.#worker = existsSync(fileURLToPath(worker)) ? worker : undefined;
+    if (!existsSync(fileURLToPath(worker))) {
+      throw new InvalidArgumentError(
+        `the SSIMULACRA2 worker ${fileURLToPath(worker)} is not there: build the package (npm run build), ` +
+          'or score in the calling thread (a ScorePool of threads: 0)',
+      );
+    }
+    this.#worker = worker;
   }
 
   /**
@@ -177,15 +209,15 @@ export class ScorePool {
     };
   }
 
-  /**
-   * Starts the threads not started yet, so that they load while the caller decodes what it will
-   * score; idle, they do not keep the process alive.
-   */
   /** What the pool had to do otherwise than asked since last asked, each said once: for a batch's warnings. */
   takeNotices(): string[] {
     return this.#notices.splice(0);
   }
 
+  /**
+   * Starts the threads not started yet, so that they load while the caller decodes what it will
+   * score; idle, they do not keep the process alive.
+   */
   warm(): void {
     while (this.#threads.length < this.#size && this.#start());
   }
@@ -209,12 +241,10 @@ export class ScorePool {
 
   /** A new thread; undefined when a worker cannot start now but other threads can do its work. */
   #start(): Thread | undefined {
-    if (!this.#jitlessSaid && jitless()) {
-      this.#jitlessSaid = true;
-      this.#notices.push(
-        'node --jitless turns off the JIT and WebAssembly: SSIMULACRA2 scores in interpreted TypeScript, ' +
-          'tens of times slower',
-      );
+    if (!this.#engineSaid) {
+      this.#engineSaid = true;
+      const slower = engineNotice();
+      if (slower) this.#notices.push(slower);
     }
     const thread: Thread = { worker: undefined, answer: undefined, references: 0, pending: new Map() };
     if (this.#worker) {
@@ -339,13 +369,3 @@ export class ScorePool {
 function rebuild({ name, message }: { name: string; message: string }): Error {
   return name === 'InvalidArgumentError' ? new InvalidArgumentError(message) : new Error(message);
 }
-
-let shared: ScorePool | undefined;
-
-/** What the shared pool has had to say since last asked (threads it could not start), for a batch's warnings. */
-export const scoreNotices = (): string[] => shared?.takeNotices() ?? [];
-/** The process's pool, made on first use; its idle threads never keep the process alive. */
-export const scorePool = (): ScorePool => {
-  shared ??= new ScorePool();
-  return shared;
-};

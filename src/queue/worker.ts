@@ -22,8 +22,10 @@ import {
   StorageError,
   someOf,
 } from '../errors.js';
+import { ScorePool } from '../quality/score-pool.js';
 import type { Original } from '../renditions/discover.js';
 import { type Batch, openRenderSession, type RenderSession } from '../renditions/session.js';
+import { qualityTarget, resolveSettings } from '../renditions/settings.js';
 import { openStore } from '../storage/location.js';
 import { isS3Url, type S3Options, splitS3Object } from '../storage/s3-url.js';
 import type { MediaStore } from '../storage/store.js';
@@ -414,6 +416,8 @@ class Sessions {
   readonly #sessions = new Map<string, Promise<RenderSession>>();
   readonly #buckets = new Map<string, Promise<MediaStore>>();
   readonly #s3: S3Options;
+  /** Where every session's `--quality auto` scores, made for the first that searches: the worker's, for its life. */
+  #scores: ScorePool | undefined;
 
   constructor(s3: S3Options) {
     this.#s3 = s3;
@@ -457,12 +461,14 @@ class Sessions {
         ),
       ),
     );
+    await this.#scores?.close();
+    this.#scores = undefined;
   }
 
   #session(data: JobData): Promise<RenderSession> {
     const template = templateOf(data);
-    return this.#cached(this.#sessions, JSON.stringify(template), () =>
-      openRenderSession({
+    return this.#cached(this.#sessions, JSON.stringify(template), async () => {
+      const options = {
         ...template.settings,
         outDir: template.outDir,
         // The submitter made it: a folder missing here is one this machine does not share.
@@ -470,8 +476,11 @@ class Sessions {
         s3: this.#s3,
         force: template.force,
         concurrency: 1,
-      }),
-    );
+      };
+      const settings = resolveSettings(options);
+      if (qualityTarget(settings.quality.mode) !== null) this.#scores ??= new ScorePool();
+      return openRenderSession({ ...options, scorePool: this.#scores }, settings);
+    });
   }
 
   #bucket(location: string): Promise<MediaStore> {

@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from '../errors.js';
+import type { ScorePool } from '../quality/score-pool.js';
 import type { S3Options } from '../storage/s3-url.js';
 import type { Original } from './discover.js';
 import type { RenderSettingsInput } from './settings.js';
@@ -41,6 +42,11 @@ export interface RenderOptions extends RenderSettingsInput {
   signal?: AbortSignal;
   /** Render only this shard of the originals (see `shardOf`); all shards together are the whole batch. */
   shard?: Shard | undefined;
+  /**
+   * Where `--quality auto` scores its trials: the caller's pool, left open (default: a pool of the
+   * batch's own, closed with it).
+   */
+  scorePool?: ScorePool | undefined;
 }
 
 export interface RenderProgress {

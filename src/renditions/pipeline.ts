@@ -9,7 +9,7 @@ import { aimOf, isSampled, type Measured, SLOPE, samplePixels, searchQuality, sl
 import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
 import { jpegProbe } from '../quality/read.js';
-import { type PooledReference, scorePool } from '../quality/score-pool.js';
+import type { PooledReference, ScorePool } from '../quality/score-pool.js';
 import { isScorable } from '../quality/ssimulacra2.js';
 import { isAnimationFormat, isLossy, keepsAnimation, type OutputFormat, type SourceFormatInfo } from './formats.js';
 import { PNG_HEADER_LIMIT, pngHeaderExcess } from './png-chunks.js';
@@ -87,6 +87,7 @@ export async function readSourceInfo(source: string, input: Buffer | string, pix
  * each of `formats`, each encoded once per distinct size (an original smaller than 2400 px gives
  * one file content for lg and xl). Animated outputs, and `keepMetadata`, go through one pipeline
  * per size and format instead, since raw pixels carry neither frames' timing nor metadata.
+ * `scores`: where `--quality auto` scores its trials (the caller's pool), needed when it searches.
  */
 export async function* encodeRenditions(
   source: string,
@@ -94,6 +95,7 @@ export async function* encodeRenditions(
   info: SourceInfo,
   settings: Omit<RenderSettings, 'formats'>,
   formats: readonly OutputFormat[],
+  scores?: ScorePool,
 ): AsyncGenerator<EncodedRendition> {
   const groups = groupBySize(renditionSizes(info.size));
   const withFormat = (format: OutputFormat): EncodeSettings => ({ ...settings, format });
@@ -101,13 +103,14 @@ export async function* encodeRenditions(
   // With --quality auto, the metric's threads start while the original decodes (frames are not scored).
   const largest = groups[0]?.size;
   if (formats.some((format) => !keepsAnimation(info, format) && searches(withFormat(format), largest))) {
-    scorePool().warm();
+    if (!scores) throw new Error('--quality auto searches here, and no score pool was given');
+    scores.warm();
   }
   try {
     const decode: Decode = { input, rgb16: await isRgb16(input) };
-    for (const format of alone) yield* sizeBySize(decode, info, groups, withFormat(format));
+    for (const format of alone) yield* sizeBySize(decode, info, groups, withFormat(format), scores);
     const shared = formats.filter((format) => !alone.includes(format));
-    if (shared.length > 0) yield* cascade(decode, groups, shared.map(withFormat));
+    if (shared.length > 0) yield* cascade(decode, groups, shared.map(withFormat), scores);
   } catch (error) {
     throw sourceErrorFromSharp(source, error);
   }
@@ -119,6 +122,7 @@ async function* sizeBySize(
   info: SourceInfo,
   groups: SizeGroup[],
   settings: EncodeSettings,
+  scores: ScorePool | undefined,
 ): AsyncGenerator<EncodedRendition> {
   const animated = keepsAnimation(info, settings.format);
   const done: EncodedRendition[] = [];
@@ -135,7 +139,7 @@ async function* sizeBySize(
     const own = isSmall(group.size) || search ? await rawOf(sized(false)) : undefined;
     prints.push(own && isSmall(group.size) ? fingerprint(own) : undefined);
     // Frames are not scored: an animation keeps the fixed quality.
-    const auto = search ? await searchAlone(own!, settings, searched) : undefined;
+    const auto = search ? await searchAlone(own!, settings, scores!, searched) : undefined;
     searched = auto ?? searched;
     // EXIF, XMP and IPTC kept; pixels converted to sRGB and tagged with its profile, as without.
     if (settings.keepMetadata) pipeline.withMetadata();
@@ -158,6 +162,7 @@ async function* cascade(
   decode: Decode,
   groups: SizeGroup[],
   formats: EncodeSettings[],
+  scores: ScorePool | undefined,
 ): AsyncGenerator<EncodedRendition> {
   const [first] = groups;
   const [settings] = formats;
@@ -209,7 +214,7 @@ async function* cascade(
       }
     }
     // Formats searched on the same pixels (all but a flattened JPEG's) share each size's reference.
-    const references = new References(searched.flat(), settings.quality.sample);
+    const references = new References(searched.flat(), settings.quality.sample, scores!);
     for (const [at, format] of formats.entries()) {
       if (!searches(format)) continue;
       // The sizes searched: the largest, down to the smallest SSIMULACRA2 can score (groups go largest first).
@@ -318,6 +323,8 @@ interface Reference {
 /** One search's hold on a size's pixels and their reference: `done` (once or more) when it needs them no more. */
 interface Lease {
   pixels: RawPixels;
+  /** The pool its reference is prepared in. */
+  scores: ScorePool;
   take(): Promise<Reference>;
   done(): void;
   /** Runs `work` when no other lease of the same render runs work this way (`searchWhole`). */
@@ -339,8 +346,11 @@ class References {
   /** Work its leases run one at a time (`Lease.alone`). */
   readonly #alone = pLimit(1);
 
-  constructor(searched: readonly RawPixels[], sample: boolean) {
+  readonly #scores: ScorePool;
+
+  constructor(searched: readonly RawPixels[], sample: boolean, scores: ScorePool) {
     this.#sample = sample;
+    this.#scores = scores;
     for (const pixels of searched) {
       const entry = this.#entries.get(pixels) ?? { searches: 0, users: 0 };
       entry.searches++;
@@ -360,9 +370,10 @@ class References {
     let held = true;
     return {
       pixels,
+      scores: this.#scores,
       alone: (work) => this.#alone(work),
       take: () => {
-        entry.made ??= makeReference(pixels, entry.searches, this.sampled(pixels));
+        entry.made ??= makeReference(this.#scores, pixels, entry.searches, this.sampled(pixels));
         return entry.made;
       },
       done: () => {
@@ -378,14 +389,24 @@ class References {
   }
 }
 
-async function makeReference(pixels: RawPixels, searches: number, sampled: boolean): Promise<Reference> {
+async function makeReference(
+  scores: ScorePool,
+  pixels: RawPixels,
+  searches: number,
+  sampled: boolean,
+): Promise<Reference> {
   const sample = sampled ? samplePixels(pixels, await jpegProbe(pixels)) : pixels;
-  return { sample, sampled, pooled: await scorePool().prepare(sample, searches) };
+  return { sample, sampled, pooled: await scores.prepare(sample, searches) };
 }
 
 /** `chooseQuality` for one search on pixels of its own (each size decoded for one format). */
-async function searchAlone(pixels: RawPixels, settings: EncodeSettings, neighbour?: Searched): Promise<Searched> {
-  const lease = new References([pixels], settings.quality.sample).lease(pixels);
+async function searchAlone(
+  pixels: RawPixels,
+  settings: EncodeSettings,
+  scores: ScorePool,
+  neighbour?: Searched,
+): Promise<Searched> {
+  const lease = new References([pixels], settings.quality.sample, scores).lease(pixels);
   return chooseQuality(lease, settings, neighbour).finally(lease.done);
 }
 
@@ -416,7 +437,7 @@ async function chooseQuality(lease: Lease, settings: EncodeSettings, neighbour?:
   const whole = neighbour?.measured.scored === 'rendition' ? neighbour.measured.quality : undefined;
   if (sampled && whole !== undefined && best.quality > whole + SAMPLE_DOUBT) {
     // One such search at a time for an original: each holds the reference of a whole large rendition.
-    return lease.alone(() => searchWhole(pixels, settings, target, { start: whole, slope }));
+    return lease.alone(() => searchWhole(lease.scores, pixels, settings, target, { start: whole, slope }));
   }
   // A sample's encode is not the rendition's: encode the whole of it at the quality found.
   const data = sampled
@@ -447,12 +468,13 @@ export const SAMPLE_DOUBT = 10;
  * reference is the whole rendition's, held for this search alone.
  */
 async function searchWhole(
+  scores: ScorePool,
   pixels: RawPixels,
   settings: EncodeSettings,
   target: number,
   { start, slope }: { start: number; slope: number },
 ): Promise<Searched> {
-  const pooled = await scorePool().prepare(pixels, 1);
+  const pooled = await scores.prepare(pixels, 1);
   try {
     const { best, trials } = await searchQuality(trialOn(pixels, pooled, settings), {
       target,

@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { failureReason, oneLine, SourceError } from '../errors.js';
 import { aimOf, type Measured } from '../quality/auto.js';
+import type { ScorePool } from '../quality/score-pool.js';
 import { isScorable, SCORABLE_SIZE } from '../quality/ssimulacra2.js';
 import { MEDIA_TYPES, objectCacheControl } from '../storage/media-headers.js';
 import { isS3Url } from '../storage/s3-url.js';
@@ -132,6 +133,8 @@ export interface Context {
   warnings: string[];
   /** libvips' threads per pipeline (`sharp.concurrency()`, the host's) as the batch began: AVIF's bytes follow them. */
   threads: number;
+  /** Where `--quality auto` scores (undefined when the settings search nothing). */
+  scores: ScorePool | undefined;
 }
 
 type Renditions = ManifestEntry['renditions'];
@@ -685,7 +688,7 @@ async function writeRenditions(
   const formats = outputs.map((output) => output.format);
   const from = placeholderFrom(formats);
   try {
-    for await (const rendition of encodeRenditions(original.source, input, info, context.settings, formats)) {
+    for await (const rendition of encodeRenditions(original.source, input, info, context.settings, formats, context.scores)) {
       const at = formats.indexOf(rendition.format);
       const version = renditionVersion(rendition.data);
       for (const key of rendition.keys) {

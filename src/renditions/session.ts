@@ -9,7 +9,7 @@ import { oneLine, SourceError } from '../errors.js';
 import { sweepStaleTempsIn } from '../fs/atomic.js';
 import { isInside } from '../fs/paths.js';
 import { walkFolders } from '../fs/walk.js';
-import { scoreNotices } from '../quality/score-pool.js';
+import { ScorePool } from '../quality/score-pool.js';
 import { LocalStore } from '../storage/local.js';
 import { openStore } from '../storage/location.js';
 import { sweepSpools } from '../storage/spool.js';
@@ -51,6 +51,10 @@ export async function openRenderSession(
   settings: RenderSettings = resolveSettings(options),
 ): Promise<RenderSession> {
   const concurrency = resolveConcurrency(options.concurrency);
+  // The batch's own pool when the caller gave none and the settings search: closed with the session.
+  const searches = qualityTarget(settings.quality.mode) !== null;
+  const owned = searches && !options.scorePool ? new ScorePool() : undefined;
+  const scores = searches ? (options.scorePool ?? owned) : undefined;
   const store = await openStore(options.outDir, options.s3);
   try {
     await store.open({ write: !options.dryRun, create: options.createOutDir ?? true });
@@ -73,13 +77,13 @@ export async function openRenderSession(
         // folders this job writes) is swept by the next worker that runs it, or a job like it.
         if (!options.dryRun) warnings.push(...(await sweep(store, claims, originals, opening, options.signal)));
         opening = false;
-        const open = { options, settings, store, manifest, claims };
+        const open = { options, settings, store, manifest, claims, scores };
         return renderInto(open, concurrency, originals, failures, warnings, opened);
       },
-      close: () => store.close(),
+      close: () => Promise.all([store.close(), owned?.close()]).then(() => undefined),
     };
   } catch (error) {
-    await store.close();
+    await Promise.all([store.close(), owned?.close()]);
     throw error;
   }
 }
@@ -160,7 +164,7 @@ function* chunksByStem(originals: Original[]): Generator<Original[]> {
 }
 
 async function renderInto(
-  open: Pick<Context, 'options' | 'settings' | 'store' | 'manifest' | 'claims'>,
+  open: Pick<Context, 'options' | 'settings' | 'store' | 'manifest' | 'claims' | 'scores'>,
   concurrency: number,
   originals: Original[],
   failures: SourceError[],
@@ -235,7 +239,7 @@ async function renderInto(
   }
   if (manifest.warning && manifest.warning !== opened) warnings.push(manifest.warning);
   // The metric's threads, when they could not start (node --jitless, an address-space limit).
-  if (qualityTarget(settings.quality.mode) !== null) warnings.push(...scoreNotices());
+  warnings.push(...(open.scores?.takeNotices() ?? []));
   const bySource = (a: { source: string }, b: { source: string }) => a.source.localeCompare(b.source);
   return {
     results: tally.results.sort(bySource),

@@ -15,6 +15,7 @@ import { openStore } from '../../src/storage/location.js';
 import { formatBytes } from '../../src/units.js';
 import { launchChromium } from '../fixtures/chromium.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { callingThread } from '../fixtures/score-pool.js';
 import { tempDir } from '../fixtures/tmp.js';
 
 let browser: Browser;
@@ -245,7 +246,7 @@ describe('the contact sheet', () => {
     const dir = await tempDir();
     const source = await writeImage(dir, 'small.jpg', photo(320, 200).jpeg());
     const outDir = path.join(dir, 'media');
-    const rendered = await renderOriginals([source], { outDir, quality: { mode: 'auto' } });
+    const rendered = await renderOriginals([source], { outDir, quality: { mode: 'auto' }, scorePool: callingThread });
     const result = rendered.results[0]!;
     expect(result.measured).toBeDefined();
     const { page, close } = await openSheet(await contactSheetHtml(rendered, { store: outDir }));

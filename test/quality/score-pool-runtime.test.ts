@@ -73,8 +73,11 @@ describe('the score pool under an address-space limit', () => {
     // A process that loads the built pool, then waits while its address space is limited to what it
     // maps now and 256 MB more (prlimit, util-linux), then scores: a worker must not start there.
     const pool = path.resolve(import.meta.dirname, '../../dist/quality/score-pool.js');
+    // Flags set as the CLI sets them, so that the only notice is the one about threads.
+    const runtime = path.resolve(import.meta.dirname, '../../dist/cli/runtime.js');
     const script = `
       import { readFileSync } from 'node:fs';
+      (await import(${JSON.stringify(runtime)})).setRuntimeFlags();
       const { ScorePool } = await import(${JSON.stringify(pool)});
       console.log(/VmSize:\\s+(\\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
       process.stdin.once('data', async () => {

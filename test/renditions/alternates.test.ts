@@ -12,6 +12,7 @@ import { type RenderResult, renderOriginal, renderOriginals } from '../../src/re
 import { parseSrcset, RENDITION_KEYS } from '../../src/renditions/rules.js';
 import { animatedGif, photo, writeImage } from '../fixtures/images.js';
 import { readEntries } from '../fixtures/manifest.js';
+import { callingThread } from '../fixtures/score-pool.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { versioned } from '../fixtures/versions.js';
 
@@ -223,6 +224,7 @@ describe('alternates: one decode, every format', () => {
       outDir: path.join(dir, 'media'),
       formats: ['jpeg', 'webp'],
       quality: { mode: 'auto:70' },
+      scorePool: callingThread,
     });
     expect(result.measured?.md.score).toBeGreaterThanOrEqual(70);
     expect(result.alternates[0]!.measured?.md.score).toBeGreaterThanOrEqual(70);

@@ -12,11 +12,12 @@ import type { RawPixels } from '../../src/quality/linear.js';
 import { rawPixels } from '../../src/quality/read.js';
 import { ScorePool } from '../../src/quality/score-pool.js';
 import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
-import { renderOriginal, renderOriginals } from '../../src/renditions/render.js';
+import * as render from '../../src/renditions/render.js';
 import { RENDITION_KEYS } from '../../src/renditions/rules.js';
 import { runCli } from '../cli/run-cli.js';
 import { animatedGif, writeImage } from '../fixtures/images.js';
 import { readEntries } from '../fixtures/manifest.js';
+import { callingThread } from '../fixtures/score-pool.js';
 import { tempDir } from '../fixtures/tmp.js';
 
 const SAMPLES = path.resolve(import.meta.dirname, '../../samples/originals');
@@ -52,6 +53,12 @@ function hardTiles(width: number, height: number) {
   }
   return sharp(data, { raw: { width, height, channels: 3 } }).png();
 }
+
+/** The library's render, scoring in the calling thread (the sources have no compiled worker). */
+const renderOriginal = (source: string, options: render.RenderOptions) =>
+  render.renderOriginal(source, { scorePool: callingThread, ...options });
+const renderOriginals = (sources: string[], options: render.RenderOptions) =>
+  render.renderOriginals(sources, { scorePool: callingThread, ...options });
 
 const bytesOf = async (outDir: string, files: Record<string, { path: string }>) =>
   (await Promise.all(Object.values(files).map((f) => stat(path.join(outDir, f.path))))).reduce((a, s) => a + s.size, 0);
