@@ -688,7 +688,8 @@ async function writeRenditions(
   const formats = outputs.map((output) => output.format);
   const from = placeholderFrom(formats);
   try {
-    for await (const rendition of encodeRenditions(original.source, input, info, context.settings, formats, context.scores)) {
+    const { settings, scores } = context;
+    for await (const rendition of encodeRenditions(original.source, input, info, settings, formats, scores)) {
       const at = formats.indexOf(rendition.format);
       const version = renditionVersion(rendition.data);
       for (const key of rendition.keys) {
