@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import sharp from 'sharp';
-import { AVIF_THREADS, RENDITION_BOXES, RENDITION_KEYS, renderOriginals, renditionSizes } from '../dist/index.js';
+import { RENDITION_BOXES, RENDITION_KEYS, renditionSizes } from '../dist/api/model.js';
+import { AVIF_THREADS, renderOriginals } from '../dist/index.js';
 
 const [name, inputDir, outDir, concurrencyText, force = 'force'] = process.argv.slice(2);
 const concurrency = Number(concurrencyText);

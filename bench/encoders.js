@@ -8,7 +8,8 @@
 import { mkdtempSync, statSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { RENDITION_KEYS, renderOriginals } from '../dist/index.js';
+import { RENDITION_KEYS } from '../dist/api/model.js';
+import { renderOriginals } from '../dist/index.js';
 import { ssimulacra2 } from '../dist/quality/ssimulacra2.js';
 
 const fmt = (n, digits = 2) => n.toFixed(digits);

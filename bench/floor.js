@@ -12,7 +12,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { RENDITION_KEYS, renditionSizes } from '../dist/index.js';
+import { RENDITION_KEYS, renditionSizes } from '../dist/api/model.js';
 
 const QUALITY = { jpeg: { quality: 80 }, webp: { quality: 80 }, png: {} };
 

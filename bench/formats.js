@@ -15,7 +15,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { RENDITION_KEYS, renderOriginal, renderOriginals, resolveSettings } from '../dist/index.js';
+import { RENDITION_KEYS } from '../dist/api/model.js';
+import { renderOriginal, renderOriginals, resolveSettings } from '../dist/index.js';
 import { ssimulacra2 } from '../dist/quality/ssimulacra2.js';
 import { renditionSizes } from '../dist/renditions/rules.js';
 

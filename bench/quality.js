@@ -10,7 +10,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { RENDITION_KEYS, renderOriginals } from '../dist/index.js';
+import { RENDITION_KEYS } from '../dist/api/model.js';
+import { renderOriginals } from '../dist/index.js';
 import { lanczosResize } from './lanczos.js';
 
 function psnr(a, b) {

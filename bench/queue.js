@@ -29,7 +29,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import sharp from 'sharp';
-import { collectBatch, connectQueue, enqueueRender, startWorker } from '../dist/index.js';
+import { collectBatch, connectQueue, enqueueRender, startWorker } from '../dist/api/queue.js';
 import { LOCK_MS, STALLED_INTERVAL_MS } from '../dist/queue/protocol.js';
 import { redisVersion, startRedis } from '../test/fixtures/redis-server.js';
 import { buildCorpus } from './corpus.js';

@@ -16,6 +16,7 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { setRuntimeFlags } from '../dist/cli/runtime.js';
 import { AVIF_THREADS } from '../dist/index.js';
 import { archiveBench } from './archive.js';
 import { autoQualityBench } from './auto-quality.js';
@@ -36,8 +37,10 @@ const only = process.argv[2];
 const concurrency = availableParallelism();
 const runs = Number(process.env.BENCH_RUNS ?? 2);
 const scratch = mkdtempSync(path.join(tmpdir(), 'content-api-bench-'));
-// The parts that render in this process do it on libvips' threads as render sets them (src/cli/threads.ts).
+// The parts that render in this process do it as render does: on libvips' threads as it sets them
+// (src/cli/threads.ts), with V8's flags as it sets them (src/cli/runtime.ts), before any WebAssembly.
 sharp.concurrency(AVIF_THREADS);
+setRuntimeFlags();
 console.log(
   `machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), node ${process.version}, ` +
     `sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}; concurrency ${concurrency}; best of ${runs} run(s)`,

@@ -1,7 +1,9 @@
 /**
- * content-api as a library: what the commands do, for programs of your own. Every name here
- * is documented in docs/library.md, and test/library.test.ts pins the list; anything else in
- * the package is internal and may change.
+ * content-api as a library: what the commands do (render, render a page, check, inspect, serve),
+ * for programs of your own. The page model and the rendition rules are `content-api/model`, the
+ * metric `content-api/quality`, the queue `content-api/queue`. Every name here is documented in
+ * docs/library.md, and test/public-api.test.ts pins the list; anything else in the package is
+ * internal and may change.
  */
 // biome-ignore-all assist/source/organizeImports: grouped by part of the tool, in the order of docs/library.md
 
@@ -18,55 +20,9 @@ export {
   type StorageErrorKind,
 } from './errors.js';
 
-// The rendition rules: pure functions of sizes and names, used by every command.
-export {
-  FORCEABLE_FORMATS,
-  FORMAT_CHOICES,
-  type ForceableFormat,
-  type FormatChoice,
-  OUTPUT_FORMATS,
-  type OutputFormat,
-} from './renditions/formats.js';
-export {
-  DEFAULT_SIZES,
-  type MarkupImage,
-  type MarkupPlaceholder,
-  type PictureOptions,
-  pictureHtml,
-  picturesHtml,
-} from './markup/picture.js';
+// Placeholders and the contact sheet: made from renditions' pixels.
 export { PREVIEW_MAX_CHARS, type Placeholder, placeholderOf } from './renditions/placeholder.js';
 export { type ContactSheetOptions, contactSheetHtml } from './contact-sheet/contact-sheet.js';
-export {
-  buildImageObject,
-  type ImageObject,
-  type RenditionFile,
-  type RenditionSize,
-} from './renditions/image-object.js';
-export {
-  buildSrcset,
-  DEFAULT_MEDIA_URL,
-  fitWithinBox,
-  mediaPath,
-  mediaUrl,
-  NAMING_STYLES,
-  type NamingStyle,
-  type ParsedRenditionFileName,
-  type PixelSize,
-  parseRenditionFileName,
-  parseSrcset,
-  RENDITION_BOXES,
-  RENDITION_KEYS,
-  type RenditionKey,
-  relativeSize,
-  renditionFileName,
-  renditionSizes,
-  renditionVersion,
-  type SrcsetEntry,
-  safeName,
-  urlVersion,
-} from './renditions/rules.js';
-export { IMAGE_RULES, type ImageFinding, type ImageRule, verifyImage } from './renditions/verify.js';
 
 // Rendering originals: the settings, the batch, its report.
 export { type Original, stemFor } from './renditions/discover.js';
@@ -96,55 +52,10 @@ export {
 } from './renditions/settings.js';
 export { parseShard, type Shard, shardOf } from './renditions/shard.js';
 
-// Measured quality: SSIMULACRA2 2.1 over raw pixels, and what --quality auto found.
-export type { Measured } from './quality/auto.js';
-export { RELAXED_SIMD_FLAG } from './quality/prepared-wasm.js';
-export { rawPixels } from './quality/read.js';
-export { ScorePool, type ScorePoolOptions } from './quality/score-pool.js';
-export { type PreparedSsimulacra2, prepareSsimulacra2, type RawPixels, ssimulacra2 } from './quality/ssimulacra2.js';
-
 // Where media is: a local folder or an S3-compatible bucket, behind one interface.
 export { openStore } from './storage/location.js';
 export { isS3Url, parseS3Url, type S3Location, type S3Options } from './storage/s3-url.js';
 export type { MediaStore, Staged, Stamp, StoredObject, WriteOptions } from './storage/store.js';
-
-// The page model (zod schemas and the types inferred from them) and its validation.
-export {
-  BLOCK_TYPES,
-  type BlockType,
-  bannerSchema,
-  blockSchema,
-  relatedPresentationSchema,
-} from './page/blocks.js';
-export { imageSchema } from './page/image.js';
-export { listStageSchema } from './page/list-stage.js';
-export { pageMetaSchema, parentSummarySchema, socialMetaSchema } from './page/meta.js';
-export { pageSchema, presentationStageSchema } from './page/page.js';
-export { pageJsonSchema } from './page/schema.js';
-export {
-  articleSummarySchema,
-  exhibitionSummarySchema,
-  newsCategorySchema,
-  newsEntrySchema,
-} from './page/summaries.js';
-export type * from './page/types.js';
-export {
-  PAGE_RULES,
-  type PageRule,
-  type Problem,
-  type Severity,
-  type ValidateOptions,
-  type Validation,
-  validatePage,
-} from './page/validate.js';
-export { type FoundImage, findImages, formatPath, type JsonPath } from './page/walk.js';
-export {
-  artworkInquirySchema,
-  generalInquirySchema,
-  groupedWorkSchema,
-  inquiryFormDataSchema,
-  workSchema,
-} from './page/work.js';
 
 // Pages from the API, a file or standard input.
 export { HTTP_DEFAULTS } from './client/defaults.js';
@@ -181,7 +92,6 @@ export {
 export type { InspectReport } from './inspect/report.js';
 
 // serve: the read-only API over a content folder.
-export { BASE_URL_PLACEHOLDER } from './page/common.js';
 export { type Content, type ContentRecord, InvalidContentError, loadContent } from './server/content.js';
 export { createContentServer, type ServerOptions } from './server/server.js';
 
@@ -226,11 +136,3 @@ export type { Reporter, RunEnd } from './check/reporters/reporter.js';
 export { CHECK_RULES, type FileRule } from './check/rules.js';
 export { loadSite, loadTargets, type TargetOptions } from './check/targets.js';
 export type { SiteQuery } from './client/listing.js';
-
-// Rendering on many machines: a BullMQ queue on Redis (render --queue, worker, queue status/results).
-export { type CollectOptions, collectBatch, type QueueReport } from './queue/collect.js';
-export { connectQueue, type QueueConnection, type QueueOptions } from './queue/connection.js';
-export { type EnqueueOptions, enqueueRender } from './queue/enqueue.js';
-export type { BatchRecord, JobData } from './queue/protocol.js';
-export { type QueueStatus, queueStatus } from './queue/status.js';
-export { type RenderWorker, startWorker, type WorkerJobEvent, type WorkerOptions } from './queue/worker.js';

@@ -1,41 +1,29 @@
 /** The package's public API, imported as a user would (the built `exports` entry). */
 import path from 'node:path';
-import type { Image, ImageObject, Page } from 'content-api';
 import * as api from 'content-api';
+import type { Image, ImageObject, Page } from 'content-api/model';
+import * as model from 'content-api/model';
+import * as quality from 'content-api/quality';
+import * as queue from 'content-api/queue';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { tempDir } from './fixtures/tmp.js';
 import { withVersions } from './fixtures/versions.js';
 import { PAGES } from './page/variants.js';
 
 describe('content-api as a library', () => {
-  it('exports the render pipeline, the rules, the page model, validation and inspect', () => {
-    for (const name of [
-      'renderOriginals',
-      'renderOriginal',
-      'renditionSizes',
-      'fitWithinBox',
-      'renditionFileName',
-      'buildSrcset',
-      'pageSchema',
-      'imageSchema',
-      'blockSchema',
-      'validatePage',
-      'verifyImage',
-      'inspectPage',
-      'fetchPage',
-      'pageJsonSchema',
-      'ContentApiError',
-      'SourceError',
-      'HttpError',
-      'loadPage',
-      'renderPage',
-      'renderSources',
-      'replaceValues',
-      'mediaPath',
-    ]) {
-      expect(typeof (api as Record<string, unknown>)[name], name).not.toBe('undefined');
-    }
-    expect(api.RENDITION_KEYS).toEqual(['xs', 'sm', 'md', 'lg', 'xl']);
+  it('exports the commands at its root, the rules and the page model, the metric and the queue by purpose', () => {
+    const exported = (entry: object, names: string[]) =>
+      names.filter((name) => typeof (entry as Record<string, unknown>)[name] === 'undefined');
+    const root = ['renderOriginals', 'renderOriginal', 'renderSources', 'renderPage', 'inspectPage', 'checkPages'];
+    expect(exported(api, [...root, 'fetchPage', 'loadPage', 'replaceValues', 'SourceError', 'HttpError'])).toEqual([]);
+    const rules = ['renditionSizes', 'fitWithinBox', 'renditionFileName', 'buildSrcset', 'mediaPath', 'verifyImage'];
+    const pages = ['pageSchema', 'imageSchema', 'blockSchema', 'validatePage', 'pageJsonSchema'];
+    expect(exported(model, [...rules, ...pages, 'ContentApiError'])).toEqual([]);
+    expect(exported(quality, ['ssimulacra2', 'rawPixels', 'ScorePool'])).toEqual([]);
+    expect(exported(queue, ['enqueueRender', 'startWorker', 'collectBatch', 'queueStatus'])).toEqual([]);
+    expect(model.RENDITION_KEYS).toEqual(['xs', 'sm', 'md', 'lg', 'xl']);
+    // One class, whichever entry it is imported from.
+    expect(model.ContentApiError).toBe(api.ContentApiError);
   });
 
   it('renderPage: a page file and a folder of originals in, renditions and the updated page text out', async () => {
@@ -57,7 +45,7 @@ describe('content-api as a library', () => {
     ]);
     // The sample's renditions were made from these originals: only the URLs' versions are new.
     expect(report.text).toBe(await withVersions(page.text, outDir));
-    expect(api.mediaPath('https://cdn.example.org/media/a/b%20c.max-300x300.jpg', '/media/')).toBe(
+    expect(model.mediaPath('https://cdn.example.org/media/a/b%20c.max-300x300.jpg', '/media/')).toBe(
       'a/b c.max-300x300.jpg',
     );
   });

@@ -1,269 +1,284 @@
 /**
- * The public API is deliberate: `src/index.ts` exports exactly these names (values and types),
- * the built package exports exactly these values, and docs/library.md names every one. A name
- * added or removed is a change to this list, made on purpose.
+ * The public API is deliberate: each entry of the package (`content-api`, `content-api/model`,
+ * `content-api/quality`, `content-api/queue`) exports exactly these names (values and types) from
+ * its source, the built package exports exactly these values, and docs/library.md names every one.
+ * A name added or removed is a change to this list, made on purpose. `content-api/model` loads no
+ * sharp and no client, the root entry neither bullmq nor ioredis, each checked in a fresh process.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import * as api from 'content-api';
+import { promisify } from 'node:util';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-const VALUES = [
-  'AVIF_THREADS',
-  'BASE_URL_PLACEHOLDER',
-  'BLOCK_TYPES',
-  'Baseline',
-  'BaselineError',
-  'BaselineRecorder',
-  'CHECK_RULES',
-  'CONFIG_FILE',
-  'CheckRun',
-  'ConfigError',
-  'ContentApiError',
-  'DEFAULT_MEDIA_URL',
-  'DEFAULT_PIXEL_LIMIT',
-  'DEFAULT_QUALITY_TARGET',
-  'DEFAULT_SIZES',
-  'FORCEABLE_FORMATS',
-  'FORMAT_CHOICES',
-  'HTTP_DEFAULTS',
-  'HttpError',
-  'IMAGE_RULES',
-  'InvalidArgumentError',
-  'InvalidContentError',
-  'MANIFEST_FILE',
-  'MANIFEST_RECORDS',
-  'ManifestError',
-  'MediaSourceError',
-  'NAMING_STYLES',
-  'NotAPageError',
-  'OUTPUT_FORMATS',
-  'OutputNotWritableError',
-  'PAGE_RULES',
-  'PREVIEW_MAX_CHARS',
-  'QueueError',
-  'RELAXED_SIMD_FLAG',
-  'RENDITION_BOXES',
-  'RENDITION_KEYS',
-  'REPORTER_NAMES',
-  'ScorePool',
-  'SourceError',
-  'StorageError',
-  'articleSummarySchema',
-  'artworkInquirySchema',
-  'bannerSchema',
-  'blockSchema',
-  'buildImageObject',
-  'buildSrcset',
-  'checkPages',
-  'closeFileSource',
-  'collectBatch',
-  'configJsonSchema',
-  'configSchema',
-  'connectQueue',
-  'contactSheetHtml',
-  'createContentServer',
-  'createPolicy',
-  'createReporter',
-  'enqueueRender',
-  'exhibitionSummarySchema',
-  'fetchPage',
-  'findConfig',
-  'findImages',
-  'fitWithinBox',
-  'formatPath',
-  'generalInquirySchema',
-  'groupedWorkSchema',
-  'imageSchema',
-  'inquiryFormDataSchema',
-  'inspectPage',
-  'inspectSite',
-  'inspectTarget',
-  'isS3Url',
-  'listStageSchema',
-  'loadConfig',
-  'loadContent',
-  'loadPage',
-  'loadSite',
-  'loadTargets',
-  'mediaPath',
-  'mediaUrl',
-  'newsCategorySchema',
-  'newsEntrySchema',
-  'openFileSource',
-  'openStore',
-  'pageJsonSchema',
-  'pageMetaSchema',
-  'pageSchema',
-  'pageUrl',
-  'parentSummarySchema',
-  'parseConfig',
-  'parseRenditionFileName',
-  'parseS3Url',
-  'parseShard',
-  'parseSrcset',
-  'pictureHtml',
-  'picturesHtml',
-  'placeholderOf',
-  'presentationStageSchema',
-  'queueStatus',
-  'relatedPresentationSchema',
-  'relativeSize',
-  'renderOriginal',
-  'renderOriginals',
-  'renderPage',
-  'renderSettingsSchema',
-  'renderSources',
-  'renditionFileName',
-  'renditionSizes',
-  'renditionVersion',
-  'replaceValues',
-  'resolveSettings',
-  'safeName',
-  'prepareSsimulacra2',
-  'rawPixels',
-  'ssimulacra2',
-  'shardOf',
-  'socialMetaSchema',
-  'startWorker',
-  'stemFor',
-  'urlVersion',
-  'validatePage',
-  'verifyImage',
-  'workSchema',
-];
+type Entry = { source: string; values: string[]; types: string[] };
 
-const TYPES = [
-  'AlternateResult',
-  'FormatChoice',
-  'MarkupImage',
-  'MarkupPlaceholder',
-  'PictureOptions',
-  'Placeholder',
-  'ArticleSummary',
-  'ArtworkInquiry',
-  'Banner',
-  'BaselineEntry',
-  'BatchRecord',
-  'Block',
-  'BlockType',
-  'CheckOptions',
-  'CheckReport',
-  'CheckSummary',
-  'CheckedImage',
-  'CheckedPage',
-  'CollectOptions',
-  'Config',
-  'ContactSheetOptions',
-  'Content',
-  'ContentRecord',
-  'EnqueueOptions',
-  'ExhibitionSummary',
-  'FetchPageOptions',
-  'FileRule',
-  'FileSource',
-  'FileSourceOptions',
-  'Finding',
-  'ForceableFormat',
-  'FoundImage',
-  'GeneralInquiry',
-  'GroupedWork',
-  'HttpErrorCode',
-  'HttpOptions',
-  'Image',
-  'ImageFinding',
-  'ImageObject',
-  'ImageRule',
-  'InquiryFormData',
-  'InspectFailure',
-  'InspectOptions',
-  'InspectReport',
-  'InspectTargetOptions',
-  'JobData',
-  'JsonPath',
-  'JsonResponse',
-  'ListStage',
-  'LoadPageOptions',
-  'LoadedConfig',
-  'LoadedPage',
-  'Measured',
-  'MediaStore',
-  'NamingStyle',
-  'NewsCategory',
-  'NewsEntry',
-  'Original',
-  'OutputFormat',
-  'Page',
-  'PageMeta',
-  'PageRenderFailure',
-  'PageRenderReport',
-  'PageRenderResult',
-  'PageRule',
-  'ParentSummary',
-  'ParsedRenditionFileName',
-  'PixelSize',
-  'PreparedSsimulacra2',
-  'Policy',
-  'PolicyConfig',
-  'PresentationStage',
-  'Problem',
-  'RawPixels',
-  'ScorePoolOptions',
-  'QualitySettings',
-  'QueueConnection',
-  'QueueOptions',
-  'QueueReport',
-  'QueueStatus',
-  'RelatedPresentation',
-  'RenderCounts',
-  'RenderFailure',
-  'RenderOptions',
-  'RenderPageOptions',
-  'RenderProgress',
-  'RenderReport',
-  'RenderResult',
-  'RenderSettings',
-  'RenderSettingsInput',
-  'RenderStatus',
-  'RenderWorker',
-  'RenditionFile',
-  'RenditionKey',
-  'RenditionSize',
-  'RenditionSizeEntry',
-  'Reporter',
-  'ReporterContext',
-  'ReporterName',
-  'RunEnd',
-  'S3Location',
-  'S3Options',
-  'ServerOptions',
-  'SiteQuery',
-  'Severity',
-  'Shard',
-  'SocialMeta',
-  'SourceErrorCode',
-  'SrcsetEntry',
-  'Staged',
-  'Stamp',
-  'StorageErrorKind',
-  'StoredObject',
-  'TargetOptions',
-  'ValidateOptions',
-  'Validation',
-  'ValueEdit',
-  'Work',
-  'WorkerJobEvent',
-  'WorkerOptions',
-  'WriteOptions',
-];
+const ENTRIES: Record<string, Entry> = {
+  '.': {
+    source: 'src/index.ts',
+    values: [
+      'AVIF_THREADS',
+      'Baseline',
+      'BaselineError',
+      'BaselineRecorder',
+      'CHECK_RULES',
+      'CONFIG_FILE',
+      'CheckRun',
+      'ConfigError',
+      'ContentApiError',
+      'DEFAULT_PIXEL_LIMIT',
+      'DEFAULT_QUALITY_TARGET',
+      'HTTP_DEFAULTS',
+      'HttpError',
+      'InvalidArgumentError',
+      'InvalidContentError',
+      'MANIFEST_FILE',
+      'MANIFEST_RECORDS',
+      'ManifestError',
+      'MediaSourceError',
+      'NotAPageError',
+      'OutputNotWritableError',
+      'PREVIEW_MAX_CHARS',
+      'QueueError',
+      'REPORTER_NAMES',
+      'SourceError',
+      'StorageError',
+      'checkPages',
+      'closeFileSource',
+      'configJsonSchema',
+      'configSchema',
+      'contactSheetHtml',
+      'createContentServer',
+      'createPolicy',
+      'createReporter',
+      'fetchPage',
+      'findConfig',
+      'inspectPage',
+      'inspectSite',
+      'inspectTarget',
+      'isS3Url',
+      'loadConfig',
+      'loadContent',
+      'loadPage',
+      'loadSite',
+      'loadTargets',
+      'openFileSource',
+      'openStore',
+      'pageUrl',
+      'parseConfig',
+      'parseS3Url',
+      'parseShard',
+      'placeholderOf',
+      'renderOriginal',
+      'renderOriginals',
+      'renderPage',
+      'renderSettingsSchema',
+      'renderSources',
+      'replaceValues',
+      'resolveSettings',
+      'shardOf',
+      'stemFor',
+    ],
+    types: [
+      'AlternateResult',
+      'BaselineEntry',
+      'CheckOptions',
+      'CheckReport',
+      'CheckSummary',
+      'CheckedImage',
+      'CheckedPage',
+      'Config',
+      'ContactSheetOptions',
+      'Content',
+      'ContentRecord',
+      'FetchPageOptions',
+      'FileRule',
+      'FileSource',
+      'FileSourceOptions',
+      'Finding',
+      'HttpErrorCode',
+      'HttpOptions',
+      'InspectFailure',
+      'InspectOptions',
+      'InspectReport',
+      'InspectTargetOptions',
+      'JsonResponse',
+      'LoadPageOptions',
+      'LoadedConfig',
+      'LoadedPage',
+      'MediaStore',
+      'Original',
+      'PageRenderFailure',
+      'PageRenderReport',
+      'PageRenderResult',
+      'Placeholder',
+      'Policy',
+      'PolicyConfig',
+      'QualitySettings',
+      'RenderCounts',
+      'RenderFailure',
+      'RenderOptions',
+      'RenderPageOptions',
+      'RenderProgress',
+      'RenderReport',
+      'RenderResult',
+      'RenderSettings',
+      'RenderSettingsInput',
+      'RenderStatus',
+      'Reporter',
+      'ReporterContext',
+      'ReporterName',
+      'RunEnd',
+      'S3Location',
+      'S3Options',
+      'ServerOptions',
+      'Shard',
+      'SiteQuery',
+      'SourceErrorCode',
+      'Staged',
+      'Stamp',
+      'StorageErrorKind',
+      'StoredObject',
+      'TargetOptions',
+      'ValueEdit',
+      'WriteOptions',
+    ],
+  },
+  './model': {
+    source: 'src/api/model.ts',
+    values: [
+      'BASE_URL_PLACEHOLDER',
+      'BLOCK_TYPES',
+      'ContentApiError',
+      'DEFAULT_MEDIA_URL',
+      'DEFAULT_SIZES',
+      'FORCEABLE_FORMATS',
+      'FORMAT_CHOICES',
+      'IMAGE_RULES',
+      'InvalidArgumentError',
+      'NAMING_STYLES',
+      'OUTPUT_FORMATS',
+      'PAGE_RULES',
+      'RENDITION_BOXES',
+      'RENDITION_KEYS',
+      'articleSummarySchema',
+      'artworkInquirySchema',
+      'bannerSchema',
+      'blockSchema',
+      'buildImageObject',
+      'buildSrcset',
+      'exhibitionSummarySchema',
+      'findImages',
+      'fitWithinBox',
+      'formatPath',
+      'generalInquirySchema',
+      'groupedWorkSchema',
+      'imageSchema',
+      'inquiryFormDataSchema',
+      'listStageSchema',
+      'mediaPath',
+      'mediaUrl',
+      'newsCategorySchema',
+      'newsEntrySchema',
+      'pageJsonSchema',
+      'pageMetaSchema',
+      'pageSchema',
+      'parentSummarySchema',
+      'parseRenditionFileName',
+      'parseSrcset',
+      'pictureHtml',
+      'picturesHtml',
+      'presentationStageSchema',
+      'relatedPresentationSchema',
+      'relativeSize',
+      'renditionFileName',
+      'renditionSizes',
+      'renditionVersion',
+      'safeName',
+      'socialMetaSchema',
+      'urlVersion',
+      'validatePage',
+      'verifyImage',
+      'workSchema',
+    ],
+    types: [
+      'ArticleSummary',
+      'ArtworkInquiry',
+      'Banner',
+      'Block',
+      'BlockType',
+      'ExhibitionSummary',
+      'ForceableFormat',
+      'FormatChoice',
+      'FoundImage',
+      'GeneralInquiry',
+      'GroupedWork',
+      'Image',
+      'ImageFinding',
+      'ImageObject',
+      'ImageRule',
+      'InquiryFormData',
+      'JsonPath',
+      'ListStage',
+      'MarkupImage',
+      'MarkupPlaceholder',
+      'NamingStyle',
+      'NewsCategory',
+      'NewsEntry',
+      'OutputFormat',
+      'Page',
+      'PageMeta',
+      'PageRule',
+      'ParentSummary',
+      'ParsedRenditionFileName',
+      'PictureOptions',
+      'PixelSize',
+      'PresentationStage',
+      'Problem',
+      'RelatedPresentation',
+      'RenditionFile',
+      'RenditionKey',
+      'RenditionSize',
+      'RenditionSizeEntry',
+      'Severity',
+      'SocialMeta',
+      'SrcsetEntry',
+      'ValidateOptions',
+      'Validation',
+      'Work',
+    ],
+  },
+  './quality': {
+    source: 'src/api/quality.ts',
+    values: ['RELAXED_SIMD_FLAG', 'ScorePool', 'prepareSsimulacra2', 'rawPixels', 'ssimulacra2'],
+    types: ['Measured', 'PreparedSsimulacra2', 'RawPixels', 'ScorePoolOptions'],
+  },
+  './queue': {
+    source: 'src/api/queue.ts',
+    values: ['collectBatch', 'connectQueue', 'enqueueRender', 'queueStatus', 'startWorker'],
+    types: [
+      'BatchRecord',
+      'CollectOptions',
+      'EnqueueOptions',
+      'JobData',
+      'QueueConnection',
+      'QueueOptions',
+      'QueueReport',
+      'QueueStatus',
+      'RenderWorker',
+      'WorkerJobEvent',
+      'WorkerOptions',
+    ],
+  },
+};
 
-/** Every name `src/index.ts` exports, with whether it is a value (else a type only), as TypeScript sees them. */
-function declaredExports(): Map<string, 'value' | 'type'> {
-  const index = path.join(ROOT, 'src/index.ts');
-  const program = ts.createProgram([index], {
+/** Every name `source` exports, with whether it is a value (else a type only), as TypeScript sees them. */
+function declaredExports(source: string): Map<string, 'value' | 'type'> {
+  const file = path.join(ROOT, source);
+  const program = ts.createProgram([file], {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     target: ts.ScriptTarget.ES2022,
@@ -272,7 +287,7 @@ function declaredExports(): Map<string, 'value' | 'type'> {
     noEmit: true,
   });
   const checker = program.getTypeChecker();
-  const module = checker.getSymbolAtLocation(program.getSourceFile(index)!)!;
+  const module = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
   return new Map(
     checker.getExportsOfModule(module).map((symbol) => {
       const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
@@ -281,21 +296,64 @@ function declaredExports(): Map<string, 'value' | 'type'> {
   );
 }
 
-describe('the public API', () => {
-  it('src/index.ts exports exactly the values and types listed here', () => {
-    const declared = declaredExports();
+/**
+ * The packages a fresh `node` loads with `import(specifier)`, by name (`sharp`, `bullmq`), and the
+ * time the import took in ms: every module resolved is seen by a resolve hook (module.register).
+ */
+async function loads(specifier: string): Promise<{ packages: string[]; ms: number }> {
+  const hooks = `data:text/javascript,${encodeURIComponent(`
+    export async function resolve(specifier, context, next) {
+      const resolved = await next(specifier, context);
+      const found = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(resolved.url);
+      if (found) process.stderr.write('package ' + found[1] + '\\n');
+      return resolved;
+    }`)}`;
+  const script = `
+    import { register } from 'node:module';
+    register(${JSON.stringify(hooks)});
+    const started = performance.now();
+    await import(${JSON.stringify(specifier)});
+    console.log(performance.now() - started);`;
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+  });
+  const packages = [...stderr.matchAll(/^package (.+)$/gm)].map((match) => match[1]!);
+  return { packages: [...new Set(packages)].sort(), ms: Number(stdout.trim()) };
+}
+
+describe.each(Object.entries(ENTRIES))('the public API: %s', (entry, { source, values, types }) => {
+  const specifier = entry === '.' ? 'content-api' : `content-api/${entry.slice(2)}`;
+
+  it(`${source} exports exactly the values and types listed here`, () => {
+    const declared = declaredExports(source);
     const of = (kind: 'value' | 'type') => [...declared].filter(([, k]) => k === kind).map(([name]) => name);
-    expect(of('value').sort()).toEqual([...VALUES].sort());
-    expect(of('type').sort()).toEqual([...TYPES].sort());
+    expect(of('value').sort()).toEqual([...values].sort());
+    expect(of('type').sort()).toEqual([...types].sort());
   });
 
-  it('the built package exports exactly those values', () => {
-    expect(Object.keys(api).sort()).toEqual([...VALUES].sort());
+  it('the built package exports exactly those values', async () => {
+    expect(Object.keys(await import(specifier)).sort()).toEqual([...values].sort());
   });
 
   it('docs/library.md names every one of them', () => {
     const page = readFileSync(path.join(ROOT, 'docs/library.md'), 'utf8');
     const named = new Set([...page.matchAll(/`([A-Za-z_$][\w$]*)\b[^`]*`/g)].map((match) => match[1]));
-    expect([...VALUES, ...TYPES].filter((name) => !named.has(name))).toEqual([]);
+    expect([...values, ...types].filter((name) => !named.has(name))).toEqual([]);
+  });
+});
+
+describe('what each entry loads', () => {
+  it('content-api/model loads its two parsers alone: no sharp, no client, no queue', async () => {
+    expect((await loads('content-api/model')).packages).toEqual(['jsonc-parser', 'zod']);
+  });
+
+  it('the root entry loads neither bullmq nor ioredis', async () => {
+    const { packages } = await loads('content-api');
+    expect(packages).toContain('sharp');
+    expect(packages.filter((name) => name === 'bullmq' || name === 'ioredis')).toEqual([]);
+  });
+
+  it('content-api/queue loads bullmq (the hook sees what is loaded)', async () => {
+    expect((await loads('content-api/queue')).packages).toContain('bullmq');
   });
 });
