@@ -95,4 +95,3 @@ export {
   workSchema,
 } from '../page/work.js';
 export { BASE_URL_PLACEHOLDER } from '../page/common.js';
-

@@ -11,4 +11,3 @@ export { RELAXED_SIMD_FLAG } from '../quality/prepared-wasm.js';
 export { rawPixels } from '../quality/read.js';
 export { ScorePool, type ScorePoolOptions } from '../quality/score-pool.js';
 export { type PreparedSsimulacra2, prepareSsimulacra2, type RawPixels, ssimulacra2 } from '../quality/ssimulacra2.js';
-
