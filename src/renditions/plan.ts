@@ -6,10 +6,10 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SourceError, someOf } from '../errors.js';
+import { readSourceInfo, type SourceInfo } from './decode.js';
 import type { Original } from './discover.js';
 import { FILE_EXTENSIONS, type OutputFormat, outputFormatsFor, unsupportedReason } from './formats.js';
 import type { RenditionFile } from './image-object.js';
-import { readSourceInfo, type SourceInfo } from './pipeline.js';
 import {
   type NamingStyle,
   RENDITION_BOXES,

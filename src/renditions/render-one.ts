@@ -13,7 +13,9 @@ import { MEDIA_TYPES, objectCacheControl } from '../storage/media-headers.js';
 import { isS3Url } from '../storage/s3-url.js';
 import { type MediaStore, type Staged, sameStamp } from '../storage/store.js';
 import { formatBytes } from '../units.js';
+import { encodeRenditions } from './cascade.js';
 import type { Claims } from './claims.js';
+import { readSourceInfo, type SourceInfo } from './decode.js';
 import type { Original } from './discover.js';
 import {
   FILE_EXTENSIONS,
@@ -26,7 +28,6 @@ import {
 import { buildImageObject, type ImageObject, type RenditionFile, renditionUrls } from './image-object.js';
 import { isIntact, type Manifest, type ManifestEntry } from './manifest.js';
 import type { RenderOptions } from './options.js';
-import { encodeRenditions, readSourceInfo, type SourceInfo } from './pipeline.js';
 import { type Placeholder, placeholderOf } from './placeholder.js';
 import { type Output, outputsOf, type Plan } from './plan.js';
 import {

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { readSourceInfo } from '../../src/renditions/pipeline.js';
+import { readSourceInfo } from '../../src/renditions/decode.js';
 import { renderOriginal } from '../../src/renditions/render.js';
 import { animatedGif, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';

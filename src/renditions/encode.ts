@@ -1,0 +1,85 @@
+/**
+ * The sharp side of writing a rendition: each format's encoder with the batch's settings, a PNG's
+ * palette chosen from its pixels, and the encoder `--quality auto` searches with.
+ */
+import sharp, { type Sharp } from 'sharp';
+import type { RawPixels } from '../quality/linear.js';
+import type { SearchEncoder } from '../quality/search.js';
+import { fromRaw, rawOf } from './decode.js';
+import type { OutputFormat } from './formats.js';
+import type { RenderSettings } from './settings.js';
+
+/** A batch's settings, with the format of the renditions being encoded. */
+export type EncodeSettings = Omit<RenderSettings, 'formats'> & { format: OutputFormat };
+
+/** The settings with `format`'s quality set to `quality` (unchanged when undefined). */
+export function withQuality(settings: EncodeSettings, quality: number | undefined): EncodeSettings {
+  if (quality === undefined) return settings;
+  return { ...settings, quality: { ...settings.quality, [settings.format]: quality } };
+}
+
+/**
+ * The encoder for `settings.format`, with its settings. `palette`: a PNG is written as an 8-bit
+ * palette image, exactly (every colour kept: there are at most 256) or quantised (`lossy`).
+ */
+export function encode(pipeline: Sharp, settings: EncodeSettings, palette: PaletteMode = false): Sharp {
+  const { quality, jpeg, png, webp, avif } = settings;
+  switch (settings.format) {
+    case 'jpeg':
+      return pipeline.jpeg({
+        quality: quality.jpeg,
+        mozjpeg: jpeg.mozjpeg,
+        chromaSubsampling: jpeg.chroma,
+        quantisationTable: jpeg.table,
+      });
+    case 'png': {
+      const common = { compressionLevel: png.compression, adaptiveFiltering: png.filtering };
+      if (palette === 'exact') return pipeline.png({ ...common, palette: true, colours: 256, dither: 0, quality: 100 });
+      return pipeline.png(palette === 'lossy' ? { ...common, palette: true } : common);
+    }
+    case 'webp':
+      return pipeline.webp({ quality: quality.webp, effort: webp.effort });
+    case 'avif':
+      return pipeline.avif({ quality: quality.avif, effort: avif.effort, chromaSubsampling: avif.chroma });
+    case 'gif':
+      return pipeline.gif();
+  }
+}
+
+/** How a PNG rendition is written: truecolour (false), a palette of its own colours, or quantised. */
+export type PaletteMode = false | 'exact' | 'lossy';
+
+/** `--png-palette` for these pixels: `auto` takes a palette only where it holds every colour. */
+export function paletteFor(
+  setting: 'auto' | 'lossy' | 'off',
+  data: Uint8Array,
+  info: { channels: number },
+): PaletteMode {
+  if (setting === 'off') return false;
+  if (setting === 'lossy') return 'lossy';
+  return countColours(data, info.channels, 256) <= 256 ? 'exact' : false;
+}
+
+/**
+ * The number of distinct colours (alpha included) in raw 8-bit pixels, counted up to `limit + 1`:
+ * a photograph stops after a few hundred pixels, a flat artwork is read to the end.
+ */
+export function countColours(data: Uint8Array, channels: number, limit: number): number {
+  const seen = new Set<number>();
+  for (let i = 0; i < data.length; i += channels) {
+    let colour = 0;
+    for (let c = 0; c < channels; c++) colour = colour * 256 + data[i + c]!;
+    seen.add(colour);
+    if (seen.size > limit) break;
+  }
+  return seen.size;
+}
+
+/** `settings`' encoder at any quality, its files decoded as the metric scores them: what a search tries. */
+export function searchEncoder(settings: EncodeSettings): SearchEncoder {
+  return {
+    encode: (pixels: RawPixels, quality: number) =>
+      encode(fromRaw(pixels.data, pixels.info), withQuality(settings, quality)).toBuffer(),
+    decode: (data: Buffer) => rawOf(sharp(data)),
+  };
+}
