@@ -5,8 +5,8 @@
 import pLimit from 'p-limit';
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { SourceError, sourceErrorFromSharp } from '../errors.js';
+import { fingerprint } from '../picture/index.js';
 import { aimOf, isSampled, type Measured, SLOPE, samplePixels, searchQuality, slopeOf } from '../quality/auto.js';
-import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
 import { jpegProbe } from '../quality/read.js';
 import type { PooledReference, ScorePool } from '../quality/score-pool.js';
