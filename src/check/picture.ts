@@ -2,7 +2,7 @@
  * `check --verify-files`' same-picture rule (`file-picture`): the renditions of one Image show one
  * picture, the one `render` recorded when the media folder or bucket has its manifest. A swapped,
  * stale, wrongly rotated or wrongly colour-converted rendition is a finding naming the file and what
- * differs; a re-encode of the same picture at another quality is not (src/quality/fingerprint.ts).
+ * differs; a re-encode of the same picture at another quality is not (src/picture/).
  *
  * Each rendition is read whole and decoded shrunk (JPEG decodes at 1/8 scale, so a 15 MP rendition
  * costs a few milliseconds), once per run however many pages name it. CI needs only the renditions
@@ -19,7 +19,7 @@
  */
 import pLimit, { type LimitFunction } from 'p-limit';
 import { oneLine } from '../errors.js';
-import type { FingerprintComparison } from '../quality/fingerprint.js';
+import type { FingerprintComparison } from '../picture/index.js';
 import { RENDITION_KEYS, renditionVersion, urlVersion } from '../renditions/rules.js';
 import type { AlternateReference } from './alternates.js';
 import { type FileSource, readMedia } from './probe.js';
@@ -82,7 +82,7 @@ export interface PictureCheckOptions {
 const load = async () => {
   const [{ default: sharp }, { compareFingerprints, fingerprint, FingerprintError }] = await Promise.all([
     import('sharp'),
-    import('../quality/fingerprint.js'),
+    import('../picture/index.js'),
   ]);
   return { sharp, compareFingerprints, fingerprint, FingerprintError };
 };

@@ -5,8 +5,8 @@
  */
 
 import { sourceErrorFromSharp } from '../errors.js';
+import { fingerprint } from '../picture/index.js';
 import type { Measured } from '../quality/auto.js';
-import { fingerprint } from '../quality/fingerprint.js';
 import type { RawPixels } from '../quality/linear.js';
 import { jpegProbe } from '../quality/read.js';
 import type { ScorePool } from '../quality/score-pool.js';

@@ -49,7 +49,7 @@ const renditionRecord = z.object({
   quality: z.number().int().optional(),
   score: z.number().optional(),
   scored: z.enum(['rendition', 'tiles']).optional(),
-  /** What it shows (src/quality/fingerprint.ts), for `check`'s same-picture rule; absent in older manifests. */
+  /** What it shows (src/picture/), for `check`'s same-picture rule; absent in older manifests. */
   fingerprint: z.string().optional(),
   /** The file's version, its URL's `?v=` (rules.ts `renditionVersion`); absent in older manifests. */
   version: z

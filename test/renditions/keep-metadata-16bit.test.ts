@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareFingerprints, fingerprintFile } from '../../src/quality/fingerprint.js';
+import { compareFingerprints, fingerprintFile } from '../../src/picture/index.js';
 import { type RenderResult, renderOriginals } from '../../src/renditions/render.js';
 import { RENDITION_KEYS } from '../../src/renditions/rules.js';
 import { readEntries } from '../fixtures/manifest.js';
