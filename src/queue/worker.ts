@@ -11,39 +11,23 @@
  */
 import { hostname } from 'node:os';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
-import {
-  ContentApiError,
-  InvalidArgumentError,
-  OutputNotWritableError,
-  oneLine,
-  QueueError,
-  SourceError,
-  STORE_WIDE,
-  StorageError,
-  someOf,
-} from '../errors.js';
-import { ScorePool } from '../quality/score-pool.js';
-import type { Original } from '../renditions/discover.js';
-import { type Batch, openRenderSession, type RenderSession } from '../renditions/session.js';
-import { qualityTarget, resolveSettings } from '../renditions/settings.js';
-import { openStore } from '../storage/location.js';
-import { isS3Url, type S3Options, splitS3Object } from '../storage/s3-url.js';
-import type { MediaStore } from '../storage/store.js';
+import { ContentApiError, InvalidArgumentError, oneLine, QueueError, someOf } from '../errors.js';
+import type { Batch } from '../renditions/session.js';
+import type { S3Options } from '../storage/s3-url.js';
 import { TextDataWorker, type UnreadableJob } from './bull-worker.js';
-import { BULL_OPTIONS, connectQueue, type QueueConnection, type QueueOptions } from './connection.js';
+import { BULL_OPTIONS, connectQueue, type QueueOptions } from './connection.js';
+import { isTransient, storeWideKind } from './failures.js';
 import {
   type JobData,
   LOCK_MS,
   MAX_STALLED,
-  PROTOCOL,
-  RESULT_TTL_SECONDS,
   type ResultRecord,
   readJobData,
   STALLED_INTERVAL_MS,
-  TICK_MS,
-  templateOf,
   UNKNOWN_BATCH,
 } from './protocol.js';
+import { resultWriter } from './results.js';
+import { Sessions } from './sessions.js';
 
 export interface WorkerOptions extends QueueOptions {
   /** Jobs (originals) rendered at once (default 1). */
@@ -291,214 +275,5 @@ class UnderWay {
 
   idle(): Promise<void> {
     return this.#count === 0 ? Promise.resolve() : new Promise((resolve) => this.#waiters.push(resolve));
-  }
-}
-
-/**
- * What says a store (the output, or the originals' bucket) cannot be used at all: unreachable,
- * refusing these credentials, throttling, or a folder this machine cannot write; and
- * `denied`, which may be the store's or one object's.
- */
-function storeWideKind(error: unknown): 'denied' | 'down' | undefined {
-  for (let cause: unknown = error; cause; cause = (cause as { cause?: unknown }).cause) {
-    if (cause instanceof OutputNotWritableError) return 'down';
-    if (cause instanceof StorageError) {
-      if (cause.kind === 'denied') return 'denied';
-      return STORE_WIDE.has(cause.kind) || cause.kind === 'throttled' ? 'down' : undefined;
-    }
-  }
-  return undefined;
-}
-
-/**
- * Writes a job's result for its batch, the counters and the rate window in one step, stamped
- * with Redis's clock. A result its batch has already (the job ran twice: its worker's lock
- * lapsed) is kept, and counted once.
- */
-function resultWriter(queue: QueueConnection) {
-  queue.redis.defineCommand('contentApiResult', {
-    numberOfKeys: 6,
-    // KEYS: result, stats, rate window prefix, batch counter, queue mark, denial count;
-    // ARGV: record, ttl, window ms, mark, rendered, skipped, failed, finished, batch, unknown batch.
-    lua: `
-      local t = redis.call('TIME')
-      local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-      local unknown = ARGV[9] == ARGV[10]
-      -- A refusal whose batch is unknown: the latest stands, for whichever batch lists the job now.
-      if unknown then redis.call('HDEL', KEYS[1], ARGV[9]) end
-      local first = redis.call('HSETNX', KEYS[1], ARGV[9], ms .. ' ' .. ARGV[1])
-      redis.call('EXPIRE', KEYS[1], ARGV[2])
-      -- Each write keeps the hash another week: older batches' entries go, or it would grow
-      -- by one for every batch that runs the job (a daily run of an archive).
-      local cutoff = ms - tonumber(ARGV[2]) * 1000
-      local runs = redis.call('HGETALL', KEYS[1])
-      for i = 1, #runs, 2 do
-        local written = tonumber(string.match(runs[i + 1], '^(%d+) '))
-        if written == nil or written < cutoff then redis.call('HDEL', KEYS[1], runs[i]) end
-      end
-      -- Kept even if Redis lost it (restarted empty): this queue stays recognisably content-api's.
-      redis.call('SET', KEYS[5], ARGV[4], 'NX')
-      redis.call('DEL', KEYS[6])
-      if first == 0 then return ms end
-      redis.call('HINCRBY', KEYS[2], 'rendered', ARGV[5])
-      redis.call('HINCRBY', KEYS[2], 'skipped', ARGV[6])
-      redis.call('HINCRBY', KEYS[2], 'failed', ARGV[7])
-      local tick = KEYS[3] .. math.floor(ms / tonumber(ARGV[3]))
-      redis.call('INCRBY', tick, ARGV[8])
-      redis.call('EXPIRE', tick, 900)
-      if not unknown then
-        redis.call('INCRBY', KEYS[4], ARGV[8])
-        redis.call('EXPIRE', KEYS[4], ARGV[2])
-      end
-      return ms`,
-  });
-  const run = (
-    queue.redis as unknown as Record<string, (...args: Array<string | number>) => Promise<number>>
-  ).contentApiResult!.bind(queue.redis);
-  return {
-    /** `batch` is UNKNOWN_BATCH for a job refused before its batch could be read (counted as one failure). */
-    write(id: string, batch: string, record: ResultRecord): Promise<number> {
-      const count = (status: string) => record.results.filter((result) => result.status === status).length;
-      const failed = record.refused === undefined ? record.failures.length : 1;
-      const { result, stats, tick, batchDone, marker, denied } = queue.keys;
-      const keys = [result(id), stats, tick(''), batchDone(batch), marker, denied(id)];
-      return run(
-        ...keys,
-        JSON.stringify(record),
-        RESULT_TTL_SECONDS,
-        TICK_MS,
-        JSON.stringify({ protocol: PROTOCOL }),
-        count('rendered'),
-        count('skipped'),
-        failed,
-        record.results.length + failed,
-        batch,
-        UNKNOWN_BATCH,
-      );
-    },
-    retried: () => queue.redis.hincrby(queue.keys.stats, 'retried', 1).then(() => undefined),
-  };
-}
-
-/**
- * The failure is the infrastructure's, not the original's: a store that could not be
- * reached, throttled, answered 5xx, or a disk that refused the write. Worth another try.
- */
-export function isTransient(error: SourceError): boolean {
-  if (error.code !== 'CONTENT_API_RENDER_FAILED' && error.code !== 'CONTENT_API_UNREADABLE') return false;
-  for (let cause: unknown = error.cause; cause; cause = (cause as { cause?: unknown }).cause) {
-    // Denied after the job was put back for other workers (see `waits`): the same every time.
-    if (cause instanceof StorageError) return !['missing', 'invalid-key', 'other', 'denied'].includes(cause.kind);
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code && TRANSIENT_CODES.has(code)) return true;
-  }
-  return false;
-}
-
-const TRANSIENT_CODES = new Set([
-  'ENOSPC',
-  'EDQUOT',
-  'EIO',
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'EMFILE',
-]);
-
-/**
- * Output locations open for rendering, one per location and settings; buckets of originals,
- * one each. Their S3 stores look objects up one by one (HEAD), never from a listing kept since
- * an earlier job: other machines write to the same buckets meanwhile.
- */
-class Sessions {
-  readonly #sessions = new Map<string, Promise<RenderSession>>();
-  readonly #buckets = new Map<string, Promise<MediaStore>>();
-  readonly #s3: S3Options;
-  /** Where every session's `--quality auto` scores, made for the first that searches: the worker's, for its life. */
-  #scores: ScorePool | undefined;
-
-  constructor(s3: S3Options) {
-    this.#s3 = s3;
-  }
-
-  async render(data: JobData): Promise<Batch> {
-    const failures: SourceError[] = [];
-    const originals: Original[] = [];
-    for (const { source, stem } of data.originals) {
-      if (!isS3Url(source)) {
-        originals.push({ source, stem });
-        continue;
-      }
-      const { location, key } = splitS3Object(source);
-      const bucket = await this.#bucket(location);
-      // Its stamp now (one HEAD), not as listed when it was enqueued, maybe days ago.
-      const found = await bucket.stat(key).catch((error: unknown) => {
-        if (!(error instanceof StorageError)) throw error;
-        failures.push(new SourceError('CONTENT_API_UNREADABLE', source, oneLine(error), { cause: error }));
-        return undefined;
-      });
-      if (found) originals.push({ source, stem, object: { store: bucket, key, stamp: found.stamp } });
-      else if (found === null)
-        failures.push(
-          new SourceError('CONTENT_API_UNREADABLE', source, 'no such object (removed since it was enqueued)'),
-        );
-    }
-    const session = await this.#session(data);
-    return session.render(originals, failures);
-  }
-
-  async close(): Promise<void> {
-    const open = [...this.#sessions.values(), ...this.#buckets.values()];
-    this.#sessions.clear();
-    this.#buckets.clear();
-    await Promise.all(
-      open.map((opening) =>
-        opening.then(
-          (open) => open.close(),
-          () => undefined,
-        ),
-      ),
-    );
-    await this.#scores?.close();
-    this.#scores = undefined;
-  }
-
-  #session(data: JobData): Promise<RenderSession> {
-    const template = templateOf(data);
-    return this.#cached(this.#sessions, JSON.stringify(template), async () => {
-      const options = {
-        ...template.settings,
-        outDir: template.outDir,
-        // The submitter made it: a folder missing here is one this machine does not share.
-        createOutDir: false,
-        s3: this.#s3,
-        force: template.force,
-        concurrency: 1,
-      };
-      const settings = resolveSettings(options);
-      if (qualityTarget(settings.quality.mode) !== null) this.#scores ??= new ScorePool();
-      return openRenderSession({ ...options, scorePool: this.#scores }, settings);
-    });
-  }
-
-  #bucket(location: string): Promise<MediaStore> {
-    return this.#cached(this.#buckets, location, async () => {
-      const store = await openStore(location, this.#s3);
-      await store.open({ write: false, create: false });
-      return store;
-    });
-  }
-
-  /** Opened once; an opening that failed is forgotten, so the next job tries again. */
-  #cached<T>(map: Map<string, Promise<T>>, id: string, open: () => Promise<T>): Promise<T> {
-    let opening = map.get(id);
-    if (!opening) {
-      opening = open();
-      map.set(id, opening);
-      opening.catch(() => map.delete(id));
-    }
-    return opening;
   }
 }

@@ -1,14 +1,11 @@
 /**
- * The queue's pure rules: job ids (what makes a batch enqueued twice add nothing), which job
- * data a worker takes, and which failures are the infrastructure's (retried) rather than the
- * original's (failed once).
+ * The queue's pure rules: job ids (what makes a batch enqueued twice add nothing) and which job
+ * data a worker takes. Which failures are retried: failures.test.ts.
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SourceError, type SourceErrorCode, StorageError } from '../../src/errors.js';
 import { tempPathFor } from '../../src/fs/atomic.js';
 import { type JobData, jobId, MAX_JOB_DATA_BYTES, PROTOCOL, readJobData } from '../../src/queue/protocol.js';
-import { isTransient } from '../../src/queue/worker.js';
 import { CLAIMS_FOLDER } from '../../src/renditions/claims.js';
 import { MANIFEST_FILE, MANIFEST_RECORDS } from '../../src/renditions/manifest.js';
 import { resolveSettings } from '../../src/renditions/settings.js';
@@ -93,46 +90,5 @@ describe('job data as a worker reads it', () => {
     expect('refused' in hostile && hostile.refused).toMatch(/^not a render job of content-api protocol \S+: \$\.\w+: /);
     expect('refused' in hostile && hostile.refused.length).toBeLessThan(300);
     expect(hostile).toMatchObject({ batch: undefined });
-  });
-});
-
-describe('isTransient', () => {
-  const failed = (cause: unknown, code: SourceErrorCode = 'CONTENT_API_RENDER_FAILED') =>
-    new SourceError(code, 's3://originals/a.jpg', 'cannot write renditions', { cause });
-
-  it('retries what the infrastructure failed: a store unreachable, throttled or 5xx, a full disk, a reset', () => {
-    for (const kind of ['unreachable', 'throttled', 'server', 'credentials'] as const) {
-      expect(isTransient(failed(new StorageError('s3://media/: no', kind))), kind).toBe(true);
-    }
-    for (const code of ['ENOSPC', 'ECONNRESET', 'ETIMEDOUT']) {
-      expect(isTransient(failed(Object.assign(new Error(code), { code }))), code).toBe(true);
-    }
-    const wrapped = new Error('outer', { cause: Object.assign(new Error('inner'), { code: 'ENOSPC' }) });
-    expect(isTransient(failed(wrapped))).toBe(true);
-  });
-
-  it('fails once what the original itself failed: corrupt, unsupported, too large, colliding, missing, denied', () => {
-    for (const code of [
-      'CONTENT_API_CORRUPT_IMAGE',
-      'CONTENT_API_UNSUPPORTED_FORMAT',
-      'CONTENT_API_PIXEL_LIMIT',
-      'CONTENT_API_NAME_COLLISION',
-      'CONTENT_API_EMPTY_FILE',
-    ] as const) {
-      expect(isTransient(failed(Object.assign(new Error('x'), { code: 'ECONNRESET' }), code)), code).toBe(false);
-    }
-    expect(
-      isTransient(
-        failed(new StorageError('s3://originals/a.jpg: no such object', 'missing'), 'CONTENT_API_UNREADABLE'),
-      ),
-    ).toBe(false);
-    expect(isTransient(failed(Object.assign(new Error('gone'), { code: 'ENOENT' }), 'CONTENT_API_UNREADABLE'))).toBe(
-      false,
-    );
-    // Denied while its store answers (the worker asked it again): a policy or key on that object.
-    expect(
-      isTransient(failed(new StorageError('s3://originals/a.jpg: access denied', 'denied'), 'CONTENT_API_UNREADABLE')),
-    ).toBe(false);
-    expect(isTransient(failed(undefined))).toBe(false);
   });
 });
