@@ -9,7 +9,7 @@ import { escapeText, QueueError } from '../errors.js';
 import { parseJsonOrUndefined } from '../json.js';
 import { buildImageObject } from '../renditions/image-object.js';
 import type { RenderFailure, RenderOptions, RenderReport, RenderResult } from '../renditions/render.js';
-import { countsOf } from '../renditions/render-one.js';
+import { countsOf } from '../renditions/result.js';
 import { BULL_OPTIONS, type QueueConnection, withBull } from './connection.js';
 import { addJobs } from './enqueue.js';
 import {

@@ -7,13 +7,13 @@ import type { SourceError } from '../errors.js';
 import { discoverOriginals, type Original } from './discover.js';
 import { isLossy } from './formats.js';
 import type { RenderOptions } from './options.js';
-import type { RenderCounts, RenderResult } from './render-one.js';
+import type { RenderCounts, RenderResult } from './result.js';
 import { openRenderSession } from './session.js';
 import { qualityTarget, type RenderSettings, resolveSettings } from './settings.js';
 import { inShard } from './shard.js';
 
 export type { RenderOptions, RenderProgress } from './options.js';
-export type { AlternateResult, RenderCounts, RenderResult, RenderStatus } from './render-one.js';
+export type { AlternateResult, RenderCounts, RenderResult, RenderStatus } from './result.js';
 
 export interface RenderFailure {
   source: string;

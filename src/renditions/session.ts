@@ -20,7 +20,8 @@ import type { Original } from './discover.js';
 import { MANIFEST_RECORDS, type ManifestEntry, openManifest, stemOfKey } from './manifest.js';
 import { type RenderOptions, type RenderProgress, resolveConcurrency } from './options.js';
 import { type Plan, planOriginal, splitCollisions } from './plan.js';
-import { type Context, count, type RenderCounts, type RenderResult, renderOne, zeroCounts } from './render-one.js';
+import { type Context, renderOne } from './render-one.js';
+import { count, type RenderCounts, type RenderResult, zeroCounts } from './result.js';
 import { qualityTarget, type RenderSettings, resolveSettings } from './settings.js';
 import { type Stamped, stampOf } from './source-bytes.js';
 

@@ -1,0 +1,132 @@
+/**
+ * What an original's rendering has to say besides its files, each a pure function of what was
+ * planned and written, in words for the batch's warnings (null: nothing to say).
+ */
+import { aimOf } from '../quality/auto.js';
+import { isScorable, SCORABLE_SIZE } from '../quality/ssimulacra2.js';
+import { formatBytes } from '../units.js';
+import type { SourceInfo } from './decode.js';
+import { isAnimationFormat, isLossy, keepsAnimation, type OutputFormat } from './formats.js';
+import type { ManifestEntry } from './manifest.js';
+import type { Output } from './plan.js';
+import { RENDITION_KEYS, type RenditionKey } from './rules.js';
+import { qualityTarget, type RenderSettings } from './settings.js';
+
+type Renditions = ManifestEntry['renditions'];
+
+/** The renditions of an animation in formats that keep only its first frame, in words, if any. */
+export function firstFrameOnly(info: SourceInfo, outputs: readonly Output[]): string | null {
+  const still = outputs.filter(
+    (output) => info.pages > 1 && isAnimationFormat(info.format) && !keepsAnimation(info, output.format),
+  );
+  if (still.length === 0) return null;
+  const formats = still.map((output) => output.format).join(', ');
+  return `animated (${info.pages} frames); its ${formats} renditions show the first frame only`;
+}
+
+/**
+ * With `--quality auto`, what an animation's lossy renditions were encoded at instead, if any kept
+ * the animation: the search scores still pictures.
+ */
+export function animatedUnsearched(
+  settings: RenderSettings,
+  info: SourceInfo,
+  outputs: readonly Output[],
+): string | null {
+  if (qualityTarget(settings.quality.mode) === null) return null;
+  const kept = outputs
+    .map((output) => output.format)
+    .filter(isLossy)
+    .filter((format) => keepsAnimation(info, format));
+  if (kept.length === 0) return null;
+  const fixed = kept.map((format) => `--${format}-quality ${settings.quality[format]}`).join(', ');
+  return (
+    `animated (${info.pages} frames): --quality ${settings.quality.mode} scores still pictures, ` +
+    `so its ${kept.join(', ')} renditions are at ${fixed}`
+  );
+}
+
+/**
+ * With `--quality auto`, the still renditions too small for SSIMULACRA2 to score (under 8x8: a tiny or
+ * a thin original), if any, in words: they keep the fixed quality.
+ */
+export function tooSmallToScore(settings: RenderSettings, info: SourceInfo, outputs: readonly Output[]): string | null {
+  if (qualityTarget(settings.quality.mode) === null) return null;
+  const lossy = outputs.filter((output) => isLossy(output.format) && !keepsAnimation(info, output.format));
+  const keys = RENDITION_KEYS.filter((key) => lossy.some((output) => !isScorable(output.files[key])));
+  if (keys.length === 0) return null;
+  const formats = [...new Set(lossy.map((output) => output.format))].filter(isLossy);
+  const fixed = formats.map((format) => `--${format}-quality ${settings.quality[format]}`).join(', ');
+  const sizes = [...new Set(keys.map((key) => `${lossy[0]!.files[key].width}x${lossy[0]!.files[key].height}`))];
+  const which = keys.length === RENDITION_KEYS.length ? 'all its renditions' : `its ${keys.join(', ')} renditions`;
+  return (
+    `${which} (${sizes.length > 1 ? `${sizes[0]} to ${sizes.at(-1)}` : sizes[0]}) are too small for ` +
+    `--quality ${settings.quality.mode} to score (SSIMULACRA2 needs ${SCORABLE_SIZE} pixels): at ${fixed}`
+  );
+}
+
+/**
+ * With `--quality auto`, the renditions whose highest quality stays under the score aimed at (the
+ * target, TILE_MARGIN over it on a sample of tiles), if any, in words, with why where a setting says.
+ */
+export function underTarget(settings: RenderSettings, format: OutputFormat, written: Renditions) {
+  const target = qualityTarget(settings.quality.mode);
+  if (target === null) return null;
+  const aim = (key: RenditionKey) => aimOf(target, written[key].scored ?? 'rendition');
+  const under = RENDITION_KEYS.filter((key) => (written[key].score ?? Number.POSITIVE_INFINITY) < aim(key));
+  if (under.length === 0) return null;
+  const scores = under
+    .map((key) => {
+      const { score, quality, scored } = written[key];
+      return `${key} ${score}${scored === 'tiles' ? ` on tiles (aiming at ${aim(key)})` : ''} at quality ${quality}`;
+    })
+    .join(', ');
+  let hint = '';
+  if (format === 'webp') hint = ' (lossy WebP always halves colour resolution)';
+  if (format === 'jpeg' && settings.jpeg.chroma === '4:2:0') {
+    hint = ' (4:2:0 chroma halves colour resolution; --jpeg-chroma 4:4:4 keeps it)';
+  }
+  return `SSIMULACRA2 ${target} not reached by ${format}${hint}: ${scores}; kept at the highest quality tried`;
+}
+
+/** The bytes of an output's files, each file once (lg and xl of a small original are one file). */
+const totalBytes = (renditions: Renditions) =>
+  [...new Map(Object.values(renditions).map((file) => [file.path, file.bytes])).values()].reduce((a, b) => a + b, 0);
+
+/**
+ * The alternates whose files weigh more than the primary's (a WebP of a flat PNG, a JPEG of line art),
+ * in words, if any: offering them would make a browser download more for the same picture, so
+ * markup (`pictureHtml`) leaves them out.
+ */
+export function largerAlternates(outputs: Output[], renditions: Array<Renditions | undefined>): string | null {
+  const [primary, ...alternates] = renditions.map((each) => (each ? totalBytes(each) : undefined));
+  if (primary === undefined) return null;
+  const larger = alternates.flatMap((bytes, index) =>
+    bytes !== undefined && bytes > primary ? [`${outputs[index + 1]!.format} (${formatBytes(bytes)})`] : [],
+  );
+  if (larger.length === 0) return null;
+  return (
+    `its ${larger.join(', ')} alternate renditions are larger than its ${outputs[0]!.format} ones ` +
+    `(${formatBytes(primary)}): markup leaves them out, as a browser would download more for the same picture`
+  );
+}
+
+/**
+ * Why a PNG rendition at its PNG original's own pixel size came out larger than the original file,
+ * if it did: the original was compressed harder than libpng does at these settings.
+ */
+export function largerPng(
+  info: SourceInfo,
+  format: OutputFormat,
+  written: ManifestEntry['renditions'],
+  originalBytes: number | undefined,
+): string | null {
+  if (format !== 'png' || info.format !== 'png' || originalBytes === undefined) return null;
+  const same = Object.values(written).find((f) => f.width === info.size.width && f.height === info.size.height);
+  if (!same || same.bytes <= originalBytes) return null;
+  return (
+    `its ${same.width}x${same.height} PNG rendition (${same.bytes} bytes) is larger than the original file ` +
+    `(${originalBytes} bytes) at the same size: the original is compressed harder than libpng at these settings; ` +
+    'try --png-compression 9, --png-palette lossy, or --format webp'
+  );
+}
