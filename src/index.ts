@@ -120,7 +120,6 @@ export {
 } from './check/config.js';
 export { createPolicy, type Policy, type PolicyConfig } from './check/policy.js';
 export {
-  closeFileSource,
   type FileSource,
   type FileSourceOptions,
   MediaSourceError,

@@ -47,7 +47,6 @@ const ENTRIES: Record<string, Entry> = {
       'SourceError',
       'StorageError',
       'checkPages',
-      'closeFileSource',
       'configJsonSchema',
       'configSchema',
       'contactSheetHtml',

@@ -33,11 +33,13 @@ export type ProbeResult =
 
 /**
  * Where media files are: a store, a local folder or a bucket (the URL path below
- * `mediaPrefix` is looked up in it), or a base URL the URL path is fetched from.
+ * `mediaPrefix` is looked up in it), or a base URL the URL path is fetched from; open until
+ * `close()`d, like every handle of the library.
  */
-export type FileSource =
+export type FileSource = (
   | { kind: 'store'; store: MediaStore; mediaPrefix: string }
-  | { kind: 'http'; base: string; dispatcher: Dispatcher; http: HttpOptions };
+  | { kind: 'http'; base: string; dispatcher: Dispatcher; http: HttpOptions }
+) & { close(): Promise<void> };
 
 /** What one read gives: the first bytes of the file (all of it when `complete`), or why there are none. */
 export type ReadResult =
@@ -82,11 +84,13 @@ export interface FileSourceOptions extends HttpOptions {
 export async function openFileSource(target: string, options: FileSourceOptions = {}): Promise<FileSource> {
   const { mediaPrefix = '/media/', s3, ...http } = options;
   if (/^https?:\/\//i.test(target)) {
+    const dispatcher = createDispatcher(http);
     const source: FileSource = {
       kind: 'http',
       base: target,
-      dispatcher: createDispatcher(http),
+      dispatcher,
       http: { retries: 2, ...http },
+      close: () => dispatcher.close(),
     };
     await assertReachable(source);
     return source;
@@ -104,7 +108,7 @@ export async function openFileSource(target: string, options: FileSourceOptions 
         throw new MediaSourceError(`--verify-files ${oneLine(error)}`, { cause: error });
       throw error;
     }
-    return { kind: 'store', store, mediaPrefix };
+    return storeSource(store, mediaPrefix);
   }
   const info = await stat(target).catch(() => null);
   if (!info?.isDirectory())
@@ -119,8 +123,16 @@ export async function openFileSource(target: string, options: FileSourceOptions 
     },
   });
   if (!(await holdsAFile(files)) && !unlisted) throw emptyPlace(target);
-  return { kind: 'store', store: new LocalStore(target), mediaPrefix };
+  return storeSource(new LocalStore(target), mediaPrefix);
 }
+
+/** A store as a place of media files, closed with it. */
+const storeSource = (store: MediaStore, mediaPrefix: string): FileSource => ({
+  kind: 'store',
+  store,
+  mediaPrefix,
+  close: () => store.close(),
+});
 
 /** True once the listing yields its first entry (read no further). */
 async function holdsAFile(listing: AsyncIterable<unknown>): Promise<boolean> {
@@ -134,11 +146,6 @@ async function holdsAFile(listing: AsyncIterable<unknown>): Promise<boolean> {
  */
 function emptyPlace(location: string): InvalidArgumentError {
   return new InvalidArgumentError(`--verify-files ${location}: holds no files, so no file a page names can be there`);
-}
-
-export async function closeFileSource(source: FileSource): Promise<void> {
-  if (source.kind === 'http') await source.dispatcher.close();
-  else await source.store.close();
 }
 
 /** Any HTTP answer at the base URL, even a 404, shows the server is there. */

@@ -9,7 +9,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CheckReport, checkPages } from '../../src/check/check.js';
-import { closeFileSource, openFileSource } from '../../src/check/probe.js';
+import { openFileSource } from '../../src/check/probe.js';
 import { renderOriginal } from '../../src/renditions/render.js';
 import { animatedGif, photo, writeImage } from '../fixtures/images.js';
 import { type Place, places } from '../fixtures/places.js';
@@ -49,7 +49,7 @@ async function check(place: Place, page: Awaited<ReturnType<typeof rendered>>, a
   try {
     return await checkPages([page], { files });
   } finally {
-    await closeFileSource(files);
+    await files.close();
   }
 }
 

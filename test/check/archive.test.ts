@@ -9,7 +9,7 @@ import sharp, { type JpegOptions } from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ArchiveRecord, ArchiveRun, archiveRecords, byStem, type StoreSource } from '../../src/check/archive.js';
 import type { CheckedPage } from '../../src/check/check.js';
-import { closeFileSource, openFileSource } from '../../src/check/probe.js';
+import { openFileSource } from '../../src/check/probe.js';
 import type { ManifestEntry } from '../../src/renditions/manifest.js';
 import { renderOriginals } from '../../src/renditions/render.js';
 import { photo, writeImage } from '../fixtures/images.js';
@@ -50,7 +50,7 @@ async function check(place: Place): Promise<{ pages: CheckedPage[]; run: Archive
     for await (const page of run.run(await archiveRecords(files))) pages.push(page);
     return { pages, run };
   } finally {
-    await closeFileSource(files);
+    await files.close();
   }
 }
 
@@ -189,7 +189,7 @@ describe('the archive: no manifest, and records out of order', () => {
     await expect(archiveRecords(files)).rejects.toThrow(
       `--verify-files ${media}: holds no manifest (render writes one beside the renditions)`,
     );
-    await closeFileSource(files);
+    await files.close();
   });
 
   it('groups records by stem in key order, and holds back a bounded number of stems in any order', async () => {

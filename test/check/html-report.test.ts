@@ -10,7 +10,7 @@ import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckRun } from '../../src/check/check.js';
-import { closeFileSource, openFileSource } from '../../src/check/probe.js';
+import { openFileSource } from '../../src/check/probe.js';
 import { htmlReporter } from '../../src/check/reporters/html.js';
 import { loadPage } from '../../src/client/pages.js';
 import { renderOriginal, renderOriginals } from '../../src/renditions/render.js';
@@ -238,7 +238,7 @@ describe('the HTML report', () => {
         // The valid pages: the first page's cards spent the budget for cards without findings.
         expect((text.match(/<tr>/g) ?? []).length).toBe(30);
       } finally {
-        await closeFileSource(files);
+        await files.close();
       }
     },
   );
@@ -264,7 +264,7 @@ describe('the HTML report', () => {
         reporter.page(checked);
       text = await reporter.end({ summary: run.summary, fixed: [] });
     } finally {
-      await closeFileSource(files);
+      await files.close();
     }
     const report = path.join(dir, 'report.html');
     await writeFile(report, text);

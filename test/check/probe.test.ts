@@ -6,7 +6,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeFileSource, type FileSource, openFileSource, probe, readMedia } from '../../src/check/probe.js';
+import { type FileSource, openFileSource, probe, readMedia } from '../../src/check/probe.js';
 import { applyEnv, startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { type MediaServer, startMediaServer } from './media-server.js';
@@ -67,7 +67,7 @@ describe.each(drivers)('%s', (_name, open) => {
   beforeAll(async () => {
     source = await open();
   });
-  afterAll(() => closeFileSource(source));
+  afterAll(() => source.close());
 
   it('reads the first N bytes of a file, and says when that was all of it', async () => {
     const head = await readMedia('/media/sub/photo.jpg', source, 100);

@@ -9,7 +9,7 @@ import { Baseline, BaselineRecorder } from '../../../check/baseline.js';
 import { type CheckedPage, type CheckOptions, CheckRun, type CheckSummary } from '../../../check/check.js';
 import type { LoadedConfig } from '../../../check/config.js';
 import { createPolicy } from '../../../check/policy.js';
-import { closeFileSource, type FileSource, openFileSource } from '../../../check/probe.js';
+import { type FileSource, openFileSource } from '../../../check/probe.js';
 import { createReporter, type ReporterName } from '../../../check/reporters/index.js';
 import { loadSite, loadTargets, type TargetOptions } from '../../../check/targets.js';
 import type { SiteQuery } from '../../../client/listing.js';
@@ -153,7 +153,7 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
     return summary.errors > 0 || summary.warnings > options.maxWarnings ? 1 : 0;
   } finally {
     await sink?.abort();
-    if (files) await closeFileSource(files);
+    if (files) await files.close();
   }
 }
 

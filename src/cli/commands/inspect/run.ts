@@ -4,7 +4,7 @@
  */
 
 import type { FileSource } from '../../../check/probe.js';
-import { closeFileSource, openFileSource } from '../../../check/probe.js';
+import { openFileSource } from '../../../check/probe.js';
 import type { SiteQuery } from '../../../client/listing.js';
 import { escapeText } from '../../../errors.js';
 import { type InspectTargetOptions, inspectSite, inspectTarget, NotAPageError } from '../../../inspect/inspect.js';
@@ -32,7 +32,7 @@ export async function runInspect(target: string | SiteQuery, options: InspectCom
     try {
       return await inspectWholeSite(target, { ...options, files });
     } finally {
-      if (files) await closeFileSource(files);
+      if (files) await files.close();
     }
   }
   try {
@@ -43,7 +43,7 @@ export async function runInspect(target: string | SiteQuery, options: InspectCom
     printMessage(`${stderrStyles().red('error')}: ${error.message}`);
     return 1;
   } finally {
-    if (files) await closeFileSource(files);
+    if (files) await files.close();
   }
   printData(options.json ? JSON.stringify(report, null, 2) : formatReport(report));
   return report.errors > 0 ? 1 : 0;
