@@ -38,7 +38,8 @@ import {
   renditionVersion,
   versionOfSha256,
 } from './rules.js';
-import { qualityTarget, type RenderSettings, settingsKey } from './settings.js';
+import { qualityTarget, type RenderSettings } from './settings.js';
+import { settingsKey } from './settings-key.js';
 import { changed, readAndHash, type SourceBytes, type Stamped, stampOf } from './source-bytes.js';
 
 /** An original rendered whose manifest record could not be written. */
