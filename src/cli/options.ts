@@ -19,6 +19,7 @@ import {
 } from '../renditions/settings.js';
 import type { S3Options } from '../storage/s3-url.js';
 import { checkedBy, httpUrl, integerIn } from './parse.js';
+import { SETTING_FLAGS, type SettingFlag } from './setting-flags.js';
 
 /** Parsed flags, as commander hands them to an action. */
 export type Flags = Record<string, unknown>;
@@ -149,15 +150,24 @@ export function queueFrom(flags: Flags, command?: Command): QueueOptions {
   };
 }
 
+/** Flags by setting path, of any settings schema (`SETTING_FLAGS`, for every setting of `renderSettingsSchema`). */
+export type SettingFlags = Readonly<Record<string, SettingFlag>>;
+
 /**
  * A flag for every render setting, derived from the settings schema: its name and help from
- * the setting's metadata, its check (an integer's range, an enum's choices) and default from
- * its schema. A setting added to the schema is a flag of `render` with nothing written here.
+ * its entry in `settingFlags` (setting-flags.ts), its check (an integer's range, an enum's
+ * choices) and default from its schema. A setting added to the schema is a flag of `render`
+ * with its entry in SETTING_FLAGS and nothing written here; without an entry, it is refused at once.
  */
-export function addSettingOptions(command: Command, schema: SettingsSchema = renderSettingsSchema): Command {
+export function addSettingOptions(
+  command: Command,
+  schema: SettingsSchema = renderSettingsSchema,
+  settingFlags: SettingFlags = SETTING_FLAGS,
+): Command {
   for (const leaf of settingLeaves(schema)) {
-    command.addOption(settingOption(leaf));
-    const { alias } = leaf.meta;
+    const flag = flagOf(leaf, settingFlags);
+    command.addOption(settingOption(leaf, flag));
+    const { alias } = flag;
     if (alias) {
       // Its choices listed in --help; a value in another case (`--format JPG`) is the same choice.
       const option = new Option(alias.flag, alias.description).choices(alias.choices);
@@ -173,15 +183,15 @@ export function addSettingOptions(command: Command, schema: SettingsSchema = ren
   return command;
 }
 
-function settingOption(leaf: SettingLeaf): Option {
-  const { type, meta, fallback } = leaf;
-  const option = new Option(meta.flag, meta.description);
-  const name = option.long ?? meta.flag;
+function settingOption(leaf: SettingLeaf, { flag, description, flagHint }: SettingFlag): Option {
+  const { type, fallback } = leaf;
+  const option = new Option(flag, description);
+  const name = option.long ?? flag;
   if (type instanceof z.ZodNumber) {
     option.argParser(integerIn(name, type.minValue ?? 0, type.maxValue ?? Number.MAX_SAFE_INTEGER));
   } else if (type instanceof z.ZodString) {
     // Checked as it is parsed, so that the message names the flag (the library's names the setting).
-    option.argParser(checkedBy(name, expectedValue(leaf), (value) => type.safeParse(value).success, meta.flagHint));
+    option.argParser(checkedBy(name, expectedValue(leaf), (value) => type.safeParse(value).success, flagHint));
   } else if (type instanceof z.ZodEnum) {
     option.choices(type.options.map(String));
   } else if (type instanceof z.ZodArray) {
@@ -197,10 +207,14 @@ function settingOption(leaf: SettingLeaf): Option {
 }
 
 /** The render settings the flags give, as the library takes them (nested where the schema nests). */
-export function settingsFrom(flags: Flags, schema: SettingsSchema = renderSettingsSchema): RenderSettingsInput {
+export function settingsFrom(
+  flags: Flags,
+  schema: SettingsSchema = renderSettingsSchema,
+  settingFlags: SettingFlags = SETTING_FLAGS,
+): RenderSettingsInput {
   const settings: Record<string, unknown> = {};
   for (const leaf of settingLeaves(schema)) {
-    const { flag, alias } = leaf.meta;
+    const { flag, alias } = flagOf(leaf, settingFlags);
     let value = flags[new Option(flag).attributeName()];
     const aliased = alias && flags[new Option(alias.flag).attributeName()];
     if (alias && typeof aliased === 'string') {
@@ -221,3 +235,11 @@ export function settingsFrom(flags: Flags, schema: SettingsSchema = renderSettin
 }
 
 const longName = (flag: string) => new Option(flag).long ?? flag;
+
+/** `leaf`'s flag: a setting without one is refused, not silently left out of the flags. */
+function flagOf(leaf: SettingLeaf, flags: SettingFlags): SettingFlag {
+  const name = leaf.path.join('.');
+  const flag = flags[name];
+  if (!flag) throw new Error(`setting ${name} has no flag (add it to SETTING_FLAGS, src/cli/setting-flags.ts)`);
+  return flag;
+}

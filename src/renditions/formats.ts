@@ -15,6 +15,11 @@ export type ForceableFormat = (typeof FORCEABLE_FORMATS)[number];
 export const FORMAT_CHOICES = ['keep', ...FORCEABLE_FORMATS] as const;
 export type FormatChoice = (typeof FORMAT_CHOICES)[number];
 
+/** Other names of formats, as file extensions spell them: `--format jpg` is `--format jpeg`. */
+export const FORMAT_SPELLINGS: Readonly<Record<string, string>> = { jpg: 'jpeg' };
+export const spelledOut = (format: unknown) =>
+  typeof format === 'string' ? (FORMAT_SPELLINGS[format.toLowerCase()] ?? format.toLowerCase()) : format;
+
 export const FILE_EXTENSIONS: Readonly<Record<OutputFormat, string>> = {
   jpeg: 'jpg',
   png: 'png',

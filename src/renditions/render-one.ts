@@ -23,7 +23,8 @@ import type { RenderOptions } from './options.js';
 import { type Placeholder, placeholderOf } from './placeholder.js';
 import { type Output, outputsOf, type Plan } from './plan.js';
 import { type Described, describeResult, type RenderOutcome, type RenderStatus } from './result.js';
-import { type RenderSettings, settingsKey } from './settings.js';
+import type { RenderSettings } from './settings.js';
+import { settingsKey } from './settings-key.js';
 import { changed, readAndHash, type SourceBytes, type Stamped, stampOf } from './source-bytes.js';
 import { recordedPlaceholder, recordedVersions, writeRenditions } from './write.js';
 

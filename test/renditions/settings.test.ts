@@ -1,12 +1,15 @@
 /**
  * The render settings are defined once (src/renditions/settings.ts): the CLI's flags, the
  * library's checks, the queue's job data and the manifest's key all come from that schema, so
- * a setting added there is one change. Shown here with a setting the schema does not have.
+ * a setting added there is one change, with its flag (src/cli/setting-flags.ts) and its key
+ * policy (src/renditions/settings-key.ts) beside it. Shown here with a setting the schema does
+ * not have.
  */
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { addSettingOptions, settingsFrom } from '../../src/cli/options.js';
+import { addSettingOptions, type SettingFlags, settingsFrom } from '../../src/cli/options.js';
+import { SETTING_FLAGS } from '../../src/cli/setting-flags.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { jobDataSchema, PROTOCOL, protocolOf } from '../../src/queue/protocol.js';
 import {
@@ -15,31 +18,33 @@ import {
   resolveSettings,
   settingLeaves,
   settingMeta,
-  settingsKey,
 } from '../../src/renditions/settings.js';
+import { KEY_POLICIES, settingsKey } from '../../src/renditions/settings-key.js';
 import { runCli } from '../cli/run-cli.js';
 
 /** The schema with one more setting, as a later change might add it: GIF encoder effort. */
 const withEffort = renderSettingsSchema.extend({
   gif: z
     .object({
-      effort: z
-        .int()
-        .min(1)
-        .max(10)
-        .default(7)
-        .register(settingMeta, { flag: '--gif-effort <1-10>', description: 'GIF effort', label: 'the gif effort' }),
+      effort: z.int().min(1).max(10).default(7).register(settingMeta, { label: 'the gif effort' }),
     })
     .prefault({}),
 });
+/** Its flag, beside the others. */
+const withEffortFlags = { ...SETTING_FLAGS, 'gif.effort': { flag: '--gif-effort <1-10>', description: 'GIF effort' } };
+/** Its key policy: by name and value when off its default, as every setting added since the first version. */
+const withEffortKeys = { ...KEY_POLICIES, 'gif.effort': { key: 'path=value' as const } };
 
 /** Parses `args` as render's setting flags from `schema`, as the CLI does. */
-function flags(args: string[], schema = renderSettingsSchema) {
+function flags(args: string[], schema = renderSettingsSchema, settingFlags: SettingFlags = SETTING_FLAGS) {
   const quiet = new Command('render').exitOverride().configureOutput({ writeErr: () => {} });
-  const command = addSettingOptions(quiet, schema);
+  const command = addSettingOptions(quiet, schema, settingFlags);
   command.parse(args, { from: 'user' });
-  return settingsFrom(command.opts(), schema);
+  return settingsFrom(command.opts(), schema, settingFlags);
 }
+
+/** A setting's path, as the tables beside the schema are keyed. */
+const pathOf = (leaf: { path: string[] }) => leaf.path.join('.') as keyof typeof SETTING_FLAGS;
 
 describe('one definition of the render settings', () => {
   it('the queue protocol carries the settings schema itself, not a copy, and changes with it', () => {
@@ -52,7 +57,7 @@ describe('one definition of the render settings', () => {
 
   it('every setting is a render flag, with its default and check from the schema', async () => {
     const help = (await runCli(['render', '--help'])).stdout;
-    for (const leaf of settingLeaves()) expect(help).toContain(leaf.meta.flag);
+    for (const leaf of settingLeaves()) expect(help).toContain(SETTING_FLAGS[pathOf(leaf)].flag);
     expect(help).toMatch(/--pixel-limit <pixels> +refuse originals larger than/);
     // The flags' own defaults are the schema's (a switch is left out: off).
     expect(resolveSettings(flags([]))).toEqual(resolveSettings({}));
@@ -206,24 +211,44 @@ describe('one definition of the render settings', () => {
     );
   });
 
-  it('a setting added to the schema is a flag, a checked option and part of the key, with nothing else written', () => {
-    expect(flags(['--gif-effort', '9'], withEffort)).toMatchObject({ gif: { effort: 9 } });
-    expect(() => flags(['--gif-effort', '11'], withEffort)).toThrow(
+  it('a setting added to the schema is a flag, a checked option and part of the key, with its flag and policy', () => {
+    expect(flags(['--gif-effort', '9'], withEffort, withEffortFlags)).toMatchObject({ gif: { effort: 9 } });
+    expect(() => flags(['--gif-effort', '11'], withEffort, withEffortFlags)).toThrow(
       "Expected an integer from 1 to 10 for --gif-effort but got '11'.",
     );
     expect(() => resolveSettings({ gif: { effort: 12 } }, withEffort)).toThrow(
       'Expected an integer from 1 to 10 for the gif effort but got 12',
     );
-    const changed = resolveSettings(flags(['--gif-effort', '9'], withEffort), withEffort);
-    expect(settingsKey(changed, 'gif', { schema: withEffort })).toBe('v1 gif q- max gif.effort=9');
+    const changed = resolveSettings(flags(['--gif-effort', '9'], withEffort, withEffortFlags), withEffort);
+    const options = { schema: withEffort, policies: withEffortKeys };
+    expect(settingsKey(changed, 'gif', options)).toBe('v1 gif q- max gif.effort=9');
     // Only the format it names: a JPEG's files are not redone for a GIF setting.
-    expect(settingsKey(changed, 'jpeg', { schema: withEffort })).toBe('v1 jpeg q80 max');
+    expect(settingsKey(changed, 'jpeg', options)).toBe('v1 jpeg q80 max');
     // At its default, the key is what it was before the setting existed.
-    expect(settingsKey(resolveSettings({}, withEffort), 'gif', { schema: withEffort })).toBe('v1 gif q- max');
+    expect(settingsKey(resolveSettings({}, withEffort), 'gif', options)).toBe('v1 gif q- max');
   });
 
-  it('a setting without its metadata is refused at once, not silently left out of the flags', () => {
+  it('every setting has its flag and its key policy, and neither table names a setting the schema lacks', () => {
+    const paths = settingLeaves().map(pathOf);
+    expect(Object.keys(SETTING_FLAGS).sort()).toEqual([...paths].sort());
+    expect(Object.keys(KEY_POLICIES).sort()).toEqual([...paths].sort());
+    // A number's flag says its range as the schema checks it (`--avif-effort <0-9>`).
+    for (const leaf of settingLeaves()) {
+      const range = /<(\d+)-(\d+)>$/.exec(SETTING_FLAGS[pathOf(leaf)].flag);
+      if (!(leaf.type instanceof z.ZodNumber) || !range) continue;
+      expect([leaf.type.minValue, leaf.type.maxValue], pathOf(leaf)).toEqual([Number(range[1]), Number(range[2])]);
+    }
+  });
+
+  it('a setting without its metadata, its flag or its key policy is refused at once, not silently left out', () => {
     const bare = renderSettingsSchema.extend({ dither: z.boolean().default(false) });
     expect(() => settingLeaves(bare)).toThrow('setting dither has no metadata (register it with settingMeta)');
+    // Its label given, but no flag: render's flags are not made without it.
+    expect(() => flags([], withEffort)).toThrow('setting gif.effort has no flag (add it to SETTING_FLAGS');
+    // Its flag given, but no key policy: no key is made without it, whatever the format.
+    const settings = resolveSettings({}, withEffort);
+    expect(() => settingsKey(settings, 'jpeg', { schema: withEffort })).toThrow(
+      'setting gif.effort has no key policy (add it to KEY_POLICIES',
+    );
   });
 });

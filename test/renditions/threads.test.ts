@@ -2,7 +2,7 @@
  * libvips' threads (`sharp.concurrency`) are the application's: the CLI sets them once, to
  * AVIF_THREADS (src/cli/threads.ts); the library renders on whatever the host set, never changes
  * them, and names them in an AVIF's settings key when they are not AVIF_THREADS, since the AV1
- * encoder's bytes follow them (src/renditions/settings.ts).
+ * encoder's bytes follow them (src/renditions/settings-key.ts).
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
