@@ -1,7 +1,8 @@
 /**
  * The shape of src/: no module imports itself back through others (type-only imports count:
- * a cycle of types is a boundary drawn in the wrong place all the same), nothing outside
- * src/cli reaches into the CLI, and no module outside it holds threads of the process's own.
+ * a cycle of types is a boundary drawn in the wrong place all the same), folders import only the
+ * folders below them (FOLDERS), nothing outside src/cli reaches into the CLI, and no module outside
+ * it holds threads of the process's own.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -83,6 +84,23 @@ describe('the architecture of src/', () => {
     expect(reaching).toEqual([]);
   });
 
+  it('imports across folders only as FOLDERS allows: no sideways import', () => {
+    const crossing = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((imported) => folderOf(imported) !== folderOf(file))
+        .filter((imported) => !FOLDERS[folderOf(file)]?.includes(folderOf(imported)))
+        .map((imported) => `${file} -> ${imported}`),
+    );
+    expect(crossing).toEqual([]);
+    // The table itself is layered: no two folders may import each other, but for the one exception named.
+    const mutual = Object.entries(FOLDERS).flatMap(([folder, allowed]) =>
+      allowed
+        .filter((other) => FOLDERS[other]?.includes(folder) && folder < other)
+        .map((other) => `${folder} <-> ${other}`),
+    );
+    expect(mutual).toEqual(['(base) <-> page']);
+  });
+
   it("owns no process's threads: no module-level score pool or worker thread outside src/cli", () => {
     const singletons = (file: string, text: string) =>
       ts
@@ -111,3 +129,57 @@ const THREADS = /\b(ScorePool|Worker)\b/;
 /** A declaration's initializer as written, when it constructs something (else empty). */
 const initializer = (declaration: ts.VariableDeclaration) =>
   declaration.initializer && ts.isNewExpression(declaration.initializer) ? declaration.initializer.getText() : '';
+
+/**
+ * Which folders of src/ each folder's modules may import (besides its own), from the bottom up. The
+ * base is the root's shared modules (errors.ts, json.ts, styles.ts, units.ts); the entries (index.ts,
+ * api/) and the CLI sit on top. One exception, named: json.ts reads JSON on a page's terms
+ * (page/json-text.ts), while page/ uses the base's errors.
+ */
+const FOLDERS: Record<string, readonly string[]> = {
+  '(base)': ['page'],
+  fs: ['(base)'],
+  storage: ['(base)', 'fs'],
+  quality: ['(base)'],
+  picture: ['(base)', 'quality'],
+  html: ['(base)'],
+  renditions: ['(base)', 'fs', 'picture', 'quality', 'storage'],
+  markup: ['(base)', 'renditions'],
+  page: ['(base)', 'renditions'],
+  client: ['(base)', 'fs', 'page'],
+  server: ['(base)', 'fs', 'page', 'renditions', 'storage'],
+  'contact-sheet': ['(base)', 'fs', 'html', 'quality', 'renditions', 'storage'],
+  queue: ['(base)', 'quality', 'renditions', 'storage'],
+  check: ['(base)', 'client', 'fs', 'html', 'page', 'picture', 'renditions', 'storage'],
+  inspect: ['(base)', 'check', 'client', 'page', 'renditions'],
+  'page-render': ['(base)', 'check', 'client', 'page', 'renditions', 'storage'],
+  '(entry)': [
+    '(base)',
+    'check',
+    'client',
+    'contact-sheet',
+    'inspect',
+    'markup',
+    'page',
+    'page-render',
+    'quality',
+  ].concat(['queue', 'renditions', 'server', 'storage']),
+  cli: [
+    '(base)',
+    'check',
+    'client',
+    'contact-sheet',
+    'fs',
+    'inspect',
+    'markup',
+    'page',
+    'page-render',
+    'quality',
+  ].concat(['queue', 'renditions', 'server', 'storage']),
+};
+
+/** The folder of a module of src/ in FOLDERS' terms. */
+function folderOf(file: string): string {
+  if (file === 'index.ts' || file.startsWith('api/')) return '(entry)';
+  return file.includes('/') ? file.split('/')[0]! : '(base)';
+}

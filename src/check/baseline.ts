@@ -7,8 +7,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { ContentApiError } from '../errors.js';
+import { readFileWithin } from '../fs/read-within.js';
 import { parseJsonAs } from '../json.js';
-import { readFileWithin } from '../page/json-file.js';
 
 export interface BaselineEntry {
   page: string;

@@ -7,8 +7,8 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ContentApiError } from '../errors.js';
+import { readFileWithin } from '../fs/read-within.js';
 import { issuePath, parseJsonAs } from '../json.js';
-import { readFileWithin } from '../page/json-file.js';
 import { policySchema } from './policy.js';
 import { REPORTER_NAMES } from './reporters/index.js';
 

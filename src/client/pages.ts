@@ -5,7 +5,7 @@
 
 import type { Dispatcher } from 'undici';
 import { escapeText, InvalidArgumentError } from '../errors.js';
-import { readFileWithin, readStreamWithin } from '../page/json-file.js';
+import { readFileWithin, readStreamWithin } from '../fs/read-within.js';
 import { decodeUtf8, parseJsonText } from '../page/json-text.js';
 import { HTTP_DEFAULTS } from './defaults.js';
 import { createDispatcher, fetchJson, type HttpOptions, type JsonResponse } from './http.js';

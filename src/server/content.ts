@@ -17,9 +17,9 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { ContentApiError, escapedMessage, escapeText } from '../errors.js';
 import { isInside } from '../fs/paths.js';
+import { readFileWithin } from '../fs/read-within.js';
 import { jsonKind } from '../json.js';
 import { BASE_URL_PLACEHOLDER } from '../page/common.js';
-import { readFileWithin } from '../page/json-file.js';
 import { decodeUtf8, parseJsonText } from '../page/json-text.js';
 import {
   articleSummarySchema,

@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadPage, pageUrl } from '../../src/client/pages.js';
 import { InvalidArgumentError } from '../../src/errors.js';
-import { readStreamWithin } from '../../src/page/json-file.js';
+import { readStreamWithin } from '../../src/fs/read-within.js';
 import { runCli } from '../cli/run-cli.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { httpServer, type TestServer } from './misbehaving-server.js';

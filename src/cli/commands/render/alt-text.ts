@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { escapeText, InvalidArgumentError } from '../../../errors.js';
+import { readFileWithin } from '../../../fs/read-within.js';
 import { parseJsonAs } from '../../../json.js';
-import { readFileWithin } from '../../../page/json-file.js';
 import type { Original } from '../../../renditions/discover.js';
 
 export interface AltText {

@@ -6,7 +6,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { kindOf } from '../fs/kind.js';
+import { kindOf } from './kind.js';
 
 export type ReadResult =
   | { ok: true; bytes: Buffer }
