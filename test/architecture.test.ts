@@ -136,6 +136,13 @@ const initializer = (declaration: ts.VariableDeclaration) =>
  * api/) and the CLI sit on top. One exception, named: json.ts reads JSON on a page's terms
  * (page/json-text.ts), while page/ uses the base's errors.
  */
+const WORK = ['(base)', 'check', 'client', 'contact-sheet', 'inspect', 'markup', 'page', 'page-render'].concat([
+  'quality',
+  'queue',
+  'renditions',
+  'server',
+  'storage',
+]);
 const FOLDERS: Record<string, readonly string[]> = {
   '(base)': ['page'],
   fs: ['(base)'],
@@ -153,29 +160,9 @@ const FOLDERS: Record<string, readonly string[]> = {
   check: ['(base)', 'client', 'fs', 'html', 'page', 'picture', 'renditions', 'storage'],
   inspect: ['(base)', 'check', 'client', 'page', 'renditions'],
   'page-render': ['(base)', 'check', 'client', 'page', 'renditions', 'storage'],
-  '(entry)': [
-    '(base)',
-    'check',
-    'client',
-    'contact-sheet',
-    'inspect',
-    'markup',
-    'page',
-    'page-render',
-    'quality',
-  ].concat(['queue', 'renditions', 'server', 'storage']),
-  cli: [
-    '(base)',
-    'check',
-    'client',
-    'contact-sheet',
-    'fs',
-    'inspect',
-    'markup',
-    'page',
-    'page-render',
-    'quality',
-  ].concat(['queue', 'renditions', 'server', 'storage']),
+  // The entries and the CLI: every folder of the work (the CLI reads files itself too: fs).
+  '(entry)': WORK,
+  cli: [...WORK, 'fs'],
 };
 
 /** The folder of a module of src/ in FOLDERS' terms. */
