@@ -8,8 +8,8 @@
  * SSIMULACRA2 and Butteraugli of each, the CLI's time with and without it), `--formats` (bench/formats.js:
  * AVIF effort, one decode for three formats, bytes per format beside eleventy-img), figures printed side by
  * side; the archive as it grows (bench/archive.js: 1,000 to 100,000 originals). `npm run bench -- render`,
- * `-- storage`, `-- check`, `-- serve`, `-- queue`, `-- metric`, `-- encoders`, `-- quality`, `-- formats` or
- * `-- archive` runs one of them.
+ * `-- storage`, `-- check`, `-- serve`, `-- queue`, `-- metric`, `-- encoders`, `-- quality`, `-- formats`,
+ * `-- imports` (what importing each entry costs, bench/imports.js) or `-- archive` runs one of them.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -25,6 +25,7 @@ import { checkSiteBench } from './check-site.js';
 import { buildCorpus } from './corpus.js';
 import { encodersBench } from './encoders.js';
 import { formatsBench } from './formats.js';
+import { importsBench } from './imports.js';
 import { metricBench } from './metric.js';
 import { queueBench } from './queue.js';
 import { renderBench } from './render.js';
@@ -50,6 +51,7 @@ if (!only || only === 'render') await renderBench(root, scratch, { concurrency, 
 if (!only || only === 'storage') await storageBench(root, scratch, { concurrency, runs });
 if (!only || only === 'queue') await queueBench(root, scratch, { concurrency, runs });
 if (!only || only === 'metric') await metricBench(root, { runs });
+if (!only || only === 'imports') await importsBench(root);
 if (!only || only === 'encoders') {
   const corpus = await buildCorpus(path.join(root, '.bench'));
   const first = (folder, count) =>

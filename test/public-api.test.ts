@@ -342,8 +342,8 @@ describe.each(Object.entries(ENTRIES))('the public API: %s', (entry, { source, v
 });
 
 describe('what each entry loads', () => {
-  it('content-api/model loads its two parsers alone: no sharp, no client, no queue', async () => {
-    expect((await loads('content-api/model')).packages).toEqual(['jsonc-parser', 'zod']);
+  it('content-api/model loads zod alone: no sharp, no client, no queue', async () => {
+    expect((await loads('content-api/model')).packages).toEqual(['zod']);
   });
 
   it('the root entry loads neither bullmq nor ioredis', async () => {

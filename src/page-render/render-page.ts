@@ -7,7 +7,6 @@
 import type { HttpOptions } from '../client/http.js';
 import type { LoadedPage } from '../client/pages.js';
 import { escapeText, InvalidArgumentError } from '../errors.js';
-import { duplicateKeys } from '../page/json-text.js';
 import { validatePage } from '../page/validate.js';
 import { type FoundImage, findObjects, formatPath, type JsonPath } from '../page/walk.js';
 import type { ImageObject } from '../renditions/image-object.js';
@@ -21,7 +20,7 @@ import {
 import { DEFAULT_MEDIA_URL, type RenditionKey } from '../renditions/rules.js';
 import { verifyImage } from '../renditions/verify.js';
 import { groupPageImages, groupPaths, type ImageGroup, insidePaths, type SizedReference } from './images.js';
-import { diffEdits, replaceValues, type ValueEdit } from './rewrite.js';
+import { diffEdits, duplicateKeys, replaceValues, type ValueEdit } from './rewrite.js';
 import { resolveSources, type SourceKind } from './sources.js';
 
 export interface RenderPageOptions extends Omit<RenderOptions, 'altText'>, HttpOptions {

@@ -4,7 +4,8 @@
  * what really differs is rewritten. Replacements come from jsonc-parser (VS Code's JSON
  * editing library); a replaced value is laid out in the document's own indentation, or on
  * one line when the value it replaces was on one line. A key that is missing is inserted
- * after the sibling named, with the separators the object already uses.
+ * after the sibling named, with the separators the object already uses. A text with a key twice
+ * in one object cannot be rewritten faithfully (`duplicateKeys`).
  */
 import { isDeepStrictEqual } from 'node:util';
 import {
@@ -15,8 +16,9 @@ import {
   modify,
   type Node,
   parseTree,
+  visit,
 } from 'jsonc-parser';
-import type { JsonPath } from '../page/walk.js';
+import { formatPath, type JsonPath } from '../page/walk.js';
 
 export interface ValueEdit {
   /** Where the value is, as `findImages` gives it (`['$', 'presentation_stage', 'thumbnail', 'sizes']`). */
@@ -123,4 +125,31 @@ function detectLayout(text: string): FormattingOptions {
   return indent.startsWith('\t')
     ? { insertSpaces: false, tabSize: 1, eol }
     : { insertSpaces: true, tabSize: indent.length, eol };
+}
+
+export interface DuplicateKey {
+  /** The object's JSON path and the key, as `$.meta.title`. */
+  path: string;
+  key: string;
+}
+
+/**
+ * Keys that appear twice in one object: `JSON.parse` keeps the last, an editor of the text
+ * finds the first, so a page with them cannot be rewritten faithfully. Call on text that
+ * passed `parseJsonText` (the depth check bounds the recursion of jsonc-parser's visitor).
+ */
+export function duplicateKeys(text: string): DuplicateKey[] {
+  const found: DuplicateKey[] = [];
+  const objects: Array<Set<string>> = [];
+  visit(text, {
+    onObjectBegin: () => void objects.push(new Set()),
+    onObjectEnd: () => void objects.pop(),
+    onObjectProperty: (key, _offset, _length, _line, _column, pathSupplier) => {
+      const keys = objects.at(-1);
+      if (!keys) return;
+      if (keys.has(key)) found.push({ path: formatPath(['$', ...(pathSupplier() as JsonPath), key]), key });
+      keys.add(key);
+    },
+  });
+  return found;
 }

@@ -7,9 +7,8 @@
  * pass; none of them throws. The config file and baselines are read on the same terms
  * (`parseJsonAs`, json.ts).
  */
-import { visit } from 'jsonc-parser';
 import { escapedMessage } from '../errors.js';
-import { formatPath, type JsonPath, MAX_WALK_DEPTH } from './walk.js';
+import { MAX_WALK_DEPTH } from './walk.js';
 
 /** Deepest nesting of arrays and objects accepted in a page (real pages nest about 15 levels). */
 export const MAX_JSON_DEPTH = MAX_WALK_DEPTH;
@@ -125,31 +124,4 @@ export function parseJsonText(text: string): ParsedJson {
   } catch (error) {
     return { ok: false, reason: escapedMessage(error) };
   }
-}
-
-export interface DuplicateKey {
-  /** The object's JSON path and the key, as `$.meta.title`. */
-  path: string;
-  key: string;
-}
-
-/**
- * Keys that appear twice in one object: `JSON.parse` keeps the last, an editor of the text
- * finds the first, so a page with them cannot be rewritten faithfully. Call on text that
- * passed `parseJsonText` (the depth check bounds the recursion of jsonc-parser's visitor).
- */
-export function duplicateKeys(text: string): DuplicateKey[] {
-  const found: DuplicateKey[] = [];
-  const objects: Array<Set<string>> = [];
-  visit(text, {
-    onObjectBegin: () => void objects.push(new Set()),
-    onObjectEnd: () => void objects.pop(),
-    onObjectProperty: (key, _offset, _length, _line, _column, pathSupplier) => {
-      const keys = objects.at(-1);
-      if (!keys) return;
-      if (keys.has(key)) found.push({ path: formatPath(['$', ...(pathSupplier() as JsonPath), key]), key });
-      keys.add(key);
-    },
-  });
-  return found;
 }

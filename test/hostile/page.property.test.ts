@@ -8,10 +8,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeUtf8, duplicateKeys, MAX_JSON_DEPTH, parseJsonText } from '../../src/page/json-text.js';
+import { decodeUtf8, MAX_JSON_DEPTH, parseJsonText } from '../../src/page/json-text.js';
 import { plainText } from '../../src/page/text.js';
 import { validatePage } from '../../src/page/validate.js';
 import { findImages, findObjects, formatPath, type JsonPath } from '../../src/page/walk.js';
+import { duplicateKeys } from '../../src/page-render/rewrite.js';
 import { PAGES } from '../page/variants.js';
 
 const SAMPLE = JSON.parse(readFileSync(path.join(PAGES, 'presentation-every-block.json'), 'utf8')) as Record<
