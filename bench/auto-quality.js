@@ -37,8 +37,8 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import pLimit from 'p-limit';
 import { RENDITION_KEYS, renditionSizes } from '../dist/api/model.js';
 import { DEFAULT_QUALITY_TARGET, renderOriginals } from '../dist/index.js';
+import { rawPixels } from '../dist/pixels/read.js';
 import { LARGE_PIXELS, SAMPLE_PIXELS, TILE_MARGIN, WHOLE_PIXELS } from '../dist/quality/auto.js';
-import { rawPixels } from '../dist/quality/read.js';
 import * as metric from '../dist/quality/ssimulacra2.js';
 import { butteraugli, findButteraugli } from './butteraugli.js';
 

@@ -101,6 +101,13 @@ describe('the architecture of src/', () => {
     expect(mutual).toEqual(['(base) <-> page']);
   });
 
+  it('keeps sharp out of quality/: the metric and its search take pixels, pixels/ decodes them', () => {
+    const withSharp = [...graph.keys()]
+      .filter((file) => file.startsWith('quality/'))
+      .filter((file) => /from 'sharp'/.test(readFileSync(path.join(SRC, file), 'utf8')));
+    expect(withSharp).toEqual([]);
+  });
+
   it("owns no process's threads: no module-level score pool or worker thread outside src/cli", () => {
     const singletons = (file: string, text: string) =>
       ts
@@ -136,21 +143,26 @@ const initializer = (declaration: ts.VariableDeclaration) =>
  * api/) and the CLI sit on top. One exception, named: json.ts reads JSON on a page's terms
  * (page/json-text.ts), while page/ uses the base's errors.
  */
-const WORK = ['(base)', 'check', 'client', 'contact-sheet', 'inspect', 'markup', 'page', 'page-render'].concat([
-  'quality',
-  'queue',
-  'renditions',
-  'server',
-  'storage',
-]);
+const WORK = [
+  '(base)',
+  'check',
+  'client',
+  'contact-sheet',
+  'inspect',
+  'markup',
+  'page',
+  'page-render',
+  'pixels',
+].concat(['quality', 'queue', 'renditions', 'server', 'storage']);
 const FOLDERS: Record<string, readonly string[]> = {
   '(base)': ['page'],
   fs: ['(base)'],
   storage: ['(base)', 'fs'],
   quality: ['(base)'],
-  picture: ['(base)', 'quality'],
+  pixels: ['(base)', 'quality'],
+  picture: ['(base)', 'pixels', 'quality'],
   html: ['(base)'],
-  renditions: ['(base)', 'fs', 'picture', 'quality', 'storage'],
+  renditions: ['(base)', 'fs', 'picture', 'pixels', 'quality', 'storage'],
   markup: ['(base)', 'renditions'],
   page: ['(base)', 'renditions'],
   client: ['(base)', 'fs', 'page'],

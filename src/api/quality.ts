@@ -8,6 +8,6 @@
 // Measured quality: SSIMULACRA2 2.1 over raw pixels, and what --quality auto found.
 export type { Measured } from '../quality/auto.js';
 export { RELAXED_SIMD_FLAG } from '../quality/prepared-wasm.js';
-export { rawPixels } from '../quality/read.js';
+export { rawPixels } from '../pixels/read.js';
 export { ScorePool, type ScorePoolOptions } from '../quality/score-pool.js';
 export { type PreparedSsimulacra2, prepareSsimulacra2, type RawPixels, ssimulacra2 } from '../quality/ssimulacra2.js';

@@ -2,7 +2,7 @@
  * The one part of the fingerprints that decodes a file, with sharp (through `rawPixels`): the rest
  * of src/picture never imports it.
  */
-import { rawPixels } from '../quality/read.js';
+import { rawPixels } from '../pixels/read.js';
 import { fingerprint } from './fingerprint.js';
 
 /**

@@ -186,7 +186,7 @@ export interface Probe {
 
 /**
  * The plane a probe encodes: the green channel (grey for grey pixels) of the blocks it reads (see
- * `probeGrid`), packed. `jpegProbe` (read.ts) round-trips it through JPEG at PROBE_QUALITY.
+ * `probeGrid`), packed. `jpegProbe` (pixels/read.ts) round-trips it through JPEG at PROBE_QUALITY.
  */
 export function probeBlocks(pixels: RawPixels): RawPixels {
   const { width, channels } = pixels.info;

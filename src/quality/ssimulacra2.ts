@@ -3,7 +3,7 @@
  * a perceptual score of how close `distorted` looks to `reference`. 100 means identical pixels; about
  * 90 is visually lossless, 70 high quality, 50 medium, 30 low; strong distortions go below 0.
  *
- * Pure: raw 8-bit sRGB pixels in, a number out (src/quality/read.ts decodes files with sharp). Every
+ * Pure: raw 8-bit sRGB pixels in, a number out (src/pixels/read.ts decodes files with sharp). Every
  * float32 step is rounded as the reference's FMA builds round it (see blur.ts for why that matters),
  * so on the same 8-bit pixels the score is the reference binary's to its printed 8 decimals. Files of
  * more than 8 bits per sample are scored after rounding to 8 bits, which the reference does not do.

@@ -6,9 +6,9 @@
 
 import { sourceErrorFromSharp } from '../errors.js';
 import { fingerprint } from '../picture/index.js';
+import { jpegProbe } from '../pixels/read.js';
 import type { Measured } from '../quality/auto.js';
 import type { RawPixels } from '../quality/linear.js';
-import { jpegProbe } from '../quality/read.js';
 import type { ScorePool } from '../quality/score-pool.js';
 import {
   type ReferenceOptions,

@@ -12,8 +12,8 @@ import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compareFingerprints, fingerprint } from '../../src/picture/index.js';
+import { rawPixels } from '../../src/pixels/read.js';
 import type { RawPixels } from '../../src/quality/linear.js';
-import { rawPixels } from '../../src/quality/read.js';
 import { FILES, image, mapColours, raw, readSamples, rendition, SAMPLES } from './samples.js';
 
 let originals: Map<string, RawPixels>;

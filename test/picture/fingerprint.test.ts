@@ -16,8 +16,8 @@ import {
   fingerprintFile,
   parseFingerprint,
 } from '../../src/picture/index.js';
+import { rawPixels } from '../../src/pixels/read.js';
 import type { RawPixels } from '../../src/quality/linear.js';
-import { rawPixels } from '../../src/quality/read.js';
 import { image, raw, readSamples, rendition, SAMPLES } from './samples.js';
 
 let originals: Map<string, RawPixels>;

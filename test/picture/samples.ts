@@ -5,8 +5,8 @@
 import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { fingerprint } from '../../src/picture/index.js';
+import { rawPixels } from '../../src/pixels/read.js';
 import type { RawPixels } from '../../src/quality/linear.js';
-import { rawPixels } from '../../src/quality/read.js';
 
 export const SAMPLES = path.resolve(import.meta.dirname, '../../samples/originals');
 export const FILES = [

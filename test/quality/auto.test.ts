@@ -4,6 +4,7 @@
  */
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { jpegProbe } from '../../src/pixels/read.js';
 import {
   isSampled,
   MAX_ENCODES,
@@ -15,7 +16,6 @@ import {
   searchQuality,
   slopeOf,
 } from '../../src/quality/auto.js';
-import { jpegProbe } from '../../src/quality/read.js';
 import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
 
 /** A search over a score curve: what it chose and the qualities it tried. */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/errors.js';
-import { rawPixels } from '../../src/quality/read.js';
+import { rawPixels } from '../../src/pixels/read.js';
 import { ScorePool } from '../../src/quality/score-pool.js';
 import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
 

@@ -7,8 +7,8 @@ import fc from 'fast-check';
 import sharp from 'sharp';
 import { describe, expect, it, test } from 'vitest';
 import { InvalidArgumentError } from '../../src/errors.js';
+import { rawPixels } from '../../src/pixels/read.js';
 import { wasmEngine } from '../../src/quality/prepared-wasm.js';
-import { rawPixels } from '../../src/quality/read.js';
 import { prepareSsimulacra2, prepareWith, type RawPixels, ssimulacra2 } from '../../src/quality/ssimulacra2.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/quality');

@@ -1,11 +1,12 @@
 /**
- * The thin sharp side of the quality metrics: a file or buffer decoded to the raw 8-bit sRGB pixels
- * that `ssimulacra2` scores. The metric itself never imports sharp.
+ * The thin sharp side of the metric and the fingerprints: a file or buffer decoded to the raw 8-bit
+ * sRGB pixels that `ssimulacra2` scores and `fingerprint` reads, and the JPEG probe a sample of tiles
+ * is chosen by. Here, so that quality/ never imports sharp.
  */
 import sharp from 'sharp';
 import { sourceErrorFromSharp } from '../errors.js';
-import { PROBE_QUALITY, type Probe, probeBlocks } from './auto.js';
-import type { RawPixels } from './linear.js';
+import { PROBE_QUALITY, type Probe, probeBlocks } from '../quality/auto.js';
+import type { RawPixels } from '../quality/linear.js';
 
 /**
  * The pixels of `input` (a path or encoded bytes) as displayed: EXIF orientation applied, converted

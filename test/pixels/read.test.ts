@@ -3,7 +3,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { SourceError } from '../../src/errors.js';
-import { rawPixels } from '../../src/quality/read.js';
+import { rawPixels } from '../../src/pixels/read.js';
 import { orientedImage } from '../fixtures/images.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/quality');
