@@ -24,7 +24,7 @@ export interface UnreadableJob {
 }
 
 /** The scripts whose answer is a job BullMQ then reads: `[hash as name, value, ..., id, ...]`. */
-const FETCHES = new Set(['moveToActive', 'moveToFinished', 'moveToDelayed']);
+export const FETCHES = new Set(['moveToActive', 'moveToFinished', 'moveToDelayed']);
 
 /** Nothing fetched (what moveToActive answers on an empty queue). */
 const NO_JOB = [0, 0, 0, 0];
