@@ -45,7 +45,8 @@ type SizeGroup = Pick<EncodedRendition, 'keys' | 'size'>;
  * each of `formats`, each encoded once per distinct size (an original smaller than 2400 px gives
  * one file content for lg and xl). Animated outputs, and `keepMetadata`, go through one pipeline
  * per size and format instead, since raw pixels carry neither frames' timing nor metadata.
- * `scores`: where `--quality auto` scores its trials (the caller's pool), needed when it searches.
+ * `scores`: where `--quality auto` scores its trials (the caller's pool), needed when it searches;
+ * `rgb16`: whether the pixels are 16-bit RGB, when the caller read the header already (`readSourceHeader`).
  */
 export async function* encodeRenditions(
   source: string,
@@ -54,6 +55,7 @@ export async function* encodeRenditions(
   settings: Omit<RenderSettings, 'formats'>,
   formats: readonly OutputFormat[],
   scores?: ScorePool,
+  rgb16?: boolean,
 ): AsyncGenerator<EncodedRendition> {
   const groups = groupBySize(renditionSizes(info.size));
   const withFormat = (format: OutputFormat): EncodeSettings => ({ ...settings, format });
@@ -65,7 +67,7 @@ export async function* encodeRenditions(
     scores.warm();
   }
   try {
-    const decode: Decode = { input, rgb16: await isRgb16(input) };
+    const decode: Decode = { input, rgb16: rgb16 ?? (await isRgb16(input)) };
     for (const format of alone) yield* sizeBySize(decode, info, groups, withFormat(format), scores);
     const shared = formats.filter((format) => !alone.includes(format));
     if (shared.length > 0) yield* cascade(decode, groups, shared.map(withFormat), scores);

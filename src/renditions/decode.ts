@@ -17,6 +17,18 @@ export interface SourceInfo extends SourceFormatInfo {
 
 /** Reads an original's header (no pixel decoding) and checks it against the pixel limit. */
 export async function readSourceInfo(source: string, input: Buffer | string, pixelLimit: number): Promise<SourceInfo> {
+  return (await readSourceHeader(source, input, pixelLimit)).info;
+}
+
+/**
+ * `readSourceInfo`, and from the same read whether the pixels are 16-bit RGB (`isRgb16`): what a
+ * render decodes by, which its records do not keep.
+ */
+export async function readSourceHeader(
+  source: string,
+  input: Buffer | string,
+  pixelLimit: number,
+): Promise<{ info: SourceInfo; rgb16: boolean }> {
   if (typeof input !== 'string' && input.length === 0)
     throw new SourceError('CONTENT_API_EMPTY_FILE', source, 'file is empty');
   const excess = await pngHeaderExcess(input);
@@ -49,13 +61,14 @@ export async function readSourceInfo(source: string, input: Buffer | string, pix
     );
   }
   const swap = (meta.orientation ?? 1) >= 5;
-  return {
+  const info: SourceInfo = {
     format: meta.format,
     compression: meta.compression,
     hasAlpha: meta.hasAlpha,
     pages,
     size: swap ? { width: frameHeight, height: meta.width } : { width: meta.width, height: frameHeight },
   };
+  return { info, rgb16: isRgb16Space(meta) };
 }
 
 /** An original to decode: a file libvips reads itself, or bytes, and whether its pixels are 16-bit RGB. */
@@ -66,8 +79,10 @@ export interface Decode {
 
 /** Whether `input` decodes to 16-bit RGB (a 16-bit PNG or TIFF, a 10-bit AVIF), from its header. */
 export async function isRgb16(input: Buffer | string): Promise<boolean> {
-  return (await sharp(input, { limitInputPixels: false }).metadata()).space === 'rgb16';
+  return isRgb16Space(await sharp(input, { limitInputPixels: false }).metadata());
 }
+
+const isRgb16Space = (meta: Pick<Metadata, 'space'>) => meta.space === 'rgb16';
 
 /** The original opened for decoding, at most `pixelLimit` pixels (0: no limit), its frames or its first. */
 export function open({ input, rgb16 }: Decode, pixelLimit: number, animated: boolean): Sharp {

@@ -8,7 +8,7 @@ import { failureReason, oneLine, SourceError } from '../errors.js';
 import type { ScorePool } from '../quality/score-pool.js';
 import { type MediaStore, sameStamp } from '../storage/store.js';
 import type { Claims } from './claims.js';
-import { readSourceInfo } from './decode.js';
+import { readSourceHeader } from './decode.js';
 import {
   animatedUnsearched,
   firstFrameOnly,
@@ -163,7 +163,7 @@ export async function renderOne(
     const todo = outputs.filter((_, index) => options.force || !fresh[index]);
     for (const output of todo) releases.push(await claim(context, plan, output, source, bytes.sha256));
 
-    const now = await readSourceInfo(original.source, bytes.input, settings.pixelLimit);
+    const { info: now, rgb16 } = await readSourceHeader(original.source, bytes.input, settings.pixelLimit);
     if (now.format !== info.format || now.size.width !== info.size.width || now.size.height !== info.size.height)
       throw changed(original);
     // A local file is read by libvips as it renders: it must still be the file that was hashed.
@@ -171,7 +171,12 @@ export async function renderOne(
       if (!original.data && !original.object && !sameStamp((await stampOf(original)).stamp, stamp))
         throw changed(original);
     };
-    const { written, smallest } = await writeRenditions(context, original, bytes.input, info, todo, unchanged);
+    const { written, smallest } = await writeRenditions(
+      context,
+      { original, input: bytes.input, info, rgb16 },
+      todo,
+      unchanged,
+    );
     const still = [
       firstFrameOnly(info, todo),
       animatedUnsearched(settings, info, todo),

@@ -35,9 +35,8 @@ export interface Writing {
  */
 export async function writeRenditions(
   context: Writing,
-  original: Original,
-  input: string | Buffer,
-  info: SourceInfo,
+  /** The original, its bytes (or path), its header, and whether its pixels are 16-bit RGB. */
+  { original, input, info, rgb16 }: { original: Original; input: string | Buffer; info: SourceInfo; rgb16: boolean },
   outputs: Output[],
   verify: () => Promise<void>,
 ): Promise<{ written: Renditions[]; smallest: Buffer }> {
@@ -48,7 +47,7 @@ export async function writeRenditions(
   const from = placeholderFrom(formats);
   try {
     const { settings, scores } = context;
-    for await (const rendition of encodeRenditions(original.source, input, info, settings, formats, scores)) {
+    for await (const rendition of encodeRenditions(original.source, input, info, settings, formats, scores, rgb16)) {
       const at = formats.indexOf(rendition.format);
       const version = renditionVersion(rendition.data);
       for (const key of rendition.keys) {
