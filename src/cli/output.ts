@@ -134,10 +134,12 @@ function streamOutput(stream: NodeJS.WriteStream): OutputWriter {
 export async function openOutputFile(flag: string, file: string): Promise<OutputWriter> {
   const fail = (error: NodeJS.ErrnoException) => notWritable(flag, file, error.code ?? error.message, error);
   const plan = await planOutput(file).catch((error) => Promise.reject(fail(error)));
+  // A FIFO nobody reads yet holds the command: said once, on standard error, after a second.
+  const waiting = () => printMessage(`${flag} ${file}: waiting for a reader of this FIFO`);
   const writer =
     plan.how === 'standard'
       ? streamOutput(plan.fd === 1 ? process.stdout : process.stderr)
-      : await openOutput(file, plan).catch((error) => Promise.reject(fail(error)));
+      : await openOutput(file, plan, waiting).catch((error) => Promise.reject(fail(error)));
   return {
     write: (data) => writer.write(data).catch((error) => Promise.reject(fail(error))),
     close: () => writer.close().catch((error) => Promise.reject(fail(error))),

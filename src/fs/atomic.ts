@@ -101,17 +101,18 @@ async function writeAll(handle: FileHandle, data: string | Uint8Array): Promise<
 
 /**
  * Opens `target` for writing as `plan` (by default, `planOutput`'s) says. A FIFO waits for its
- * reader here. Throws `RefusedOutputError` for a target that is refused, and for a standard
- * stream, which is its caller's to write to (the CLI owns the process's streams). A target that
- * changes while it is written (a link put in its place) is refused when the output is finished:
- * the temporary file is removed, nothing is renamed over it.
+ * reader here: `onWait` is called once when none has come after WAIT_NOTICE_MS, for the caller to
+ * say so. Throws `RefusedOutputError` for a target that is refused, and for a standard stream,
+ * which is its caller's to write to (the CLI owns the process's streams). A target that changes
+ * while it is written (a link put in its place) is refused when the output is finished: the
+ * temporary file is removed, nothing is renamed over it.
  */
-export async function openOutput(target: string, plan?: OutputPlan): Promise<OutputWriter> {
+export async function openOutput(target: string, plan?: OutputPlan, onWait?: () => void): Promise<OutputWriter> {
   const how = plan ?? (await planOutput(target));
   if (how.how === 'refuse') throw new RefusedOutputError(how.reason);
   if (how.how === 'standard')
     throw new RefusedOutputError(`it is this process's standard ${how.fd === 1 ? 'output' : 'error'}`);
-  if (how.how === 'through') return openThrough(target);
+  if (how.how === 'through') return openThrough(target, onWait);
   const temp = tempPathFor(target);
   const handle = await open(temp, 'wx');
   let unclosed = true;
@@ -139,9 +140,14 @@ export async function openOutput(target: string, plan?: OutputPlan): Promise<Out
   };
 }
 
+/** How long opening a FIFO may wait for its reader before `onWait` is called. */
+const WAIT_NOTICE_MS = 1000;
+
 /** A FIFO or a device, opened where it is: neither created nor truncated, and still one once open. */
-async function openThrough(target: string): Promise<OutputWriter> {
-  const handle = await open(target, constants.O_WRONLY | constants.O_NOCTTY);
+async function openThrough(target: string, onWait?: () => void): Promise<OutputWriter> {
+  // Opening a FIFO for writing blocks (in libuv's pool) until a reader opens it; a device opens at once.
+  const timer = onWait && setTimeout(onWait, WAIT_NOTICE_MS);
+  const handle = await open(target, constants.O_WRONLY | constants.O_NOCTTY).finally(() => clearTimeout(timer));
   const info = await handle.stat().catch(() => null);
   if (!info?.isFIFO() && !info?.isCharacterDevice()) {
     await handle.close();

@@ -7,11 +7,12 @@
  * Node's spawn gives; `openOutput` in-process for a link put in a file's place as it is written.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { lstat, open, readdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openOutput } from '../../src/fs/atomic.js';
-import { BIN, runWithin } from '../cli/run-cli.js';
+import { BIN, runWithin, startCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { PAGES } from '../page/variants.js';
@@ -167,6 +168,25 @@ describe('a pipe, a FIFO or a device is written through', () => {
     }
     expect((await lstat(fifo)).isFIFO()).toBe(true);
     expect(await readdir(dir)).toEqual(['report.fifo']);
+  });
+
+  it('check --output to a FIFO nobody reads yet: says it waits for a reader, then its reader gets the report', async () => {
+    const dir = await tempDir();
+    const fifo = path.join(dir, 'report.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const { child, done, output } = startCli(['check', PAGE, '--reporter', 'json', '--output', fifo]);
+    try {
+      // The notice comes while the run is held at the FIFO: no reader has opened it yet.
+      while (!output().stderr.includes('waiting')) await once(child.stderr!, 'data');
+      expect(output().stderr).toBe(`--output ${fifo}: waiting for a reader of this FIFO\n`);
+      const read = await readFile(fifo, 'utf8');
+      const run = await done;
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(read).pages[0].source).toBe(PAGE);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect((await lstat(fifo)).isFIFO()).toBe(true);
   });
 
   it('render --report /dev/null: rendered, the device untouched', async () => {
