@@ -57,6 +57,9 @@ let engine: WasmModule | null | undefined;
 /** The V8 flag that gives Node 20 relaxed SIMD; Node 21 and later have it on. */
 export const RELAXED_SIMD_FLAG = '--experimental-wasm-relaxed-simd';
 
+/** Whether the environment asks for the TypeScript alone (CONTENT_API_WASM=0). */
+export const wasmTurnedOff = (): boolean => process.env.CONTENT_API_WASM === '0';
+
 /** Whether this runtime compiles the metric's WebAssembly (relaxed SIMD on, the JIT on). */
 export const wasmCompiles = (): boolean => WebAssembly?.validate(Buffer.from(SSIMULACRA2_WASM, 'base64')) ?? false;
 
@@ -67,7 +70,7 @@ export function wasmEngine(): WasmModule | undefined {
 }
 
 function compile(): WasmModule | null {
-  if (process.env.CONTENT_API_WASM === '0' || !WebAssembly) return null;
+  if (wasmTurnedOff() || !WebAssembly) return null;
   const bytes = Buffer.from(SSIMULACRA2_WASM, 'base64');
   // Node 20 without RELAXED_SIMD_FLAG: the TypeScript (the pool says so once).
   if (!WebAssembly.validate(bytes)) return null;

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InvalidArgumentError, oneLine } from '../errors.js';
 import type { RawPixels } from './linear.js';
-import { RELAXED_SIMD_FLAG, wasmCompiles } from './prepared-wasm.js';
+import { RELAXED_SIMD_FLAG, wasmCompiles, wasmTurnedOff } from './prepared-wasm.js';
 import { type PreparedSsimulacra2, prepareSsimulacra2 } from './ssimulacra2.js';
 
 /** What a thread is asked; `call` numbers the reply. */
@@ -113,7 +113,7 @@ function engineNotice(): string | undefined {
       'tens of times slower'
     );
   }
-  if (process.env.CONTENT_API_WASM === '0' || wasmCompiles()) return undefined;
+  if (wasmTurnedOff() || wasmCompiles()) return undefined;
   return (
     `SSIMULACRA2 scores in TypeScript, about 3.5 times slower than its WebAssembly: this Node needs ` +
     `${RELAXED_SIMD_FLAG} for it (node ${RELAXED_SIMD_FLAG}, as the content-api command sets)`
