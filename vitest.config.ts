@@ -4,8 +4,9 @@ import { SkippedReporter } from './scripts/skipped-reporter.js';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // V8's flags as the CLI sets them (relaxed SIMD on Node 20), before any test runs.
-    setupFiles: ['test/setup/runtime.ts'],
+    // V8's flags as the CLI sets them (relaxed SIMD on Node 20), before any test runs; each test's count of
+    // assertions, for the total the reporter prints.
+    setupFiles: ['test/setup/runtime.ts', 'test/setup/assertions.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // The default reporter, and every skipped test or suite named, with its reason, above the summary

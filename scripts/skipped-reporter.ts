@@ -4,6 +4,9 @@
  * (`skip`/`skipIf` give none; the test's name often says why). Nothing is skipped silently.
  *
  * Tests left out by a `-t` filter are not listed: they were not chosen, not skipped.
+ *
+ * Then the count of assertions the tests made (test/setup/assertions.ts), and the slowest files: what a
+ * change that makes the suite faster must keep, and where its time goes.
  */
 import type { SerializedError } from 'vitest';
 import { DefaultReporter, type TestCase, type TestModule, type TestRunEndReason, type TestSuite } from 'vitest/node';
@@ -34,7 +37,28 @@ export class SkippedReporter extends DefaultReporter {
       this.log(' Skipped:');
       for (const line of lines) this.log(`   ↓ ${line}`);
     }
+    this.log();
+    this.log(` Assertions  ${this.assertions()} made`);
+    this.log(` Slowest     ${this.slowest(5)}`);
     super.reportTestSummary(...args);
+  }
+
+  /** The assertions (`expect` calls) made by every test that ran. */
+  private assertions(): number {
+    let total = 0;
+    for (const module of this.modules)
+      for (const test of module.children.allTests()) total += test.meta().assertions ?? 0;
+    return total;
+  }
+
+  /** The `count` files that took longest, each with its seconds (its tests and hooks, not its import). */
+  private slowest(count: number): string {
+    return this.modules
+      .map((module) => ({ file: this.relative(module.moduleId), ms: module.diagnostic().duration }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, count)
+      .map(({ file, ms }) => `${file} ${(ms / 1000).toFixed(0)} s`)
+      .join(', ');
   }
 
   /** One line for each skipped test, or for each skipped suite (with its count of tests). */
