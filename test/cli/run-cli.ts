@@ -1,12 +1,16 @@
 /**
- * Runs the built binary as a user would: `node bin/content-api.js ...`, without colour and
- * as in CI, and collects its exit code and output.
+ * Runs the built command line as a user would, without colour and as in CI, and collects its exit
+ * code and output: in this test process where the process itself is not what a test is about
+ * (`runCli`), or as the binary in a process of its own, `node bin/content-api.js ...` (`startCli`,
+ * `runWithin`, `runInTerminal`, and `runCli` where a process is needed).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { StringDecoder } from 'node:string_decoder';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/content-api.js');
+const RUN = pathToFileURL(path.resolve(path.dirname(BIN), '../dist/cli/run.js')).href;
 
 export interface CliResult {
   code: number | null;
@@ -58,8 +62,67 @@ export async function runWithin(args: string[], ms = 20_000, options: CliOptions
   }
 }
 
+/**
+ * Runs the command line and collects its result. In this process, through the built CLI's
+ * `runCommandLine` (what the binary runs after setting up its process), with the environment and
+ * working folder a child would get: a process costs half a second to start, and a command's
+ * files, output and exit code are the same. In a process of its own where the process matters or
+ * this one cannot stand in: standard input given or read (`-`), a wrapper, Node's options in the
+ * environment, a standard stream named as a file, or another command already running here (two
+ * commands at once stay two processes, as a race between them needs).
+ */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
-  return startCli(args, options).done;
+  return needsProcess(args, options) ? startCli(args, options).done : runHere(args, options);
+}
+
+let runningHere = false;
+
+function needsProcess(args: string[], options: CliOptions): boolean {
+  return (
+    runningHere ||
+    options.input !== undefined ||
+    options.wrapper !== undefined ||
+    Object.keys(options.env ?? {}).some((name) => name.startsWith('NODE_')) ||
+    args.some((arg) => arg === '-' || /^\/(dev\/std|dev\/fd\/|proc\/self\/fd\/)/.test(arg))
+  );
+}
+
+async function runHere(args: string[], options: CliOptions): Promise<CliResult> {
+  runningHere = true;
+  const { runCommandLine } = (await import(RUN)) as typeof import('../../src/cli/run.js');
+  const env: Record<string, string | undefined> = { NO_COLOR: '1', CI: '1', FORCE_COLOR: undefined, ...options.env };
+  const before = { env: Object.keys(env).map((name) => [name, process.env[name]] as const), cwd: process.cwd() };
+  const writes = { stdout: process.stdout.write, stderr: process.stderr.write };
+  const collected = { stdout: '', stderr: '' };
+  for (const name of ['stdout', 'stderr'] as const) {
+    const decoder = new StringDecoder('utf8');
+    process[name].write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      collected[name] += typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk));
+      const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+      if (callback) queueMicrotask(callback);
+      return true;
+    }) as typeof process.stdout.write;
+  }
+  setEnv(env);
+  try {
+    if (options.cwd) process.chdir(options.cwd);
+    const code = await runCommandLine([process.execPath, BIN, ...args]);
+    return { code, signal: null, ...collected };
+  } finally {
+    process.stdout.write = writes.stdout;
+    process.stderr.write = writes.stderr;
+    process.chdir(before.cwd);
+    setEnv(Object.fromEntries(before.env));
+    process.exitCode = undefined;
+    runningHere = false;
+  }
+}
+
+function setEnv(values: Record<string, string | undefined>): void {
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
 }
 
 /**
