@@ -14,7 +14,7 @@ import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { ContentApiError, InvalidArgumentError, oneLine, QueueError, someOf } from '../errors.js';
 import type { Batch } from '../renditions/session.js';
 import type { S3Options } from '../storage/s3-url.js';
-import { TextDataWorker, type UnreadableJob } from './bull-worker.js';
+import { type TextDataWorker, textDataWorker, type UnreadableJob } from './bull-worker.js';
 import { BULL_OPTIONS, connectQueue, type QueueOptions } from './connection.js';
 import { isTransient, storeWideKind } from './failures.js';
 import {
@@ -51,7 +51,7 @@ export interface WorkerJobEvent {
    * goes back to the queue without spending an attempt, and this worker takes none for a while.
    * `retrying`: the job failed for the infrastructure, and spends one of its attempts.
    * `refused`: its data is not a job this worker takes (`readJobData`: too large, not JSON,
-   * another shape or protocol), or its hash is one BullMQ cannot read (`TextDataWorker`): it fails
+   * another shape or protocol), or its hash is one BullMQ cannot read (`textDataWorker`): it fails
    * at once, never retried, recorded for its batch.
    */
   status: 'started' | 'done' | 'failed' | 'retrying' | 'paused' | 'refused';
@@ -134,7 +134,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     options.onJob?.({ id, sources: [], status: 'refused', detail: reason, attempt, ms });
   };
 
-  /** A job hash BullMQ cannot read, refused while it fetches the job (the job is then dropped: `TextDataWorker`). */
+  /** A job hash BullMQ cannot read, refused while it fetches the job (the job is then dropped: `textDataWorker`). */
   const refuseUnreadable = ({ id, data, reason, attempt }: UnreadableJob) => {
     const read = readJobData(data);
     return refuse(id, 'refused' in read ? read.batch : read.data.batch, reason, attempt, performance.now());
@@ -208,7 +208,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
   };
 
   try {
-    worker = new TextDataWorker(
+    worker = textDataWorker(
       queue.name,
       processor,
       {
