@@ -17,8 +17,11 @@ describe('content-api as a library', () => {
     const root = ['renderOriginals', 'renderOriginal', 'renderSources', 'renderPage', 'inspectPage', 'checkPages'];
     expect(exported(api, [...root, 'fetchPage', 'loadPage', 'replaceValues', 'SourceError', 'HttpError'])).toEqual([]);
     const rules = ['renditionSizes', 'fitWithinBox', 'renditionFileName', 'buildSrcset', 'mediaPath', 'verifyImage'];
-    const pages = ['pageSchema', 'imageSchema', 'blockSchema', 'validatePage', 'pageJsonSchema'];
+    const pages = ['schemas', 'validatePage', 'pageJsonSchema'];
     expect(exported(model, [...rules, ...pages, 'ContentApiError'])).toEqual([]);
+    // The page model whole, its parts by name.
+    expect(exported(model.schemas, ['page', 'image', 'block', 'blocks'])).toEqual([]);
+    expect(model.schemas.page.shape.presentation_stage.shape.thumbnail).toBe(model.schemas.image);
     expect(exported(quality, ['ssimulacra2', 'rawPixels', 'ScorePool'])).toEqual([]);
     expect(exported(queue, ['enqueueRender', 'startWorker', 'collectBatch', 'queueStatus'])).toEqual([]);
     expect(model.RENDITION_KEYS).toEqual(['xs', 'sm', 'md', 'lg', 'xl']);

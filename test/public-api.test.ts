@@ -1,9 +1,10 @@
 /**
  * The public API is deliberate: each entry of the package (`content-api`, `content-api/model`,
  * `content-api/quality`, `content-api/queue`) exports exactly these names (values and types) from
- * its source, the built package exports exactly these values, and docs/library.md names every one.
- * A name added or removed is a change to this list, made on purpose. `content-api/model` loads no
- * sharp and no client, the root entry neither bullmq nor ioredis, each checked in a fresh process.
+ * its source, the built package exports exactly these values (and its namespaces these members),
+ * and docs/library.md names every one. A name added or removed is a change to this list, made on
+ * purpose. `content-api/model` loads no sharp and no client, the root entry neither bullmq nor
+ * ioredis, each checked in a fresh process.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -163,45 +164,27 @@ const ENTRIES: Record<string, Entry> = {
       'PAGE_RULES',
       'RENDITION_BOXES',
       'RENDITION_KEYS',
-      'articleSummarySchema',
-      'artworkInquirySchema',
-      'bannerSchema',
-      'blockSchema',
       'buildImageObject',
       'buildSrcset',
-      'exhibitionSummarySchema',
       'findImages',
       'fitWithinBox',
       'formatPath',
-      'generalInquirySchema',
-      'groupedWorkSchema',
-      'imageSchema',
-      'inquiryFormDataSchema',
-      'listStageSchema',
       'mediaPath',
       'mediaUrl',
-      'newsCategorySchema',
-      'newsEntrySchema',
       'pageJsonSchema',
-      'pageMetaSchema',
-      'pageSchema',
-      'parentSummarySchema',
       'parseRenditionFileName',
       'parseSrcset',
       'pictureHtml',
       'picturesHtml',
-      'presentationStageSchema',
-      'relatedPresentationSchema',
       'relativeSize',
       'renditionFileName',
       'renditionSizes',
       'renditionVersion',
       'safeName',
-      'socialMetaSchema',
+      'schemas',
       'urlVersion',
       'validatePage',
       'verifyImage',
-      'workSchema',
     ],
     types: [
       'ArticleSummary',
@@ -274,6 +257,38 @@ const ENTRIES: Record<string, Entry> = {
   },
 };
 
+/**
+ * The members of a namespace an entry exports, pinned as the entry's names are: `schemas` is the page
+ * model whole (`schemas.blocks` holds one member per `BLOCK_TYPES`, pinned there).
+ */
+const MEMBERS: Record<string, Record<string, string[]>> = {
+  './model': {
+    schemas: [
+      'articleSummary',
+      'artworkInquiry',
+      'banner',
+      'block',
+      'blocks',
+      'exhibitionSummary',
+      'generalInquiry',
+      'groupedWork',
+      'image',
+      'inquiryFormData',
+      'listStage',
+      'newsCategory',
+      'newsEntry',
+      'page',
+      'pageMeta',
+      'parentSummary',
+      'presentationStage',
+      'relatedPresentation',
+      'renditionSize',
+      'socialMeta',
+      'work',
+    ],
+  },
+};
+
 /** Every name `source` exports, with whether it is a value (else a type only), as TypeScript sees them. */
 function declaredExports(source: string): Map<string, 'value' | 'type'> {
   const file = path.join(ROOT, source);
@@ -338,6 +353,17 @@ describe.each(Object.entries(ENTRIES))('the public API: %s', (entry, { source, v
     const page = readFileSync(path.join(ROOT, 'docs/library.md'), 'utf8');
     const named = new Set([...page.matchAll(/`([A-Za-z_$][\w$]*)\b[^`]*`/g)].map((match) => match[1]));
     expect([...values, ...types].filter((name) => !named.has(name))).toEqual([]);
+  });
+});
+
+describe.each(Object.entries(MEMBERS))('the namespaces of the public API: %s', (entry, namespaces) => {
+  it('hold exactly the members listed here in the built package, and docs/library.md names each', async () => {
+    const built = (await import(`content-api/${entry.slice(2)}`)) as Record<string, object>;
+    const page = readFileSync(path.join(ROOT, 'docs/library.md'), 'utf8');
+    for (const [namespace, members] of Object.entries(namespaces)) {
+      expect(Object.keys(built[namespace]!).sort()).toEqual([...members].sort());
+      expect(members.filter((member) => !page.includes(`\`${namespace}.${member}\``))).toEqual([]);
+    }
   });
 });
 

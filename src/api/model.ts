@@ -57,25 +57,10 @@ export {
 } from '../renditions/rules.js';
 export { IMAGE_RULES, type ImageFinding, type ImageRule, verifyImage } from '../renditions/verify.js';
 
-// The page model (zod schemas and the types inferred from them) and its validation.
-export {
-  BLOCK_TYPES,
-  type BlockType,
-  bannerSchema,
-  blockSchema,
-  relatedPresentationSchema,
-} from '../page/blocks.js';
-export { imageSchema } from '../page/image.js';
-export { listStageSchema } from '../page/list-stage.js';
-export { pageMetaSchema, parentSummarySchema, socialMetaSchema } from '../page/meta.js';
-export { pageSchema, presentationStageSchema } from '../page/page.js';
+// The page model: its zod schemas as one value (the Page and each part by name), their types, its validation.
+export { BLOCK_TYPES, type BlockType } from '../page/blocks.js';
 export { pageJsonSchema } from '../page/schema.js';
-export {
-  articleSummarySchema,
-  exhibitionSummarySchema,
-  newsCategorySchema,
-  newsEntrySchema,
-} from '../page/summaries.js';
+export * as schemas from '../page/schemas.js';
 export type * from '../page/types.js';
 export {
   PAGE_RULES,
@@ -87,11 +72,4 @@ export {
   validatePage,
 } from '../page/validate.js';
 export { type FoundImage, findImages, formatPath, type JsonPath } from '../page/walk.js';
-export {
-  artworkInquirySchema,
-  generalInquirySchema,
-  groupedWorkSchema,
-  inquiryFormDataSchema,
-  workSchema,
-} from '../page/work.js';
 export { BASE_URL_PLACEHOLDER } from '../page/common.js';

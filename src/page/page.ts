@@ -6,7 +6,8 @@ import { listStageSchema } from './list-stage.js';
 import { pageMetaSchema } from './meta.js';
 import { presentationStageSchemaWith } from './stage.js';
 
-function pageSchemaWith<B extends z.ZodType>(block: B) {
+/** The Page around a Presentation stage: the one of the spec's blocks, or the lenient one for validation. */
+function pageSchemaWith<S extends z.ZodType>(stage: S) {
   return z.strictObject({
     id: z.number().int(),
     meta: pageMetaSchema,
@@ -14,17 +15,17 @@ function pageSchemaWith<B extends z.ZodType>(block: B) {
     date: isoDate,
     /** Path of the earlier website address; null when none. */
     legacy_url: z.string().nullable(),
-    presentation_stage: presentationStageSchemaWith(block),
+    presentation_stage: stage,
     list_presentation_stage: listStageSchema,
     child_of_collecting_home: z.boolean(),
     press_release_line: z.string().nullable(),
   });
 }
 
-/** The Page with blocks of the types the spec shows (for types and the JSON Schema). */
-export const pageSchema = pageSchemaWith(blockSchema);
+export const presentationStageSchema = presentationStageSchemaWith(blockSchema);
+
+/** The Page with blocks of the types the spec shows (for types and the JSON Schema); its stage is the one above. */
+export const pageSchema = pageSchemaWith(presentationStageSchema);
 
 /** The same, with any block type: `validate.ts` checks each block by its own type. */
-export const pageEnvelopeSchema = pageSchemaWith(anyBlockSchema);
-
-export const presentationStageSchema = presentationStageSchemaWith(blockSchema);
+export const pageEnvelopeSchema = pageSchemaWith(presentationStageSchemaWith(anyBlockSchema));
