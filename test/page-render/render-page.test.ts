@@ -59,37 +59,46 @@ interface Report {
   written: string | null;
 }
 
+/** `render --page` with `args` into `dir`/media, the page written to `dir`/page.json. */
+async function renderInto(dir: string, args: string[], input?: string) {
+  const out = path.join(dir, 'media');
+  const written = path.join(dir, 'page.json');
+  const result = await runCli(['render', '--out', out, '--write-page', written, '--json', ...args], { input });
+  const report = JSON.parse(result.stdout || '{}') as Report;
+  return { ...result, report, dir, out, written };
+}
+type PageRun = Awaited<ReturnType<typeof renderInto>>;
+
 /**
- * Renders of page 101 made once in this file, for tests that are about the page written or about one
- * source among bystanders: `originals` (from --originals, as the page's formats), `webp` (the same,
- * --format webp) and `downloads` (no originals: each source's largest rendition downloaded).
+ * Renders of page 101 made once in this file, on first use, for tests that are about the page
+ * written or about one source among bystanders: `originals` (from --originals, as the page's
+ * formats), `webp` (the same, --format webp: the meta.thumb test's own run, which it only reads)
+ * and `downloads` (no originals: each source's largest rendition downloaded).
  */
 const SEEDS = {
-  originals: ['--page', '101', '--originals', ORIGINALS],
-  webp: ['--page', '101', '--originals', ORIGINALS, '--format', 'webp'],
-  downloads: ['--page', '101'],
-} as const;
+  originals: () => ['--page', '101', '--base-url', base, '--originals', ORIGINALS],
+  webp: () => ['--page', '101', '--base-url', base, '--originals', ORIGINALS, '--format', 'webp'],
+  downloads: () => ['--page', '101', '--base-url', base],
+};
 type Seed = keyof typeof SEEDS;
-const seeds = new Map<Seed, Promise<string>>();
+const seeds = new Map<Seed, Promise<PageRun>>();
 
-/** The output folder of a seed render, made on first use (its requests are not the test's). */
-function seedFolder(seed: Seed): Promise<string> {
+/** The seed render's run, made on first use; the requests it made are not the test's. */
+function seedRun(seed: Seed): Promise<PageRun> {
   let made = seeds.get(seed);
   if (!made) {
     made = (async () => {
-      const out = path.join(await mkdtemp(path.join(tmpdir(), 'content-api-seed-')), 'media');
       const seen = [...requests];
-      const run = await runCli(['render', ...SEEDS[seed], '--base-url', base, '--out', out, '--json']);
+      const run = await renderInto(await mkdtemp(path.join(tmpdir(), 'content-api-seed-')), SEEDS[seed]());
       requests = seen;
-      if (run.code !== 0) throw new Error(`the ${seed} seed render failed (${run.code}): ${run.stderr}`);
-      return out;
+      return run;
     })();
     seeds.set(seed, made);
   }
   return made;
 }
 afterAll(async () => {
-  for (const made of seeds.values()) await rm(path.dirname(await made), { recursive: true, force: true });
+  for (const made of seeds.values()) await rm((await made).dir, { recursive: true, force: true });
 });
 
 /**
@@ -99,14 +108,12 @@ afterAll(async () => {
  */
 async function renderPage(args: string[], options: { input?: string; from?: Seed } = {}) {
   const dir = await tempDir();
-  const out = path.join(dir, 'media');
-  const written = path.join(dir, 'page.json');
-  if (options.from) await cp(await seedFolder(options.from), out, { recursive: true, preserveTimestamps: true });
-  const result = await runCli(['render', '--out', out, '--write-page', written, '--json', ...args], {
-    input: options.input,
-  });
-  const report = JSON.parse(result.stdout || '{}') as Report;
-  return { ...result, report, dir, out, written };
+  if (options.from) {
+    const seed = await seedRun(options.from);
+    if (seed.code !== 0) throw new Error(`the ${options.from} seed render failed (${seed.code}): ${seed.stderr}`);
+    await cp(seed.out, path.join(dir, 'media'), { recursive: true, preserveTimestamps: true });
+  }
+  return renderInto(dir, args, options.input);
 }
 
 /**
@@ -529,18 +536,21 @@ describe('content-api render --page', () => {
       '--write-page - prints the page',
     async () => {
       const input = await page101();
-      const noBase = await renderPage(['--page', '-'], { input });
+      const dir = await tempDir();
+      // Two processes (standard input is theirs), independent of each other: run at once.
+      const [noBase, piped] = await Promise.all([
+        renderPage(['--page', '-'], { input }),
+        runCli(
+          ['render', '--page', '-', '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', '-'],
+          { input },
+        ),
+      ]);
       expect(noBase.code).toBe(1);
       expect(noBase.report.failures).toHaveLength(6);
       expect(noBase.report.failures[0]!.error).toMatch(
         /^\$\.\S+ (and \d more )?\('[a-z/-]+'\): \/media\/\S+: a relative URL, and no --base-url to download it from$/,
       );
 
-      const dir = await tempDir();
-      const piped = await runCli(
-        ['render', '--page', '-', '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', '-'],
-        { input },
-      );
       expect(piped.code, piped.stderr).toBe(0);
       // Byte for byte, but for each rendition URL's version, new since the page was written.
       expect(piped.stdout).toBe(await withVersions(input, path.join(dir, 'media')));
@@ -606,7 +616,9 @@ describe('content-api render --page', () => {
     'meta.thumb references are re-rendered with their source: after --format webp --write-page, ' +
       'check --verify-files finds nothing',
     async () => {
-      const run = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS, '--format', 'webp']);
+      // The webp seed (page 101 from --originals, --format webp), rendered once: this test only reads
+      // what that run reported and wrote; other tests start from a copy of its output folder.
+      const run = await seedRun('webp');
       expect(run.code, run.stderr).toBe(0);
       const written = JSON.parse(await readFile(run.written, 'utf8'));
       const entry = written.presentation_stage.body[11].value.news_entries[0];
