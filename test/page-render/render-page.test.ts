@@ -3,9 +3,10 @@
  * by `createContentServer`, its renditions downloaded or its originals matched by name,
  * renditions written and read back by `check --verify-files`.
  */
-import { copyFile, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -58,13 +59,61 @@ interface Report {
   written: string | null;
 }
 
-async function renderPage(args: string[], input?: string) {
-  const dir = await tempDir();
+/** `render --page` with `args` into `dir`/media, the page written to `dir`/page.json. */
+async function renderInto(dir: string, args: string[], input?: string) {
   const out = path.join(dir, 'media');
   const written = path.join(dir, 'page.json');
   const result = await runCli(['render', '--out', out, '--write-page', written, '--json', ...args], { input });
   const report = JSON.parse(result.stdout || '{}') as Report;
   return { ...result, report, dir, out, written };
+}
+type PageRun = Awaited<ReturnType<typeof renderInto>>;
+
+/**
+ * Renders of page 101 made once in this file, on first use, for tests that are about the page
+ * written or about one source among bystanders: `originals` (from --originals, as the page's
+ * formats), `webp` (the same, --format webp: the meta.thumb test's own run, which it only reads)
+ * and `downloads` (no originals: each source's largest rendition downloaded).
+ */
+const SEEDS = {
+  originals: () => ['--page', '101', '--base-url', base, '--originals', ORIGINALS],
+  webp: () => ['--page', '101', '--base-url', base, '--originals', ORIGINALS, '--format', 'webp'],
+  downloads: () => ['--page', '101', '--base-url', base],
+};
+type Seed = keyof typeof SEEDS;
+const seeds = new Map<Seed, Promise<PageRun>>();
+
+/** The seed render's run, made on first use; the requests it made are not the test's. */
+function seedRun(seed: Seed): Promise<PageRun> {
+  let made = seeds.get(seed);
+  if (!made) {
+    made = (async () => {
+      const seen = [...requests];
+      const run = await renderInto(await mkdtemp(path.join(tmpdir(), 'content-api-seed-')), SEEDS[seed]());
+      requests = seen;
+      return run;
+    })();
+    seeds.set(seed, made);
+  }
+  return made;
+}
+afterAll(async () => {
+  for (const made of seeds.values()) await rm((await made).dir, { recursive: true, force: true });
+});
+
+/**
+ * `render --page` with `args`, into a fresh output folder, the page written beside it.
+ * `from`: the folder starts as a copy of that seed render's, so the sources it rendered are up to
+ * date (skipped, as in a second run) and only what the test is about is rendered.
+ */
+async function renderPage(args: string[], options: { input?: string; from?: Seed } = {}) {
+  const dir = await tempDir();
+  if (options.from) {
+    const seed = await seedRun(options.from);
+    if (seed.code !== 0) throw new Error(`the ${options.from} seed render failed (${seed.code}): ${seed.stderr}`);
+    await cp(seed.out, path.join(dir, 'media'), { recursive: true, preserveTimestamps: true });
+  }
+  return renderInto(dir, args, options.input);
 }
 
 /**
@@ -245,7 +294,9 @@ describe('content-api render --page', () => {
     const dir = await tempDir();
     const input = layout(await page101());
     await writeFile(path.join(dir, 'in.json'), input);
-    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS, '--format', 'webp']);
+    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS, '--format', 'webp'], {
+      from: 'webp',
+    });
     expect(run.code, run.stderr).toBe(0);
     const written = await readFile(run.written, 'utf8');
     expect(withoutRenditions(written)).toBe(withoutRenditions(input));
@@ -321,7 +372,7 @@ describe('content-api render --page', () => {
   });
 
   it('a download over --max-bytes fails its image alone, naming the URL and the bound', async () => {
-    const run = await renderPage(['--page', '101', '--base-url', base, '--max-bytes', '200000']);
+    const run = await renderPage(['--page', '101', '--base-url', base, '--max-bytes', '200000'], { from: 'downloads' });
     expect(run.code).toBe(1);
     expect(run.report.results.length).toBeGreaterThan(0);
     expect(run.report.failures.length).toBeGreaterThan(0);
@@ -336,7 +387,9 @@ describe('content-api render --page', () => {
     'a run without --originals renders from the originals the output folder’s manifest names: ' +
       'up to date, nothing downloaded',
     async () => {
-      const first = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS]);
+      const first = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS], {
+        from: 'originals',
+      });
       expect(first.code, first.stderr).toBe(0);
       requests = [];
       const again = await runCli(['render', '--page', '101', '--base-url', base, '--out', first.out, '--json']);
@@ -355,7 +408,9 @@ describe('content-api render --page', () => {
     const page = JSON.parse(await page101());
     page.title = 42;
     await writeFile(path.join(dir, 'in.json'), JSON.stringify(page, null, 2));
-    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS]);
+    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS], {
+      from: 'originals',
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.report.warnings).toEqual([
       `${path.join(dir, 'in.json')}: 1 problem(s) that re-rendering does not fix, ` +
@@ -481,18 +536,21 @@ describe('content-api render --page', () => {
       '--write-page - prints the page',
     async () => {
       const input = await page101();
-      const noBase = await renderPage(['--page', '-'], input);
+      const dir = await tempDir();
+      // Two processes (standard input is theirs), independent of each other: run at once.
+      const [noBase, piped] = await Promise.all([
+        renderPage(['--page', '-'], { input }),
+        runCli(
+          ['render', '--page', '-', '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', '-'],
+          { input },
+        ),
+      ]);
       expect(noBase.code).toBe(1);
       expect(noBase.report.failures).toHaveLength(6);
       expect(noBase.report.failures[0]!.error).toMatch(
         /^\$\.\S+ (and \d more )?\('[a-z/-]+'\): \/media\/\S+: a relative URL, and no --base-url to download it from$/,
       );
 
-      const dir = await tempDir();
-      const piped = await runCli(
-        ['render', '--page', '-', '--originals', ORIGINALS, '--out', path.join(dir, 'media'), '--write-page', '-'],
-        { input },
-      );
       expect(piped.code, piped.stderr).toBe(0);
       // Byte for byte, but for each rendition URL's version, new since the page was written.
       expect(piped.stdout).toBe(await withVersions(input, path.join(dir, 'media')));
@@ -507,7 +565,9 @@ describe('content-api render --page', () => {
   );
 
   it('takes a page endpoint URL as well as an id', async () => {
-    const run = await renderPage(['--page', `${base}/api/v2/pages/101/`, '--originals', ORIGINALS]);
+    const run = await renderPage(['--page', `${base}/api/v2/pages/101/`, '--originals', ORIGINALS], {
+      from: 'originals',
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.report.results).toHaveLength(6);
   });
@@ -516,16 +576,19 @@ describe('content-api render --page', () => {
     'warns where URLs move to another folder or host, ' +
       'and where a plain string outside the Images names an old rendition',
     async () => {
-      const moved = await renderPage([
-        '--page',
-        '101',
-        '--base-url',
-        base,
-        '--originals',
-        ORIGINALS,
-        '--media-url',
-        'https://cdn.example.org/media/',
-      ]);
+      const moved = await renderPage(
+        [
+          '--page',
+          '101',
+          '--base-url',
+          base,
+          '--originals',
+          ORIGINALS,
+          '--media-url',
+          'https://cdn.example.org/media/',
+        ],
+        { from: 'originals' },
+      );
       expect(moved.code, moved.stderr).toBe(0);
       expect(moved.report.warnings).toContain(
         "$.presentation_stage.body[3].value.image ('landscapes/dune'): " +
@@ -537,7 +600,7 @@ describe('content-api render --page', () => {
         page.presentation_stage.body[11].value.news_entries[0].meta.image = '/media/landscapes/storm.max-1200x1200.jpg';
         return JSON.stringify(page, null, 2);
       });
-      const webp = await renderPage(['--page', input, '--originals', ORIGINALS, '--format', 'webp']);
+      const webp = await renderPage(['--page', input, '--originals', ORIGINALS, '--format', 'webp'], { from: 'webp' });
       expect(webp.code, webp.stderr).toBe(0);
       expect(webp.report.warnings.filter((w) => w.includes('move from'))).toEqual([]);
       // The meta.thumb objects are rewritten (see below); the plain string is not, and is named.
@@ -553,7 +616,9 @@ describe('content-api render --page', () => {
     'meta.thumb references are re-rendered with their source: after --format webp --write-page, ' +
       'check --verify-files finds nothing',
     async () => {
-      const run = await renderPage(['--page', '101', '--base-url', base, '--originals', ORIGINALS, '--format', 'webp']);
+      // The webp seed (page 101 from --originals, --format webp), rendered once: this test only reads
+      // what that run reported and wrote; other tests start from a copy of its output folder.
+      const run = await seedRun('webp');
       expect(run.code, run.stderr).toBe(0);
       const written = JSON.parse(await readFile(run.written, 'utf8'));
       const entry = written.presentation_stage.body[11].value.news_entries[0];
@@ -591,7 +656,7 @@ describe('content-api render --page', () => {
         };
         return JSON.stringify(page, null, 2);
       });
-      const run = await renderPage(['--page', input, '--originals', ORIGINALS, '--format', 'webp']);
+      const run = await renderPage(['--page', input, '--originals', ORIGINALS, '--format', 'webp'], { from: 'webp' });
       expect(run.code, run.stderr).toBe(0);
       const flower = run.report.results.find((r) => r.paths.includes(`${NEWS}.meta.thumb`))!;
       expect(flower).toMatchObject({
@@ -619,7 +684,7 @@ describe('content-api render --page', () => {
         return JSON.stringify(page, null, 2);
       });
       expect(await readFile(gone, 'utf8')).toContain('/media/gone.max-1200x1200.jpg');
-      const failed = await renderPage(['--page', gone, '--base-url', base]);
+      const failed = await renderPage(['--page', gone, '--base-url', base], { from: 'downloads' });
       expect(failed.code).toBe(1);
       expect(failed.report.failures).toEqual([
         {
@@ -650,7 +715,7 @@ describe('content-api render --page', () => {
     });
     const before = await readFile(input, 'utf8');
     expect(JSON.parse(textAt(before, THUMBS[0]!))).toEqual({ url: '/media/social/card.jpg', width: 1200, height: 630 });
-    const run = await renderPage(['--page', input, '--originals', ORIGINALS, '--format', 'webp']);
+    const run = await renderPage(['--page', input, '--originals', ORIGINALS, '--format', 'webp'], { from: 'webp' });
     expect(run.code, run.stderr).toBe(0);
     expect(run.report.warnings).toEqual([
       `${NEWS}.category.meta.thumb: card.jpg names no rendition: its name has no size box ` +
@@ -933,7 +998,9 @@ describe('content-api render --page', () => {
     const page = JSON.parse(await page101());
     page.presentation_stage.thumbnail.sizes.lg = {};
     await writeFile(path.join(dir, 'in.json'), JSON.stringify(page, null, 2));
-    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS]);
+    const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS], {
+      from: 'originals',
+    });
     expect(run.code, run.stderr).toBe(0);
     const written = JSON.parse(await readFile(run.written, 'utf8'));
     const lg = JSON.parse(await page101()).presentation_stage.thumbnail.sizes.lg;
@@ -949,7 +1016,9 @@ describe('content-api render --page', () => {
       delete page.presentation_stage.thumbnail.srcset;
       const input = JSON.stringify(page, null, 2);
       await writeFile(path.join(dir, 'in.json'), input);
-      const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS]);
+      const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS], {
+        from: 'originals',
+      });
       expect(run.code, run.stderr).toBe(0);
       const text = await readFile(run.written, 'utf8');
       const thumbnail = JSON.parse(text).presentation_stage.thumbnail;
@@ -983,7 +1052,12 @@ describe('content-api render --page', () => {
         ),
       );
       await writeFile(path.join(dir, 'in.json'), JSON.stringify(page, null, 2));
-      const run = await renderPage(['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS, '--format', 'webp']);
+      const run = await renderPage(
+        ['--page', path.join(dir, 'in.json'), '--originals', ORIGINALS, '--format', 'webp'],
+        {
+          from: 'webp',
+        },
+      );
       expect(run.code, run.stderr).toBe(0);
       const sizes = JSON.parse(await readFile(run.written, 'utf8')).presentation_stage.body[4].value.work
         .inquiry_form_data.artwork_image.sizes;
@@ -1011,7 +1085,7 @@ describe('content-api render --page', () => {
           2,
         );
       });
-      const run = await renderPage(['--page', input, '--originals', ORIGINALS]);
+      const run = await renderPage(['--page', input, '--originals', ORIGINALS], { from: 'originals' });
       expect(run.code, run.stderr).toBe(0);
       const storm = run.report.results.find((r) => r.source.endsWith('storm.jpg'))!;
       expect(storm.paths).toContain('$.presentation_stage.feature_large_image');
@@ -1032,7 +1106,7 @@ describe('content-api render --page', () => {
       const input = await page101File((text) =>
         text.replaceAll('"/media/landscapes/dune.', `"${files.base}/media/landscapes/dune.`),
       );
-      const refused = await renderPage(['--page', input, '--base-url', base]);
+      const refused = await renderPage(['--page', input, '--base-url', base], { from: 'downloads' });
       expect(refused.code).toBe(1);
       expect(refused.report.failures.map((f) => f.error)).toEqual([
         "$.presentation_stage.body[3].value.image ('landscapes/dune'): " +

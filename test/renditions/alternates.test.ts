@@ -3,10 +3,11 @@
  * Image object, the others as `alternates`; incremental runs, removal, collisions and dry runs
  * treat alternates as they treat the primary files.
  */
-import { copyFile, stat } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pictureHtml } from '../../src/markup/picture.js';
 import { type RenderResult, renderOriginal, renderOriginals } from '../../src/renditions/render.js';
 import { parseSrcset, RENDITION_KEYS } from '../../src/renditions/rules.js';
@@ -16,7 +17,23 @@ import { callingThread } from '../fixtures/score-pool.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { versioned } from '../fixtures/versions.js';
 
-const LADYBIRD = path.resolve('samples/originals/ladybird.jpg');
+/**
+ * A 2410x400 strip of the sample photograph samples/originals/ladybird.jpg (2560x1600), as
+ * ladybird.jpg: wider than 2400, so its five renditions have five sizes, at a sixth of the pixels
+ * to encode in every format.
+ */
+let LADYBIRD: string;
+beforeAll(async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'content-api-ladybird-'));
+  LADYBIRD = await writeImage(
+    dir,
+    'ladybird.jpg',
+    sharp(path.resolve('samples/originals/ladybird.jpg'))
+      .extract({ left: 0, top: 600, width: 2410, height: 400 })
+      .jpeg({ quality: 90 }),
+  );
+});
+afterAll(() => rm(path.dirname(LADYBIRD), { recursive: true, force: true }));
 
 /** Each of the result's files in `format` read back: its format and pixel size are the primary's. */
 async function expectFiles(out: string, result: RenderResult, files: RenderResult['files'], format: string) {
@@ -219,7 +236,7 @@ describe('alternates: one decode, every format', () => {
 
   it('with --quality auto each format gets its own search, recorded per alternate', async () => {
     const dir = await tempDir();
-    const source = await writeImage(dir, 'small.png', photo(640, 480));
+    const source = await writeImage(dir, 'small.png', photo(400, 300));
     const result = await renderOriginal(source, {
       outDir: path.join(dir, 'media'),
       formats: ['jpeg', 'webp'],
