@@ -1,13 +1,15 @@
 /**
  * Rendering through the queue, with real servers on loopback: redis-server (started here) and
- * s3rver; workers and `render --queue` are the built binary in processes of their own, killed
- * the way machines die (SIGKILL to the whole process group).
+ * s3rver; workers are the built binary in processes of their own, killed the way machines die
+ * (SIGKILL to the whole process group). `render --queue` and `queue` run in the test's process
+ * (runCli) but where a signal is sent to them or a terminal draws them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -28,6 +30,8 @@ interface WorkerProcess {
   log: () => string;
   /** Resolves once the log has `count` lines naming a finished job (rendered, skipped or failed). */
   finished(count: number): Promise<void>;
+  /** Resolves once the log contains `text`: awaited as it comes, not polled. */
+  said(text: string): Promise<void>;
   exited: Promise<number | null>;
 }
 
@@ -40,12 +44,14 @@ function startWorker(args: string[], env: Record<string, string | undefined> = {
     detached: true,
   });
   let log = '';
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const waiters: Array<{ done: () => boolean; resolve: () => void }> = [];
   const jobLines = () => log.split('\n').filter((line) => /^(rendered|skipped|failed)\t/.test(line)).length;
+  const until = (done: () => boolean) =>
+    done() ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ done, resolve }));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
     log += chunk;
     for (const waiter of [...waiters]) {
-      if (jobLines() >= waiter.count) {
+      if (waiter.done()) {
         waiters.splice(waiters.indexOf(waiter), 1);
         waiter.resolve();
       }
@@ -55,12 +61,25 @@ function startWorker(args: string[], env: Record<string, string | undefined> = {
   const worker: WorkerProcess = {
     child,
     log: () => log,
-    finished: (count) =>
-      jobLines() >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+    finished: (count) => until(() => jobLines() >= count),
+    said: (text) => until(() => log.includes(text)),
     exited,
   };
   workers.push(worker);
   return worker;
+}
+
+/** Resolves once a command started with `startCli` has written `text` to stderr: awaited, not polled. */
+function stderrSays(run: ReturnType<typeof startCli>, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!run.output().stderr.includes(text)) return false;
+      run.child.stderr!.off('data', check);
+      resolve();
+      return true;
+    };
+    if (!check()) run.child.stderr!.on('data', check);
+  });
 }
 
 /** SIGTERM and wait: the worker finishes what it has under way. */
@@ -79,14 +98,49 @@ afterEach(async () => {
   }
 });
 
-async function originals(count: number, size = 1200, corrupt: string[] = []): Promise<string> {
-  const dir = await tempDir();
-  for (let i = 0; i < count; i++)
-    await writeImage(dir, `photo-${i}.jpg`, photo(size + i * 10, Math.round(size * 0.7)).jpeg());
-  for (const name of corrupt) await writeFile(path.join(dir, name), Buffer.from('not a picture at all, just bytes'));
-  // Files changed in the last 2 s have no settled stamp yet (see render's RACY_MS): let them settle.
+/**
+ * The local originals the tests render, each set in a folder of its own under one temporary root
+ * (its `-out` folders beside it), made once for the file. Files changed in the last 2 s have no
+ * settled stamp yet (see render's RACY_MS): they are let settle once, together, not once a test.
+ */
+const ORIGINALS = {
+  twice: { count: 3, size: 600, corrupt: ['broken.jpg'] },
+  terminal: { count: 2, size: 600 },
+  restarted: { count: 6, size: 2400 },
+  forgetful: { count: 4, size: 1600 },
+  interrupted: { count: 3, size: 300 },
+  noOutput: { count: 1, size: 400 },
+  enqueueAborted: { count: 2, size: 300 },
+  sigterm: { count: 2, size: 3000 },
+  sigtermStarting: { count: 2, size: 3000 },
+  unreachable: { count: 1, size: 300 },
+  full: { count: 40, size: 300 },
+  evicting: { count: 1, size: 300 },
+} satisfies Record<string, { count: number; size: number; corrupt?: string[] }>;
+type OriginalsSet = keyof typeof ORIGINALS;
+
+let originalsRoot: string | undefined;
+
+async function makeOriginals(): Promise<void> {
+  originalsRoot = await mkdtemp(path.join(tmpdir(), 'content-api-queue-'));
+  const root = originalsRoot;
+  await Promise.all(
+    Object.entries(ORIGINALS).map(async ([set, spec]) => {
+      const dir = path.join(root, set);
+      await mkdir(dir);
+      for (let i = 0; i < spec.count; i++)
+        await writeImage(dir, `photo-${i}.jpg`, photo(spec.size + i * 10, Math.round(spec.size * 0.7)).jpeg());
+      for (const name of 'corrupt' in spec ? spec.corrupt : []) {
+        await writeFile(path.join(dir, name), Buffer.from('not a picture at all, just bytes'));
+      }
+    }),
+  );
   await new Promise((resolve) => setTimeout(resolve, 2_100));
-  return dir;
+}
+
+/** The folder of a set of settled originals (see ORIGINALS); each test takes a set of its own. */
+function originals(set: OriginalsSet): string {
+  return path.join(originalsRoot!, set);
 }
 
 describe('the queue commands without Redis', () => {
@@ -162,10 +216,14 @@ describe('content-api render --queue, worker, queue', () => {
   let queueRun = 0;
   let name: string;
   beforeAll(async () => {
-    [redis, s3] = await Promise.all([startRedis(), startS3(['media', 'originals'])]);
+    [redis, s3] = await Promise.all([startRedis(), startS3(['media', 'originals']), makeOriginals()]);
   });
   afterAll(async () => {
-    await Promise.all([redis?.stop(), s3?.close()]);
+    await Promise.all([
+      redis?.stop(),
+      s3?.close(),
+      originalsRoot && rm(originalsRoot, { recursive: true, force: true }),
+    ]);
   });
   const nextQueue = () => (name = `test-${++queueRun}`);
   const queueArgs = (server = redis) => ['--queue', server.url, '--queue-name', name];
@@ -174,26 +232,35 @@ describe('content-api render --queue, worker, queue', () => {
     'every original rendered once, whole, the report a local run gives', async () => {
     nextQueue();
     const count = 8;
-    for (let i = 0; i < count; i++) {
-      const image = await photo(2400 + i * 16, 1700)
-        .jpeg()
-        .toBuffer();
-      await s3.put('originals', `q1/photo-${i}.jpg`, image);
-    }
+    // The workers start (a process each) while the originals are made.
+    const pool = [0, 1, 2].map(() => startWorker([...queueArgs(), '-j', '1'], s3.env));
+    await Promise.all(
+      [...Array(count).keys()].map(async (i) => {
+        const image = await photo(2400 + i * 16, 1700)
+          .jpeg()
+          .toBuffer();
+        await s3.put('originals', `q1/photo-${i}.jpg`, image);
+      }),
+    );
     const events = new QueueEvents(name, { connection: { host: '127.0.0.1', port: redis.port } });
     const stalled: string[] = [];
     events.on('stalled', ({ jobId }) => stalled.push(jobId));
     await events.waitUntilReady();
     try {
-      const pool = [0, 1, 2].map(() => startWorker([...queueArgs(), '-j', '1'], s3.env));
-      const run = startCli(['render', 's3://originals/q1/', '--out', 's3://media/queued/', ...queueArgs(), '--json'], {
+      const run = runCli(['render', 's3://originals/q1/', '--out', 's3://media/queued/', ...queueArgs(), '--json'], {
         env: s3.env,
       });
       // Killed once it has finished one job and taken the next: mid-job.
       await pool[0]!.finished(1);
       await new Promise((resolve) => setTimeout(resolve, 150));
       process.kill(-pool[0]!.child.pid!, 'SIGKILL');
-      const result = await run.done;
+      await pool[0]!.exited;
+      // A single machine's run over the same originals, into another prefix: a process of its own,
+      // run while the queue waits for the killed worker's lock to lapse (10 s or more).
+      const localRun = startCli(['render', 's3://originals/q1/', '--out', 's3://media/local/', '--json'], {
+        env: s3.env,
+      }).done;
+      const result = await run;
       expect(result.code, result.stderr).toBe(0);
       expect(stalled.length, 'the killed worker had a job under way').toBeGreaterThan(0);
 
@@ -203,10 +270,8 @@ describe('content-api render --queue, worker, queue', () => {
       expect(queued.results.every((entry: { status: string }) => entry.status === 'rendered')).toBe(true);
       expect(queued.failures).toEqual([]);
 
-      // A single machine's run over the same originals, into another prefix, reports the same.
-      const local = await runCli(['render', 's3://originals/q1/', '--out', 's3://media/local/', '--json'], {
-        env: s3.env,
-      });
+      // The single machine's run reports the same.
+      const local = await localRun;
       expect(local.code, local.stderr).toBe(0);
       // But for one warning: whichever run next opens a bucket's originals on this machine (a
       // worker after the kill, or the local run) finds the killed worker's temporary copy of an
@@ -244,7 +309,7 @@ describe('content-api render --queue, worker, queue', () => {
 
   it('the same batch enqueued twice adds nothing; a corrupt original fails once, not retried', async () => {
     nextQueue();
-    const dir = await originals(3, 600, ['broken.jpg']);
+    const dir = originals('twice');
     const out = await tempDir();
     const first = await runCli(['render', dir, '--out', out, ...queueArgs(), '--detach']);
     const second = await runCli(['render', dir, '--out', out, ...queueArgs(), '--detach']);
@@ -322,7 +387,7 @@ describe('content-api render --queue, worker, queue', () => {
 
   it('on a terminal, render --queue draws the progress line a local render draws', async () => {
     nextQueue();
-    const dir = await originals(2, 600);
+    const dir = originals('terminal');
     const worker = startWorker([...queueArgs(), '-j', '1']);
     const tty = await runInTerminal(['render', dir, '--out', `${dir}-out`, ...queueArgs()]);
     expect(tty.code, tty.stdout).toBe(0);
@@ -333,10 +398,10 @@ describe('content-api render --queue, worker, queue', () => {
 
   it('Redis restarted mid-run: the run completes, every original rendered', async () => {
     nextQueue();
-    const dir = await originals(6, 2400);
+    const dir = originals('restarted');
     const out = await tempDir();
     const worker = startWorker([...queueArgs(), '-j', '1']);
-    const run = startCli(['render', dir, '--out', out, ...queueArgs(), '--json']);
+    const run = runCli(['render', dir, '--out', out, ...queueArgs(), '--json']);
     await worker.finished(1);
     await redis.restart(1_000);
     const finishedBefore = worker
@@ -344,7 +409,7 @@ describe('content-api render --queue, worker, queue', () => {
       .split('\n')
       .filter((line) => line.startsWith('rendered\t')).length;
     expect(finishedBefore, 'Redis went down with jobs left').toBeLessThan(6);
-    const result = await run.done;
+    const result = await run;
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.results).toHaveLength(6);
@@ -357,14 +422,14 @@ describe('content-api render --queue, worker, queue', () => {
     nextQueue();
     const forgetful = await startRedis({ persist: false });
     try {
-      const dir = await originals(4, 1600);
+      const dir = originals('forgetful');
       const out = await tempDir();
       const args = ['--queue', forgetful.url, '--queue-name', name];
       const worker = startWorker([...args, '-j', '1']);
-      const run = startCli(['render', dir, '--out', out, ...args, '--json']);
+      const run = runCli(['render', dir, '--out', out, ...args, '--json']);
       await worker.finished(1);
       await forgetful.restart(200);
-      const result = await run.done;
+      const result = await run;
       expect(result.code, result.stderr).toBe(0);
       const report = JSON.parse(result.stdout);
       expect(report.results.map((entry: { source: string }) => entry.source)).toEqual(
@@ -399,12 +464,12 @@ describe('content-api render --queue, worker, queue', () => {
     try {
       const env = { ...s3.env, AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}` };
       const worker = startWorker([...queueArgs(), '-j', '1'], env);
-      const run = startCli(['render', 's3://originals/q7/', '--out', 's3://media/q7/', ...queueArgs(), '--json'], {
+      const run = runCli(['render', 's3://originals/q7/', '--out', 's3://media/q7/', ...queueArgs(), '--json'], {
         env: s3.env,
       });
-      while (!worker.log().includes('paused\t')) await new Promise((resolve) => setTimeout(resolve, 50));
+      await worker.said('paused\t');
       open = true;
-      const result = await run.done;
+      const result = await run;
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout).results.map((entry: { status: string }) => entry.status)).toEqual([
         'rendered',
@@ -502,12 +567,12 @@ describe('content-api render --queue, worker, queue', () => {
     const proxy = await denyingProxy((url) => url.startsWith('/originals/q10/'));
     try {
       const denied = startWorker([...queueArgs(), '-j', '1'], { ...s3.env, AWS_ENDPOINT_URL_S3: proxy.endpoint });
-      const run = startCli(['render', 's3://originals/q10/', '--out', 's3://media/q10/', ...queueArgs(), '--json'], {
+      const run = runCli(['render', 's3://originals/q10/', '--out', 's3://media/q10/', ...queueArgs(), '--json'], {
         env: s3.env,
       });
-      while (!denied.log().includes('paused\t')) await new Promise((resolve) => setTimeout(resolve, 50));
+      await denied.said('paused\t');
       const allowed = startWorker([...queueArgs(), '-j', '1'], s3.env);
-      const result = await run.done;
+      const result = await run;
       expect(result.code, result.stderr + denied.log() + allowed.log()).toBe(0);
       expect(JSON.parse(result.stdout).results.map((entry: { status: string }) => entry.status)).toEqual(
         Array(4).fill('rendered'),
@@ -601,13 +666,13 @@ describe('content-api render --queue, worker, queue', () => {
 
   it('Ctrl-C on render --queue takes its waiting jobs out of the queue, reported as not started', async () => {
     nextQueue();
-    const dir = await originals(3, 300);
+    const dir = originals('interrupted');
     const run = startCli(['render', dir, '--out', `${dir}-out`, ...queueArgs(), '--json']);
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
     const bull = new Queue(name, { connection });
     try {
       // Said once the command listens for Ctrl-C (before, Ctrl-C stops it as any command).
-      while (!run.output().stderr.includes('no worker is connected yet')) await new Promise((r) => setTimeout(r, 25));
+      await stderrSays(run, 'no worker is connected yet');
       expect(await bull.getWaitingCount()).toBe(3);
       run.child.kill('SIGINT');
       const result = await run.done;
@@ -637,14 +702,14 @@ describe('content-api render --queue, worker, queue', () => {
 
   it('a worker without the output folder waits for it instead of making its own', async () => {
     nextQueue();
-    const dir = await originals(1, 400);
+    const dir = originals('noOutput');
     const out = path.join(await tempDir(), 'media');
     const run = await runCli(['render', dir, '--out', out, ...queueArgs(), '--detach']);
     expect(run.code, run.stderr).toBe(0);
     // The submitter made the folder; on this "machine" it is not there (not shared, a mount missing).
     await rm(out, { recursive: true });
     const worker = startWorker([...queueArgs(), '-j', '1']);
-    while (!worker.log().includes('paused\t')) await new Promise((resolve) => setTimeout(resolve, 50));
+    await worker.said('paused\t');
     expect(worker.log()).toContain(`${out}: output folder is not writable (no such folder); taking jobs again in 2 s`);
     await expect(stat(out)).rejects.toThrow(/ENOENT/);
     await mkdir(out); // the mount is back
@@ -658,7 +723,7 @@ describe('content-api render --queue, worker, queue', () => {
     'enqueueing interrupted: before any write it throws, nothing in Redis; ' + 'after, the rest are cancelled',
     async () => {
       nextQueue();
-      const dir = await originals(2, 300);
+      const dir = originals('enqueueAborted');
       const queue = await connectQueue({ url: redis.url, name }, true);
       try {
         const before = new AbortController();
@@ -689,11 +754,11 @@ describe('content-api render --queue, worker, queue', () => {
 
   it('SIGTERM lets a worker finish the job under way, then it exits 0', async () => {
     nextQueue();
-    const dir = await originals(2, 3000);
+    const dir = originals('sigterm');
     const out = await tempDir();
     const worker = startWorker([...queueArgs(), '-j', '1']);
-    const run = startCli(['render', dir, '--out', out, ...queueArgs(), '--detach']);
-    expect((await run.done).code).toBe(0);
+    const run = await runCli(['render', dir, '--out', out, ...queueArgs(), '--detach']);
+    expect(run.code).toBe(0);
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
     const bull = new Queue(name, { connection });
     try {
@@ -716,10 +781,10 @@ describe('content-api render --queue, worker, queue', () => {
 
   it('SIGTERM as a starting worker takes its first job (queued before it started): that job is finished', async () => {
     nextQueue();
-    const dir = await originals(2, 3000);
+    const dir = originals('sigtermStarting');
     const out = await tempDir();
-    const run = startCli(['render', dir, '--out', out, ...queueArgs(), '--detach']);
-    expect((await run.done).code).toBe(0);
+    const run = await runCli(['render', dir, '--out', out, ...queueArgs(), '--detach']);
+    expect(run.code).toBe(0);
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
     const bull = new Queue(name, { connection });
     try {
@@ -744,10 +809,9 @@ describe('content-api render --queue, worker, queue', () => {
     const own = await startRedis({ persist: false });
     try {
       const worker = startWorker(['--queue', own.url, '-j', '2']);
-      const ready = () => worker.log().includes('SIGTERM or Ctrl-C to stop');
-      while (!ready()) await new Promise((resolve) => setTimeout(resolve, 50));
+      await worker.said('SIGTERM or Ctrl-C to stop');
       await own.kill();
-      while (!worker.log().includes('ECONNREFUSED')) await new Promise((resolve) => setTimeout(resolve, 50));
+      await worker.said('ECONNREFUSED');
       const asked = Date.now();
       worker.child.kill('SIGTERM');
       expect(await worker.exited, worker.log()).toBe(0);
@@ -761,7 +825,7 @@ describe('content-api render --queue, worker, queue', () => {
 
   it('Redis unreachable, a URL that is not Redis, a queue name of another application: exit 2, one line', async () => {
     nextQueue();
-    const dir = await originals(1, 300);
+    const dir = originals('unreachable');
     const closed = 'redis://127.0.0.1:1';
     for (const args of [
       ['render', dir, '--out', `${dir}-out`, '--queue', closed],
@@ -824,7 +888,7 @@ describe('content-api render --queue, worker, queue', () => {
     const full = await startRedis({ persist: false });
     const redis = new Redis(full.url);
     try {
-      const dir = await originals(40, 300);
+      const dir = originals('full');
       await redis.set(`content-api:${name}:queue`, JSON.stringify({ protocol: PROTOCOL }));
       // A job of an earlier batch, still queued: the one the new batch shares is not taken out with it.
       const earlier = await runCli(
@@ -858,7 +922,7 @@ describe('content-api render --queue, worker, queue', () => {
     nextQueue();
     const evicting = await startRedis({ persist: false, maxmemoryPolicy: 'allkeys-lru' });
     try {
-      const dir = await originals(1, 300);
+      const dir = originals('evicting');
       const result = await runCli([
         'render',
         dir,
