@@ -57,22 +57,42 @@ function startWorker() {
   const log = () => worker.output().stderr;
   return {
     log,
-    /** Waits until the log has a line matching `pattern`. */
-    async said(pattern: RegExp): Promise<void> {
-      const deadline = Date.now() + 30_000;
-      while (!pattern.test(log())) {
-        if (Date.now() > deadline) throw new Error(`the worker never said ${pattern}:\n${log().slice(-2_000)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+    /** Waits until the log has a line matching `pattern`: awaited as the log comes, not polled. */
+    said(pattern: RegExp): Promise<void> {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (!pattern.test(log())) return false;
+          done();
+          resolve();
+          return true;
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`the worker never said ${pattern}:\n${log().slice(-2_000)}`));
+        }, 30_000);
+        const done = () => {
+          clearTimeout(timer);
+          worker.child.stderr!.off('data', check);
+        };
+        if (!check()) worker.child.stderr!.on('data', check);
+      });
     },
   };
 }
 
-/** `queue results` of a batch, which must end within 30 s. */
+/**
+ * `queue results` of a batch, in this process (runCli), which must end within 30 s: past that,
+ * the test fails (the command is left to end, or not, by itself).
+ */
 async function results(batch: string, json = false): Promise<CliResult> {
-  const run = startCli(['queue', 'results', batch, ...queueArgs(), ...(json ? ['--json'] : [])]);
-  const timer = setTimeout(() => run.child.kill('SIGKILL'), 30_000);
-  const result = await run.done;
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`queue results ${batch} never ended (30 s)`)), 30_000);
+  });
+  const result = await Promise.race([
+    runCli(['queue', 'results', batch, ...queueArgs(), ...(json ? ['--json'] : [])]),
+    hung,
+  ]);
   clearTimeout(timer);
   expect(result.signal, `queue results never ended:\n${result.stderr}`).toBeNull();
   return result;
