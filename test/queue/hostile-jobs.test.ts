@@ -159,6 +159,12 @@ describe('job data from a hostile or faulty submitter', () => {
     'job data the worker refuses (a stem with .., a relative source) is said in one line naming the job and ' +
       'the reason, and its batch reports its original failed for it',
     async () => {
+      const cases: Array<{
+        reason: string;
+        job: Awaited<ReturnType<typeof enqueued>>;
+        queue: string;
+        worker: ReturnType<typeof startWorker>;
+      }> = [];
       for (const [patch, reason] of [
         [{ stem: '../up' }, "$.originals[0].stem: a stem render makes: '/'-separated names"],
         [{ source: 'relative/photo.jpg' }, '$.originals[0].source: an absolute path or s3://bucket/key'],
@@ -166,7 +172,11 @@ describe('job data from a hostile or faulty submitter', () => {
         const job = await enqueued();
         Object.assign(job.data.originals[0], patch);
         await client.hset(job.key, 'data', JSON.stringify(job.data));
-        const worker = startWorker();
+        // Each case's worker (on its own queue) starts while the next case is enqueued.
+        cases.push({ reason, job, queue: name, worker: startWorker() });
+      }
+      for (const { reason, job, queue, worker } of cases) {
+        name = queue;
         await worker.said(/^refused\t/m);
         const said = `job ${job.id}\tnot a render job of content-api protocol ${job.data.protocol}: ${reason}`;
         expect(
@@ -219,6 +229,12 @@ describe('job data from a hostile or faulty submitter', () => {
     'a job hash BullMQ cannot read (opts or progress not JSON, parent not an object) is taken out of active ' +
       'and refused, in one line naming the job and the field; the batch ends, its original failed with the reason',
     async () => {
+      const cases: Array<{
+        field: string;
+        job: Awaited<ReturnType<typeof enqueued>>;
+        queue: string;
+        worker: ReturnType<typeof startWorker>;
+      }> = [];
       for (const [field, value] of [
         ['opts', 'not json'],
         ['opts', 'null'],
@@ -228,7 +244,11 @@ describe('job data from a hostile or faulty submitter', () => {
       ] as const) {
         const job = await enqueued();
         await client.hset(job.key, field, value);
-        const worker = startWorker();
+        // Each case's worker (on its own queue) starts while the next case is enqueued.
+        cases.push({ field, job, queue: name, worker: startWorker() });
+      }
+      for (const { field, job, queue, worker } of cases) {
+        name = queue;
         await worker.said(/^refused\t/m);
         const refused = worker
           .log()
@@ -248,7 +268,6 @@ describe('job data from a hostile or faulty submitter', () => {
         // Failed, not left active, waiting or retrying, and never fetched again.
         for (const list of ['active', 'wait']) expect(await client.llen(`bull:${name}:${list}`)).toBe(0);
         expect(await client.exists(job.key)).toBe(0);
-        for (const stop of stops.splice(0)) stop();
       }
     },
   );
