@@ -18,4 +18,5 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 // the version this package pins runs on Node 20, so the warning is not the user's to act on.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-process.exitCode = await runCommandLine(process.argv);
+// The times a command says count from the process's start: its loading is part of the wait.
+process.exitCode = await runCommandLine(process.argv, 0);

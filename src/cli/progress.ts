@@ -8,11 +8,19 @@ import { printMessage } from './output.js';
 
 export type Hooks = Pick<RenderPageOptions, 'onProgress' | 'onDownload' | 'signal'>;
 
+/** When the command started, on `performance.now()`'s clock: set by runCommandLine. */
+let commandStart = 0;
+
+/** Starts the command's clock: the binary's at its process's start (0), so its loading counts. */
+export function startCommandClock(at: number): void {
+  commandStart = at;
+}
+
 /**
- * Seconds since the process started: the time a command took as its user waited for it, loading
- * and connecting included (`queue results` once said 0.1 s after a wait of 3 s for a busy Redis).
+ * Seconds since the command started: the time it took as its user waited for it, loading and
+ * connecting included (`queue results` once said 0.1 s after a wait of 3 s for a busy Redis).
  */
-export const commandSeconds = (): number => performance.now() / 1000;
+export const commandSeconds = (): number => (performance.now() - commandStart) / 1000;
 
 /** Runs a batch with a progress line on a terminal; the first Ctrl-C lets the originals under way finish. */
 export async function withProgress<T>(run: (hooks: Hooks) => Promise<T>): Promise<{ report: T; seconds: number }> {

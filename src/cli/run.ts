@@ -7,9 +7,15 @@ import { CommanderError } from 'commander';
 import { ContentApiError } from '../errors.js';
 import { printMessage, stderrStyles } from './output.js';
 import { buildProgram } from './program.js';
+import { startCommandClock } from './progress.js';
 
-/** Runs `argv` (as `process.argv`: node, the script, then the arguments) and returns its exit code. */
-export async function runCommandLine(argv: string[]): Promise<number> {
+/**
+ * Runs `argv` (as `process.argv`: node, the script, then the arguments) and returns its exit code.
+ * `startedAt` (on `performance.now()`'s clock) is when the times a command says count from: the
+ * call by default, the process's start for the binary.
+ */
+export async function runCommandLine(argv: string[], startedAt = performance.now()): Promise<number> {
+  startCommandClock(startedAt);
   const program = buildProgram();
   try {
     // A command's action sets the exit code of its work (1 when it found problems).
