@@ -2,7 +2,8 @@
  * `content-api check` through the real binary: zero false positives on valid pages and edge
  * cases, every seeded defect found at its JSON path, real files checked on disk and over HTTP.
  */
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,12 +18,26 @@ import { startMediaServer } from './media-server.js';
 const VALID = path.join(PAGES, 'presentation-every-block.json');
 const SAMPLES = path.resolve(PAGES, '../originals');
 
+/** The sample originals rendered once for the file, on first use; `renderedMedia` gives each test a copy. */
+let rendered: Promise<{ media: string; failures: unknown[] }> | undefined;
+const sharedDirs: string[] = [];
+afterAll(() => Promise.all(sharedDirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+async function renderSamples() {
+  const dir = await mkdtemp(path.join(tmpdir(), 'content-api-'));
+  sharedDirs.push(dir);
+  const media = path.join(dir, 'media');
+  const { failures } = await renderOriginals([SAMPLES], { outDir: media });
+  return { media, failures };
+}
+
 /** The sample originals rendered into a fresh media folder, as the valid page expects. */
 async function renderedMedia(): Promise<string> {
   const dir = await tempDir();
   const media = path.join(dir, 'media');
-  const report = await renderOriginals([SAMPLES], { outDir: media });
+  rendered ??= renderSamples();
+  const report = await rendered;
   expect(report.failures).toEqual([]);
+  await cp(report.media, media, { recursive: true });
   return media;
 }
 

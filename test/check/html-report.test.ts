@@ -3,7 +3,8 @@
  * playwright-core; npm test installs chromium), opened later and elsewhere as a CI artifact
  * is: the media folder gone, the browser offline.
  */
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
@@ -22,17 +23,26 @@ import { loadVariants, PAGES } from '../page/variants.js';
 import { startMediaServer } from './media-server.js';
 
 let browser: Browser;
+/** The sample originals rendered once for the file, read by the tests (one that removes them takes a copy). */
+let rendered: string;
 
 beforeAll(async () => {
-  browser = await launchChromium();
+  rendered = await mkdtemp(path.join(tmpdir(), 'content-api-'));
+  await Promise.all([
+    launchChromium().then((launched) => (browser = launched)),
+    renderOriginals([path.resolve(PAGES, '../originals')], { outDir: path.join(rendered, 'media') }),
+  ]);
 });
-afterAll(() => browser?.close());
+afterAll(() => Promise.all([browser?.close(), rm(rendered, { recursive: true, force: true })]));
 
-/** Renders the sample originals and writes the image-aspect variant (md says 1200x700; the file is 1200x750). */
-async function fixture() {
+/**
+ * The sample originals' renditions (`copy`: a copy of its own, for a test that removes them) and the
+ * image-aspect variant (md says 1200x700; the file is 1200x750).
+ */
+async function fixture(copy = false) {
   const dir = await tempDir();
-  const media = path.join(dir, 'media');
-  await renderOriginals([path.resolve(PAGES, '../originals')], { outDir: media });
+  const media = copy ? path.join(dir, 'media') : path.join(rendered, 'media');
+  if (copy) await cp(path.join(rendered, 'media'), media, { recursive: true });
   const pageFile = path.join(dir, 'page.json');
   await writeFile(pageFile, JSON.stringify(loadVariants().find((v) => v.name === 'image-aspect')!.page));
   return { dir, media, pageFile };
@@ -55,7 +65,7 @@ describe('the HTML report', () => {
     'is one self-contained file: thumbnails of every rendition embedded, decoded offline with the media folder ' +
       'gone',
     async () => {
-      const { dir, media, pageFile } = await fixture();
+      const { dir, media, pageFile } = await fixture(true);
       const report = path.join(dir, 'report.html');
       const result = await runCli([
         'check',
