@@ -2,14 +2,14 @@
  * `content-api check` through the real binary: zero false positives on valid pages and edge
  * cases, every seeded defect found at its JSON path, real files checked on disk and over HTTP.
  */
-import { copyFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderOriginals } from '../../src/renditions/render.js';
 import { runCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { sampleRenditions } from '../fixtures/sample-renditions.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { type FixtureServer, startFixtureServer } from '../inspect/fixture-server.js';
 import { loadPage, loadVariants, PAGES } from '../page/variants.js';
@@ -18,28 +18,7 @@ import { startMediaServer } from './media-server.js';
 const VALID = path.join(PAGES, 'presentation-every-block.json');
 const SAMPLES = path.resolve(PAGES, '../originals');
 
-/** The sample originals rendered once for the file, on first use; `renderedMedia` gives each test a copy. */
-let rendered: Promise<{ media: string; failures: unknown[] }> | undefined;
-const sharedDirs: string[] = [];
-afterAll(() => Promise.all(sharedDirs.map((dir) => rm(dir, { recursive: true, force: true }))));
-async function renderSamples() {
-  const dir = await mkdtemp(path.join(tmpdir(), 'content-api-'));
-  sharedDirs.push(dir);
-  const media = path.join(dir, 'media');
-  const { failures } = await renderOriginals([SAMPLES], { outDir: media });
-  return { media, failures };
-}
-
-/** The sample originals rendered into a fresh media folder, as the valid page expects. */
-async function renderedMedia(): Promise<string> {
-  const dir = await tempDir();
-  const media = path.join(dir, 'media');
-  rendered ??= renderSamples();
-  const report = await rendered;
-  expect(report.failures).toEqual([]);
-  await cp(report.media, media, { recursive: true });
-  return media;
-}
+const samples = sampleRenditions();
 
 const check = (...args: string[]) => runCli(['check', ...args]);
 const findings = (stdout: string) =>
@@ -51,7 +30,7 @@ const findings = (stdout: string) =>
 
 describe('valid pages: no findings', () => {
   it('the every-block sample, with its files on disk', async () => {
-    const media = await renderedMedia();
+    const media = await samples.copy();
     const result = await check(VALID, '--verify-files', media);
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toMatch(
@@ -133,7 +112,7 @@ describe('seeded defects: each found at its JSON path', () => {
   });
 
   it('files: missing, wrong size, wrong format, not an image', async () => {
-    const media = await renderedMedia();
+    const media = await samples.copy();
     await rm(path.join(media, 'ladybird.max-300x300.jpg'));
     await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000' } })
       .jpeg()
@@ -174,7 +153,7 @@ describe('seeded defects: each found at its JSON path', () => {
 
 describe('--verify-files over HTTP', () => {
   it.each([true, false])('with Range support %s: no findings, and only headers read', async (ranges) => {
-    const media = await renderedMedia();
+    const media = await samples.copy();
     const server = await startMediaServer(media, { ranges });
     // The same-picture rule reads each rendition whole (next test): off, only headers are read.
     const config = path.join(await tempDir(), 'content-api.config.json');
@@ -194,7 +173,7 @@ describe('--verify-files over HTTP', () => {
   });
 
   it('the same-picture rule reads each rendition over HTTP once, whole: no findings', async () => {
-    const media = await renderedMedia();
+    const media = await samples.copy();
     const server = await startMediaServer(media);
     try {
       const result = await check(VALID, '--verify-files', server.base, '--reporter', 'json');
@@ -209,7 +188,7 @@ describe('--verify-files over HTTP', () => {
   });
 
   it('a missing file over HTTP is a finding', async () => {
-    const media = await renderedMedia();
+    const media = await samples.copy();
     await rm(path.join(media, 'landscapes/storm.max-600x600.jpg'));
     const server = await startMediaServer(media);
     try {

@@ -3,8 +3,7 @@
  * playwright-core; npm test installs chromium), opened later and elsewhere as a CI artifact
  * is: the media folder gone, the browser offline.
  */
-import { cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
@@ -14,26 +13,23 @@ import { CheckRun } from '../../src/check/check.js';
 import { openFileSource } from '../../src/check/probe.js';
 import { htmlReporter } from '../../src/check/reporters/html.js';
 import { loadPage } from '../../src/client/pages.js';
-import { renderOriginal, renderOriginals } from '../../src/renditions/render.js';
+import { renderOriginal } from '../../src/renditions/render.js';
 import { runCli } from '../cli/run-cli.js';
 import { launchChromium } from '../fixtures/chromium.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { sampleRenditions } from '../fixtures/sample-renditions.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { loadVariants, PAGES } from '../page/variants.js';
 import { startMediaServer } from './media-server.js';
 
 let browser: Browser;
 /** The sample originals rendered once for the file, read by the tests (one that removes them takes a copy). */
-let rendered: string;
+const samples = sampleRenditions();
 
 beforeAll(async () => {
-  rendered = await mkdtemp(path.join(tmpdir(), 'content-api-'));
-  await Promise.all([
-    launchChromium().then((launched) => (browser = launched)),
-    renderOriginals([path.resolve(PAGES, '../originals')], { outDir: path.join(rendered, 'media') }),
-  ]);
+  await Promise.all([launchChromium().then((launched) => (browser = launched)), samples.shared()]);
 });
-afterAll(() => Promise.all([browser?.close(), rm(rendered, { recursive: true, force: true })]));
+afterAll(() => browser?.close());
 
 /**
  * The sample originals' renditions (`copy`: a copy of its own, for a test that removes them) and the
@@ -41,8 +37,7 @@ afterAll(() => Promise.all([browser?.close(), rm(rendered, { recursive: true, fo
  */
 async function fixture(copy = false) {
   const dir = await tempDir();
-  const media = copy ? path.join(dir, 'media') : path.join(rendered, 'media');
-  if (copy) await cp(path.join(rendered, 'media'), media, { recursive: true });
+  const media = copy ? await samples.copy(dir) : await samples.shared();
   const pageFile = path.join(dir, 'page.json');
   await writeFile(pageFile, JSON.stringify(loadVariants().find((v) => v.name === 'image-aspect')!.page));
   return { dir, media, pageFile };

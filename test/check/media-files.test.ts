@@ -4,15 +4,14 @@
  * is "could not run", while a single missing file stays a finding.
  */
 
-import { copyFile, cp, mkdir, mkdtemp, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { afterAll, describe, expect, it } from 'vitest';
-import { renderOriginals } from '../../src/renditions/render.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.js';
 import { startS3 } from '../fixtures/s3.js';
+import { sampleRenditions } from '../fixtures/sample-renditions.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { loadPage, PAGES } from '../page/variants.js';
 import { startMediaServer } from './media-server.js';
@@ -21,25 +20,11 @@ const SMALL_JPEG = { create: { width: 8, height: 8, channels: 3 as const, backgr
 
 const NEWS = '$.presentation_stage.body[11].value.news_entries[0]';
 
-/** The sample originals rendered once for the file, on first use; each test changes a copy of its own. */
-let rendered: Promise<{ media: string; failures: unknown[] }> | undefined;
-const sharedDirs: string[] = [];
-afterAll(() => Promise.all(sharedDirs.map((dir) => rm(dir, { recursive: true, force: true }))));
-const renderSamples = async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'content-api-'));
-  sharedDirs.push(dir);
-  const media = path.join(dir, 'media');
-  const { failures } = await renderOriginals([path.resolve(PAGES, '../originals')], { outDir: media });
-  return { media, failures };
-};
+const samples = sampleRenditions();
 
 async function mediaAndPage(edit: (page: any) => void) {
   const dir = await tempDir();
-  const media = path.join(dir, 'media');
-  rendered ??= renderSamples();
-  const samples = await rendered;
-  expect(samples.failures).toEqual([]);
-  await cp(samples.media, media, { recursive: true });
+  const media = await samples.copy(dir);
   const page = loadPage('presentation-every-block.json') as any;
   edit(page);
   const file = path.join(dir, 'page.json');
