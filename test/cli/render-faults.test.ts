@@ -3,11 +3,13 @@
  * line naming it, the rest completes, exit codes mean what the README says, and the output
  * folder never holds a partial or temporary file, even after kill -9.
  */
-import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { randomFillSync } from 'node:crypto';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { photo, writeImage } from '../fixtures/images.js';
 import { readEntries } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
@@ -25,10 +27,12 @@ async function expectOnlyWholeFiles(dir: string) {
   }
 }
 
-/** A noisy photograph-sized JPEG: slow enough to render that a run can be interrupted. */
-async function noisyJpeg(file: string, width = 3000, height = 2000) {
-  const pixels = Buffer.alloc(width * height * 3);
-  for (let i = 0; i < pixels.length; i++) pixels[i] = (Math.random() * 256) | 0;
+/**
+ * A noisy JPEG of some megapixels: slow enough to render (noise neither compresses nor resizes
+ * cheaply) that a batch of them can be interrupted after its first rendition and before its end.
+ */
+async function noisyJpeg(file: string, width = 2000, height = 1333) {
+  const pixels = randomFillSync(Buffer.alloc(width * height * 3));
   await mkdir(path.dirname(file), { recursive: true });
   await sharp(pixels, { raw: { width, height, channels: 3 } })
     .jpeg({ quality: 90 })
@@ -164,10 +168,25 @@ describe('could not run: exit 2', () => {
 });
 
 describe('interruptions and concurrent runs', () => {
+  // The noisy originals the interrupted runs read (never change), made once for both.
+  let noisy: string;
+  beforeAll(async () => {
+    noisy = await mkdtemp(path.join(tmpdir(), 'content-api-noisy-'));
+    await Promise.all(Array.from({ length: 10 }, (_, i) => noisyJpeg(path.join(noisy, `photo-${i}.jpg`))));
+  });
+  afterAll(() => rm(noisy, { recursive: true, force: true }));
+
+  /** A folder of `count` of the noisy originals, `photo-0.jpg` on. */
+  async function noisyOriginals(dir: string, count: number) {
+    await mkdir(dir, { recursive: true });
+    for (let i = 0; i < count; i++)
+      await copyFile(path.join(noisy, `photo-${i}.jpg`), path.join(dir, `photo-${i}.jpg`));
+  }
+
   it('kill -9 mid-batch, then a rerun completes with whole files and a valid manifest', async () => {
     const dir = await tempDir();
     const inDir = path.join(dir, 'in');
-    await Promise.all(Array.from({ length: 10 }, (_, i) => noisyJpeg(path.join(inDir, `photo-${i}.jpg`))));
+    await noisyOriginals(inDir, 10);
     const out = path.join(dir, 'out');
     const args = ['render', inDir, '--out', out, '--concurrency', '2'];
 
@@ -200,7 +219,7 @@ describe('interruptions and concurrent runs', () => {
   it('SIGINT lets the originals under way finish and leaves no temporary file', async () => {
     const dir = await tempDir();
     const inDir = path.join(dir, 'in');
-    await Promise.all(Array.from({ length: 8 }, (_, i) => noisyJpeg(path.join(inDir, `photo-${i}.jpg`))));
+    await noisyOriginals(inDir, 8);
     const out = path.join(dir, 'out');
     const { child, done } = startCli(['render', inDir, '--out', out, '--concurrency', '1']);
     await waitFor(hasRendition(out));

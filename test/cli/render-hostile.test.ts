@@ -5,7 +5,9 @@
  * nothing partial or stale is left, the report is printed.
  */
 import { execFileSync } from 'node:child_process';
-import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { randomFillSync } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -132,17 +134,32 @@ function tmpfs(name: string, size: string): string | null {
   return dir;
 }
 
-/** Six 1600x1200 PNGs of noise in `dir`/in: slow to encode, large to write. */
-async function noisyOriginals(dir: string): Promise<void> {
-  for (let i = 0; i < 6; i++) {
-    const pixels = Buffer.alloc(1600 * 1200 * 3);
-    for (let p = 0; p < pixels.length; p++) pixels[p] = (p * 2654435761 + i) >>> 24;
-    await writeImage(
-      dir,
-      `in/noisy-${i}.png`,
-      sharp(pixels, { raw: { width: 1600, height: 1200, channels: 3 } }).png(),
+let noisy: Promise<string> | undefined;
+afterAll(async () => {
+  if (noisy) await rm(await noisy, { recursive: true, force: true });
+});
+
+/**
+ * A folder of six 1600x1200 PNGs of noise, slow to encode, large to write: made once, on first use, for the tests
+ * below that read it (the folder is never written to).
+ */
+function noisyOriginals(): Promise<string> {
+  noisy ??= (async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'content-api-noisy-'));
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => {
+        const pixels = Buffer.alloc(1600 * 1200 * 3);
+        for (let p = 0; p < pixels.length; p++) pixels[p] = (p * 2654435761 + i) >>> 24;
+        return writeImage(
+          dir,
+          `noisy-${i}.png`,
+          sharp(pixels, { raw: { width: 1600, height: 1200, channels: 3 } }).png(),
+        );
+      }),
     );
-  }
+    return dir;
+  })();
+  return noisy;
 }
 
 const tiny = tmpfs('tiny', '3m');
@@ -152,10 +169,8 @@ describe.skipIf(tiny === null)('a disk that fills up mid-run', () => {
     'the originals that could not be written fail with the reason; the others are recorded; the report is printed; ' +
       'nothing stale is left',
     async () => {
-      const dir = await tempDir();
-      await noisyOriginals(dir);
       const out = path.join(tiny!, 'out');
-      const result = await runCli(['render', path.join(dir, 'in'), '--out', out, '--json', '--concurrency', '1']);
+      const result = await runCli(['render', await noisyOriginals(), '--out', out, '--json', '--concurrency', '1']);
       expect(result.code).toBe(1);
       const report = JSON.parse(result.stdout);
       expect(report.failures.length).toBeGreaterThan(0);
@@ -184,10 +199,8 @@ const later = tmpfs('later', '64m');
 
 describe.skipIf(later === null)('an output folder that turns read-only mid-run', () => {
   it('the originals it stops fail with the reason, the report is printed, exit 1: never a stack (#22)', async () => {
-    const dir = await tempDir();
-    await noisyOriginals(dir);
     const out = path.join(later!, 'out');
-    const { done } = startCli(['render', path.join(dir, 'in'), '--out', out, '--json', '--concurrency', '1']);
+    const { done } = startCli(['render', await noisyOriginals(), '--out', out, '--json', '--concurrency', '1']);
     // The first rendition written, the folder turns read-only.
     while (!(await readdir(out).catch(() => [])).some((name) => name.startsWith('noisy-'))) {
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -207,9 +220,9 @@ describe('progress on a terminal', () => {
   it('shows the original under way, not the last one finished: a long encode is named while it runs', async () => {
     const dir = await tempDir();
     await writeImage(dir, 'in/a-small.jpg', photo(200, 100).jpeg());
-    const pixels = Buffer.alloc(4000 * 3000 * 3);
-    for (let i = 0; i < pixels.length; i++) pixels[i] = (Math.random() * 256) | 0; // noise: a slow PNG encode
-    await writeImage(dir, 'in/b-large.png', sharp(pixels, { raw: { width: 4000, height: 3000, channels: 3 } }).png());
+    // Noise: a slow PNG encode, about a second here, where the progress line is drawn at most every 80 ms.
+    const pixels = randomFillSync(Buffer.alloc(2000 * 1500 * 3));
+    await writeImage(dir, 'in/b-large.png', sharp(pixels, { raw: { width: 2000, height: 1500, channels: 3 } }).png());
     const tty = await runInTerminal([
       'render',
       path.join(dir, 'in'),

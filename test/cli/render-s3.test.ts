@@ -3,24 +3,62 @@
  * the same rules as on disk, nothing re-uploaded when nothing changed, nothing half-written
  * trusted after a kill, and one line with exit 2 when the bucket cannot be used at all.
  */
-import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { photo, writeImage } from '../fixtures/images.js';
 import { startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { versionOfBytes } from '../fixtures/versions.js';
-import { runCli, startCli } from './run-cli.js';
+import { BIN, runCli, startCli } from './run-cli.js';
 
 let s3: TestS3;
+/** Folders of originals the tests read, written before the one wait for their stamps to settle. */
+const settled = { photos: '', lake: '', alternates: '', doomed: '' };
+/**
+ * The big originals of the kill test (over 2,400 wide: five sizes, each its own), encoded while that wait goes by
+ * and written by the test itself.
+ */
+let big: Buffer[];
+let fixtures: string;
 beforeAll(async () => {
-  s3 = await startS3(['media', 'originals', 'doomed']);
+  fixtures = await mkdtemp(path.join(tmpdir(), 'content-api-s3-'));
+  const folder = async (name: string) => {
+    const dir = path.join(fixtures, name);
+    await mkdir(dir);
+    return dir;
+  };
+  settled.photos = await originals(await folder('photos'));
+  settled.lake = await folder('lake');
+  await writeImage(settled.lake, 'lake.jpg', photo(800, 600).jpeg());
+  settled.alternates = await folder('alternates');
+  await writeImage(settled.alternates, 'lake.jpg', photo(800, 600).jpeg());
+  settled.doomed = await originals(await folder('doomed'), 6);
+  // Files changed in the last 2 s have no settled stamp yet (see render's RACY_MS): let them settle, once for all,
+  // meanwhile starting the server, encoding the big originals and loading the command line (its first run's cost).
+  [s3, big] = await Promise.all([
+    startS3(['media', 'originals', 'doomed']),
+    Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        photo(2401 + i, 1600)
+          .jpeg()
+          .toBuffer(),
+      ),
+    ),
+    import(pathToFileURL(path.resolve(path.dirname(BIN), '../dist/cli/run.js')).href),
+    new Promise((resolve) => setTimeout(resolve, 2_100)),
+  ]);
 });
-afterAll(() => s3.close());
+afterAll(async () => {
+  await s3?.close();
+  await rm(fixtures, { recursive: true, force: true });
+});
 
 let bucketRun = 0;
 let out: string;
@@ -37,12 +75,10 @@ const renditionKeys = (objects: Map<string, number>) =>
 const records = (objects: Map<string, number>) =>
   [...objects.keys()].filter((key) => key.includes('.content-api-manifest/'));
 
-async function originals(count = 3): Promise<string> {
-  const dir = await tempDir();
+/** `count` photographs and a PNG in a folder with a space and an accent (settled by the wait in beforeAll). */
+async function originals(dir: string, count = 3): Promise<string> {
   for (let i = 0; i < count; i++) await writeImage(dir, `photo-${i}.jpg`, photo(900 + i * 10, 600).jpeg());
   await writeImage(dir, 'Old Works/Évening Light.png', photo(500, 700).png());
-  // Files changed in the last 2 s have no settled stamp yet (see render's RACY_MS): let them settle.
-  await new Promise((resolve) => setTimeout(resolve, 2_100));
   return dir;
 }
 
@@ -71,7 +107,7 @@ describe('content-api render to and from a bucket', () => {
     'renders a folder into a bucket with serve’s headers; a rerun uploads nothing; ' +
       'a changed original rewrites only its objects',
     async () => {
-      const dir = await originals();
+      const dir = settled.photos;
       const first = await cli(['render', dir, '--out', out, '--json']);
       expect(first.stderr).toBe('');
       expect(first.code).toBe(0);
@@ -134,9 +170,7 @@ describe('content-api render to and from a bucket', () => {
     'a record from before URL versions gets them from its objects, once; --no-url-versions: plain URLs, ' +
       'objects that revalidate',
     async () => {
-      const dir = await tempDir();
-      await writeImage(dir, 'lake.jpg', photo(800, 600).jpeg());
-      await new Promise((resolve) => setTimeout(resolve, 2_100)); // a settled stamp: see originals()
+      const dir = settled.lake; // a settled stamp: see beforeAll
       const first = await cli(['render', dir, '--out', out, '--json']);
       expect(first.code, first.stderr).toBe(0);
       const image = JSON.parse(first.stdout).results[0].image;
@@ -199,10 +233,8 @@ describe('content-api render to and from a bucket', () => {
   });
 
   it('alternates in a bucket: a record per format; a format added uploads only its objects; one dropped is kept until pruned', async () => {
-    const dir = await tempDir();
-    await writeImage(dir, 'lake.jpg', photo(800, 600).jpeg());
-    // Settled, so its records are not rewritten to learn its stamp (see render's RACY_MS).
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    // Settled, so its records are not rewritten to learn its stamp (see render's RACY_MS, and beforeAll).
+    const dir = settled.alternates;
     const both = await cli(['render', dir, '--out', out, '--formats', 'keep,webp', '--json']);
     expect([both.code, both.stderr]).toEqual([0, '']);
     const [result] = JSON.parse(both.stdout).results;
@@ -304,7 +336,7 @@ describe('content-api render to and from a bucket', () => {
       'the rerun completes every original',
     async () => {
       const dir = await tempDir();
-      for (let i = 0; i < 8; i++) await writeImage(dir, `big-${i}.jpg`, photo(3000 + i, 2000).jpeg());
+      await Promise.all(big.map((bytes, i) => writeFile(path.join(dir, `big-${i}.jpg`), bytes)));
       const putsBefore = s3.puts.length;
       const { child, done } = startCli(['render', dir, '--out', out, '--concurrency', '1'], { env: s3.env });
       while (s3.puts.length < putsBefore + 8) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -481,7 +513,7 @@ describe('content-api render to and from a bucket', () => {
   });
 
   it('a bucket deleted mid-run: each original that fails says why, naming the bucket and the key (#22)', async () => {
-    const dir = await originals(6);
+    const dir = settled.doomed;
     await s3.sync();
     const before = s3.puts.length;
     const run = startCli(['render', dir, '--out', 's3://doomed/media/', '--concurrency', '1'], { env: s3.env });

@@ -3,8 +3,10 @@
  * --output`) when the name is not a plain file (issue #35, item 19): a link to this process's
  * standard output, a FIFO, a device, a link to another file or to nothing. What is there is
  * written through or refused; a link is never renamed over, nothing temporary is left behind.
- * Through the built CLI, its standard output a real file (as `> file` gives it) or the socket
- * Node's spawn gives; `openOutput` in-process for a link put in a file's place as it is written.
+ * Through the built CLI: as a process where its standard output is what is written through (a real
+ * file, as `> file` gives it, or the socket Node's spawn gives) or it must wait for a FIFO's reader,
+ * in this process (runCli) otherwise; `openOutput` in-process for a link put in a file's place as it
+ * is written.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,7 +14,7 @@ import { lstat, open, readdir, readFile, readlink, stat, symlink, writeFile } fr
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openOutput } from '../../src/fs/atomic.js';
-import { BIN, runWithin, startCli } from '../cli/run-cli.js';
+import { BIN, runCli, runWithin, startCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { PAGES } from '../page/variants.js';
@@ -115,7 +117,7 @@ describe('a link to standard output, redirected to a file, is written through, n
     beforeAll(async () => {
       // Rendered once: the runs below find every rendition up to date and only write the page.
       media = path.join(await tempDir(), 'media');
-      const first = await runWithin(['render', '--page', PAGE, '--originals', ORIGINALS, '--out', media], 60_000);
+      const first = await runCli(['render', '--page', PAGE, '--originals', ORIGINALS, '--out', media]);
       expect(first.code, first.stderr).toBe(0);
     });
 
@@ -156,7 +158,7 @@ describe('a pipe, a FIFO or a device is written through', () => {
     reader.stdout.setEncoding('utf8').on('data', (chunk: string) => (read += chunk));
     const readerDone = new Promise<void>((resolve) => reader.on('close', () => resolve()));
     try {
-      const run = await runWithin(['check', PAGE, '--reporter', 'json', '--output', fifo]);
+      const run = await runCli(['check', PAGE, '--reporter', 'json', '--output', fifo]);
       expect(run.code, run.stderr).toBe(0);
       // A run that never opened the FIFO leaves cat waiting for a writer: it is killed, and what it read is checked.
       const timer = setTimeout(() => reader.kill('SIGKILL'), 5_000);
@@ -192,7 +194,7 @@ describe('a pipe, a FIFO or a device is written through', () => {
   it('render --report /dev/null: rendered, the device untouched', async () => {
     const dir = await tempDir();
     const { input, out } = await originals(dir);
-    const run = await runWithin(['render', input, '--out', out, '--report', '/dev/null']);
+    const run = await runCli(['render', input, '--out', out, '--report', '/dev/null']);
     expect(run.code, run.stderr).toBe(0);
     expect((await stat('/dev/null')).isCharacterDevice()).toBe(true);
     expect((await lstat('/dev/null')).isCharacterDevice()).toBe(true);
@@ -217,7 +219,7 @@ describe('a link to any other file, or to nothing, is refused before any work (e
       ],
     ];
     for (const [args, message] of runs) {
-      const run = await runWithin(args);
+      const run = await runCli(args);
       expect([run.code, run.stderr, run.stdout]).toEqual([2, message, '']);
       await expectLinkKept(link, target);
       expect(await readFile(target, 'utf8')).toBe('kept\n');
@@ -230,7 +232,7 @@ describe('a link to any other file, or to nothing, is refused before any work (e
     const nowhere = path.join(dir, 'nowhere.json');
     const link = path.join(dir, 'report-link');
     await symlink(nowhere, link);
-    const run = await runWithin(['check', PAGE, '--output', link]);
+    const run = await runCli(['check', PAGE, '--output', link]);
     expect([run.code, run.stderr]).toEqual([2, `error: --output ${link}: cannot write (it is a symlink to nothing)\n`]);
     await expectLinkKept(link, nowhere);
     await expect(lstat(nowhere)).rejects.toThrow(/ENOENT/);
