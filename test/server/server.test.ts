@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { cp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { get, type IncomingMessage } from 'node:http';
+import { Agent, get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -282,6 +282,40 @@ describe('serve, inspect and check together', () => {
     await once(response, 'end');
     expect(received).toBe(expected);
     expect((await done).code).toBe(0);
+  });
+
+  it('SIGTERM closes a kept-alive connection as its response ends, not at its keep-alive timeout (5 s)', async () => {
+    // A body larger than loopback's socket buffers, so that it is still being sent when the signal comes.
+    const dir = await tempDir();
+    await cp(CONTENT, path.join(dir, 'content'), { recursive: true });
+    await writeFile(path.join(dir, 'content/media/large.png'), randomBytes(64 * 1024 * 1024));
+    const { child, done } = startCli(['serve', '--content', path.join(dir, 'content'), '--port', '0', '--quiet']);
+    let stderr = '';
+    const port = await new Promise<number>((resolve) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /at http:\/\/127\.0\.0\.1:(\d+)\//.exec(stderr);
+        if (match) resolve(Number(match[1]));
+      });
+    });
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const response = await new Promise<IncomingMessage>((resolve) =>
+        get(`http://127.0.0.1:${port}/media/large.png`, { agent }, resolve),
+      );
+      expect(response.headers.connection).toBe('keep-alive');
+      response.pause(); // under way when the signal comes
+      child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(child.exitCode).toBeNull();
+      response.resume();
+      await once(response, 'end');
+      const ended = Date.now();
+      expect((await done).code).toBe(0);
+      expect(Date.now() - ended).toBeLessThan(2_500);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('invalid content is refused at start-up with every problem listed, exit 2', async () => {

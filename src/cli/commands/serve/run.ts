@@ -46,8 +46,15 @@ export async function runServe(options: ServeCommandOptions): Promise<number> {
     `serving ${options.content} (${content.pages.size} pages, ${content.resources.size} linked resources) ` +
       `at http://${host}:${port}/`,
   );
+  let stopping = false;
+  // A connection kept alive goes idle as its response ends: once stopping, it is closed then, not
+  // left to hold the server until its keep-alive timeout.
+  server.on('request', (_request, response) =>
+    response.on('finish', () => stopping && setImmediate(() => server.closeIdleConnections())),
+  );
   await new Promise<void>((resolve) => {
     const stop = () => {
+      stopping = true;
       server.close(() => resolve());
       server.closeIdleConnections();
       setTimeout(() => server.closeAllConnections(), 10_000).unref();
