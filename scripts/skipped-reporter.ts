@@ -18,6 +18,9 @@ function filterName(entity: TestCase | TestSuite): string {
   return names.join(' ');
 }
 
+/** The property tests' files: how many cases, and so assertions, each run makes is theirs to decide. */
+const PROPERTY = /\.property\.test\.ts$/;
+
 export class SkippedReporter extends DefaultReporter {
   private modules: ReadonlyArray<TestModule> = [];
 
@@ -38,16 +41,19 @@ export class SkippedReporter extends DefaultReporter {
       for (const line of lines) this.log(`   ↓ ${line}`);
     }
     this.log();
-    this.log(` Assertions  ${this.assertions()} made`);
+    const [all, property] = [this.assertions(), this.assertions(PROPERTY)];
+    this.log(` Assertions  ${all - property} made, and ${property} by the property tests (their random cases decide)`);
     this.log(` Slowest     ${this.slowest(5)}`);
     super.reportTestSummary(...args);
   }
 
-  /** The assertions (`expect` calls) made by every test that ran. */
-  private assertions(): number {
+  /** The assertions (`expect` calls) made by every test that ran, or by those of the files `only` matches. */
+  private assertions(only?: RegExp): number {
     let total = 0;
-    for (const module of this.modules)
+    for (const module of this.modules) {
+      if (only && !only.test(module.moduleId)) continue;
       for (const test of module.children.allTests()) total += test.meta().assertions ?? 0;
+    }
     return total;
   }
 
