@@ -251,11 +251,14 @@ describe('serve, inspect and check together', () => {
     expect(checked.stdout).toMatch(/4 page\(s\), 26 image\(s\), 35 files probed .*: no findings/);
   });
 
-  it('SIGTERM lets a response under way finish, then exits 0', async () => {
-    // A body far larger than loopback's socket buffers (up to 32 MiB here), so it cannot all be sent before we read.
+  /**
+   * `serve` in a process of its own over the sample content with a `large.png` of `mib` MiB: a body
+   * larger than loopback's socket buffers (up to 32 MiB here), still being sent until it is read.
+   */
+  async function serveLargeFile(mib: number) {
     const dir = await tempDir();
     await cp(CONTENT, path.join(dir, 'content'), { recursive: true });
-    await writeFile(path.join(dir, 'content/media/large.png'), randomBytes(96 * 1024 * 1024));
+    await writeFile(path.join(dir, 'content/media/large.png'), randomBytes(mib * 1024 * 1024));
     const { child, done } = startCli(['serve', '--content', path.join(dir, 'content'), '--port', '0', '--quiet']);
     let stderr = '';
     const port = await new Promise<number>((resolve) => {
@@ -265,6 +268,11 @@ describe('serve, inspect and check together', () => {
         if (match) resolve(Number(match[1]));
       });
     });
+    return { dir, child, done, port };
+  }
+
+  it('SIGTERM lets a response under way finish, then exits 0', async () => {
+    const { dir, child, done, port } = await serveLargeFile(96);
     const file = 'large.png'; // served by its extension; the bytes are not looked at
     const expected = (await stat(path.join(dir, 'content/media', file))).size;
     // A connection of its own that closes with the response (no keep-alive agent): a connection left open after it
@@ -285,19 +293,7 @@ describe('serve, inspect and check together', () => {
   });
 
   it('SIGTERM closes a kept-alive connection as its response ends, not at its keep-alive timeout (5 s)', async () => {
-    // A body larger than loopback's socket buffers, so that it is still being sent when the signal comes.
-    const dir = await tempDir();
-    await cp(CONTENT, path.join(dir, 'content'), { recursive: true });
-    await writeFile(path.join(dir, 'content/media/large.png'), randomBytes(64 * 1024 * 1024));
-    const { child, done } = startCli(['serve', '--content', path.join(dir, 'content'), '--port', '0', '--quiet']);
-    let stderr = '';
-    const port = await new Promise<number>((resolve) => {
-      child.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /at http:\/\/127\.0\.0\.1:(\d+)\//.exec(stderr);
-        if (match) resolve(Number(match[1]));
-      });
-    });
+    const { child, done, port } = await serveLargeFile(64); // still being sent when the signal comes
     const agent = new Agent({ keepAlive: true });
     try {
       const response = await new Promise<IncomingMessage>((resolve) =>
