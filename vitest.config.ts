@@ -7,6 +7,10 @@ export default defineConfig({
     // V8's flags as the CLI sets them (relaxed SIMD on Node 20), before any test runs; each test's count of
     // assertions, for the total the reporter prints.
     setupFiles: ['test/setup/runtime.ts', 'test/setup/assertions.ts'],
+    // Two files at a time whatever the cores (vitest's default is one fewer than the cores: one, on the
+    // two-core machine CI runs on): much of a file's time is waiting on servers, workers and disks,
+    // which the other file's work fills.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // The default reporter, and every skipped test or suite named, with its reason, above the summary
