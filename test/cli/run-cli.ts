@@ -76,6 +76,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
 }
 
 let runningHere = false;
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 function needsProcess(args: string[], options: CliOptions): boolean {
   return (
@@ -106,7 +107,12 @@ async function runHere(args: string[], options: CliOptions): Promise<CliResult> 
   setEnv(env);
   try {
     if (options.cwd) process.chdir(options.cwd);
+    const listeners = SIGNALS.map((signal) => process.listenerCount(signal));
     const code = await runCommandLine([process.execPath, BIN, ...args]);
+    // A command that returned has let go of the process: a signal's listener left behind would act on
+    // this process's next signal (the binary's ends with the command, so nothing else would show it).
+    const left = SIGNALS.filter((signal, i) => process.listenerCount(signal) !== listeners[i]);
+    if (left.length > 0) throw new Error(`${args.join(' ')}: left listeners of ${left.join(', ')} on the process`);
     return { code, signal: null, ...collected };
   } finally {
     process.stdout.write = writes.stdout;

@@ -21,14 +21,15 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
   setRenderThreads();
   // Listening before the worker starts: it may take a job before it says it is ready, and a signal
   // then must let that job finish, not end the process under it.
+  let stop = () => {};
   const stopped = new Promise<void>((resolve) => {
-    const stop = () => {
+    stop = () => {
       process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143));
       printMessage('stopping: finishing the jobs under way (signal again to stop now)');
       resolve();
     };
-    process.once('SIGINT', stop).once('SIGTERM', stop);
   });
+  process.once('SIGINT', stop).once('SIGTERM', stop);
   const worker = await startWorker({
     ...options.queue,
     concurrency: options.concurrency,
@@ -47,6 +48,10 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
       else if (status === 'refused') printMessage(`${red('refused')}\tjob ${id}\t${detail}`);
       else printMessage(`${status === 'failed' ? red('failed') : status}\t${sources}\t${detail}\t${took}${tries}`);
     },
+  }).catch((error: unknown) => {
+    // Never started: the signals are the process's again (one that runs the command line in-process goes on).
+    process.off('SIGINT', stop).off('SIGTERM', stop);
+    throw error;
   });
   for (const warning of worker.warnings) printMessage(`${yellow('warning')}: ${warning}`);
   printMessage(
