@@ -90,7 +90,6 @@ function needsProcess(args: string[], options: CliOptions): boolean {
 
 async function runHere(args: string[], options: CliOptions): Promise<CliResult> {
   runningHere = true;
-  const { runCommandLine } = (await import(RUN)) as typeof import('../../src/cli/run.js');
   const env: Record<string, string | undefined> = { NO_COLOR: '1', CI: '1', FORCE_COLOR: undefined, ...options.env };
   const before = { env: Object.keys(env).map((name) => [name, process.env[name]] as const), cwd: process.cwd() };
   const writes = { stdout: process.stdout.write, stderr: process.stderr.write };
@@ -106,6 +105,7 @@ async function runHere(args: string[], options: CliOptions): Promise<CliResult> 
   }
   setEnv(env);
   try {
+    const { runCommandLine } = (await import(RUN)) as typeof import('../../src/cli/run.js');
     if (options.cwd) process.chdir(options.cwd);
     const listeners = SIGNALS.map((signal) => process.listenerCount(signal));
     const code = await runCommandLine([process.execPath, BIN, ...args]);
