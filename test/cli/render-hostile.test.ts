@@ -130,7 +130,10 @@ function tmpfs(name: string, size: string): string | null {
   } catch {
     return null;
   }
-  afterAll(() => execFileSync('umount', [dir]));
+  afterAll(() => {
+    execFileSync('umount', [dir]);
+    execFileSync('rmdir', [dir]);
+  });
   return dir;
 }
 

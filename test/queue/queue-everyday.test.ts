@@ -3,6 +3,7 @@
  * here: the time `queue results` says, `queue status` on a queue nothing was enqueued to yet,
  * messages that name the environment variable the queue came from, and a Redis not running.
  */
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../cli/run-cli.js';
@@ -31,7 +32,8 @@ describe('queue results', () => {
     const dir = await tempDir();
     await writeImage(dir, 'one.jpg', photo(400, 300).jpeg());
     const queue = ['--queue', redis.url, '--queue-name', 'timed'];
-    const detached = await runCli(['render', dir, '--out', `${dir}-out`, ...queue, '--detach'], { env: clean });
+    const out = path.join(await tempDir(), 'media');
+    const detached = await runCli(['render', dir, '--out', out, ...queue, '--detach'], { env: clean });
     expect(detached.code, detached.stderr).toBe(0);
     const blocked = busy(3_000);
     await new Promise((resolve) => setTimeout(resolve, 200));
