@@ -9,7 +9,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { kindOf } from './kind.js';
 
 export type ReadResult =
-  | { ok: true; bytes: Buffer }
+  | { ok: true; bytes: Buffer /** The file's stat as read (`readSmallFileSync`). */; info?: Stats }
   | { ok: false; reason: string; tooLarge?: boolean; missing?: boolean };
 
 export type OpenResult =
@@ -100,7 +100,7 @@ export function readSmallFileSync(file: string, maxBytes: number, cap: string): 
       length += read;
       if (length === buffer.length) return { ok: false, reason: 'it grew while it was read' };
     }
-    return { ok: true, bytes: buffer.subarray(0, length) };
+    return { ok: true, bytes: buffer.subarray(0, length), info };
   } catch (error) {
     return { ok: false, reason: `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   } finally {

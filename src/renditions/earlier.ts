@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { oneLine, SourceError } from '../errors.js';
 import { isS3Url } from '../storage/s3-url.js';
 import type { MediaStore } from '../storage/store.js';
-import type { Manifest, ManifestEntry } from './manifest.js';
+import type { Manifest, ManifestEntry, RecordSummary } from './manifest.js';
 import { type Output, outputsOf, type Plan } from './plan.js';
 import { RENDITION_KEYS } from './rules.js';
 
@@ -20,13 +20,18 @@ const namedBy = (entry: ManifestEntry) => [
 ];
 
 /** The files the manifest's renderings of `source` wrote (and kept) that none of `outputs` writes. */
-export function staleFiles(recorded: Record<string, ManifestEntry>, source: string, outputs: Output[]): string[] {
-  // Arrays, not sets: a few files each, for every original of a rerun.
-  const written = outputs.flatMap((output) => RENDITION_KEYS.map((key) => output.files[key].path));
+export function staleFiles(recorded: Record<string, RecordSummary>, source: string, outputs: Output[]): string[] {
+  // No set, no array of the files written: a few files each, for every original of a rerun.
   const stale: string[] = [];
+  const consider = (file: string) => {
+    if (stale.includes(file)) return;
+    for (const output of outputs) for (const key of RENDITION_KEYS) if (output.files[key].path === file) return;
+    stale.push(file);
+  };
   for (const entry of Object.values(recorded)) {
     if (entry.source !== source) continue;
-    for (const file of namedBy(entry)) if (!written.includes(file) && !stale.includes(file)) stale.push(file);
+    for (const key of RENDITION_KEYS) consider(entry.renditions[key].path);
+    for (const file of entry.kept ?? []) consider(file);
   }
   return stale.sort();
 }

@@ -23,7 +23,8 @@ import { parseJsonAs } from '../json.js';
 import { LocalStore } from '../storage/local.js';
 import { isKey, type MediaStore } from '../storage/store.js';
 import { FILE_EXTENSIONS } from './formats.js';
-import { isStem, PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, RENDITION_KEYS } from './rules.js';
+import { INDEX_FILE, type RecordStat, RecordsIndex } from './records-index.js';
+import { isStem, PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, RENDITION_KEYS, type RenditionKey } from './rules.js';
 
 /** The one-file manifest of earlier versions, migrated to records (`MANIFEST_RECORDS`). */
 export const MANIFEST_FILE = '.content-api-manifest.json';
@@ -121,6 +122,119 @@ const entrySchema = z.object({
 export type ManifestEntry = z.infer<typeof entrySchema>;
 type Entries = Record<string, ManifestEntry>;
 
+/**
+ * What a rerun needs of a record to find its original up to date with nothing to write: the original
+ * and its stamp, the settings, each file's path, size and version, whether a placeholder is recorded
+ * (and its `transparent`). A record is one too (`ManifestEntry` has every field of it).
+ */
+export type RecordSummary = Pick<
+  ManifestEntry,
+  'source' | 'sha256' | 'stamp' | 'settings' | 'original' | 'info' | 'kept'
+> & {
+  placeholder?: { transparent?: boolean | undefined } | undefined;
+  renditions: Record<RenditionKey, { path: string; bytes: number; version?: string | undefined }>;
+};
+
+const count = z.number().int().nonnegative();
+/** A record's placeholder as its summary line says it: none, without `transparent`, or with it. */
+const PLACEHOLDER_STATES = ['none', 'unsaid', 'opaque', 'transparent'] as const;
+
+/**
+ * A summary as its line in a records folder's index holds it (records-index.ts): one flat tuple of a
+ * few hundred bytes, parsed and checked in microseconds, where the record is kilobytes of objects.
+ * The original's stamp when it is a file's (an original in a bucket is never planned from an index),
+ * its header, its placeholder's state, then each rendition's path, size and version, xs to xl.
+ */
+const summaryItems: z.ZodType[] = [
+  z.string(),
+  entrySchema.shape.sha256,
+  z.string(),
+  pixelSize.width,
+  pixelSize.height,
+  ...[count, z.number(), z.number(), count].map((each) => each.nullable()),
+  z.string().nullable(),
+  z.string().nullable(),
+  z.boolean().nullable(),
+  z.number().int().positive().nullable(),
+  z.enum(PLACEHOLDER_STATES),
+  z.array(z.string()).nullable(),
+  ...RENDITION_KEYS.flatMap(() => [z.string(), count, z.string().nullable()]),
+];
+const summaryLine = z.tuple(summaryItems as [z.ZodType, ...z.ZodType[]]) as unknown as z.ZodType<SummaryLine>;
+type SummaryLine = [
+  source: string,
+  sha256: string,
+  settings: string,
+  width: number,
+  height: number,
+  ...stamp: [number, number, number, number] | [null, null, null, null],
+  format: string | null,
+  compression: string | null,
+  hasAlpha: boolean | null,
+  pages: number | null,
+  placeholder: (typeof PLACEHOLDER_STATES)[number],
+  kept: string[] | null,
+  ...renditions: Array<string | number | null>,
+];
+/** Where the renditions begin in a summary line. */
+const RENDITIONS_AT = 15;
+
+/** A record's summary line, its source as the file has it (relative to the output folder). */
+function lineOf(entry: ManifestEntry): SummaryLine {
+  const { source, sha256, stamp, settings, original, info, kept, placeholder, renditions } = entry;
+  const transparent = placeholder?.transparent;
+  const file = stamp && 'ino' in stamp ? stamp : undefined;
+  return [
+    source,
+    sha256,
+    settings,
+    original.width,
+    original.height,
+    ...(file ? ([file.size, file.mtimeMs, file.ctimeMs, file.ino] as const) : ([null, null, null, null] as const)),
+    info?.format ?? null,
+    info?.compression ?? null,
+    info?.hasAlpha ?? null,
+    info?.pages ?? null,
+    !placeholder ? 'none' : transparent === undefined ? 'unsaid' : transparent ? 'transparent' : 'opaque',
+    kept ?? null,
+    ...RENDITION_KEYS.flatMap((key) => [renditions[key].path, renditions[key].bytes, renditions[key].version ?? null]),
+  ];
+}
+
+/** The summary a line holds, its source resolved against the output folder `root`. */
+function summaryFrom(line: SummaryLine, root: string): RecordSummary {
+  const [source, sha256, settings, width, height, size, mtimeMs, ctimeMs, ino] = line;
+  const [format, compression, hasAlpha, pages, placeholder, kept] = line.slice(9) as [
+    string | null,
+    string | null,
+    boolean | null,
+    number | null,
+    (typeof PLACEHOLDER_STATES)[number],
+    string[] | null,
+  ];
+  const renditions = {} as RecordSummary['renditions'];
+  for (const [index, key] of RENDITION_KEYS.entries()) {
+    const at = RENDITIONS_AT + 3 * index;
+    const [path, bytes, version] = line.slice(at, at + 3) as [string, number, string | null];
+    renditions[key] = version === null ? { path, bytes } : { path, bytes, version };
+  }
+  return {
+    source: fromStored(root, source),
+    sha256,
+    ...(size !== null && { stamp: { size, mtimeMs: mtimeMs!, ctimeMs: ctimeMs!, ino: ino! } }),
+    settings,
+    original: { width, height },
+    ...(format !== null &&
+      hasAlpha !== null &&
+      pages !== null && { info: { format, ...(compression !== null && { compression }), hasAlpha, pages } }),
+    ...(placeholder !== 'none' && {
+      placeholder: placeholder === 'unsaid' ? {} : { transparent: placeholder === 'transparent' },
+    }),
+    ...(kept && { kept }),
+    renditions,
+  };
+}
+
 /** The largest one-file manifest migrated (about a million entries): V8's longest string is about 512 MiB. */
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 /** The largest record read: one is about 2 KB. */
@@ -135,7 +249,7 @@ const fromStored = (outDir: string, source: string) =>
   isUrl(source) || path.isAbsolute(source) ? source : path.resolve(outDir, source);
 
 /** True when every file the entry records is still there with its recorded byte size. */
-export async function isIntact(store: MediaStore, entry: ManifestEntry): Promise<boolean> {
+export async function isIntact(store: MediaStore, entry: Pick<RecordSummary, 'renditions'>): Promise<boolean> {
   for (const rendition of Object.values(entry.renditions)) {
     const found = await store.stat(rendition.path).catch(() => null);
     if (found?.size !== rendition.bytes) return false;
@@ -170,6 +284,18 @@ export interface Manifest {
   delete(key: string): Promise<void>;
   /** A new batch begins: what a bucket's listing said may have changed since (another machine). */
   refresh(): void;
+  /**
+   * The summaries of the records of images with these stems, by stem, where a records folder's index
+   * (records-index.ts) sums up every record the stem has, each unchanged since (a stat each, no read);
+   * a stem missing here has its records read (`entriesFor`). None in a bucket, or a manifest opened
+   * without `index`.
+   */
+  summariesFor(stems: string[]): Promise<Map<string, Record<string, RecordSummary>>>;
+  /**
+   * The batch is through with every records folder the stem `next` is not in (all, without one): the
+   * index of each it learned records of is written, and forgotten.
+   */
+  settle(next?: string): Promise<void>;
 }
 
 /** A record that cannot be read: its key, the file or object, and why. */
@@ -182,6 +308,8 @@ export interface UnreadableRecord {
 export interface OpenManifestOptions {
   /** Migrate a one-file manifest to records now (a run that writes); else it is read as it is. */
   migrate?: boolean;
+  /** Use and keep the records folders' indexes (records-index.ts: a local folder, a run that writes). */
+  index?: boolean;
 }
 
 /** The stem of a key: `landscapes/dune.jpg` -> `landscapes/dune`. */
@@ -192,7 +320,7 @@ const KEY_EXTENSIONS = [...new Set(Object.values(FILE_EXTENSIONS))];
 
 /** The manifest of `store`: records, with a one-file manifest of an earlier version migrated or read. */
 export async function openManifest(store: MediaStore, options: OpenManifestOptions = {}): Promise<Manifest> {
-  const manifest = new RecordManifest(store);
+  const manifest = new RecordManifest(store, options.index ?? false);
   if (store instanceof LocalStore) await manifest.adopt(options.migrate ?? false);
   return manifest;
 }
@@ -221,11 +349,14 @@ class RecordManifest implements Manifest {
 
   /** A folder's absolute path (records name originals relative to it). */
   readonly #root: string;
+  /** The records folders' indexes, in a local folder a run writes. */
+  readonly #index: RecordsIndex<SummaryLine> | null;
 
-  constructor(store: MediaStore) {
+  constructor(store: MediaStore, index: boolean) {
     this.#store = store;
     this.#local = store instanceof LocalStore ? store : null;
     this.#root = path.resolve(store.location);
+    this.#index = this.#local && index ? new RecordsIndex(summaryLine, path.join(this.#root, MANIFEST_RECORDS)) : null;
   }
 
   /** The records that could not be read, in one line. */
@@ -270,6 +401,41 @@ class RecordManifest implements Manifest {
     return entries;
   }
 
+  async summariesFor(stems: string[]): Promise<Map<string, Record<string, RecordSummary>>> {
+    const found = new Map<string, Record<string, RecordSummary>>();
+    const index = this.#index;
+    if (!index || this.#legacy) return found;
+    const byStem = new Map<string, Record<string, RecordSummary> | null>();
+    for (const key of await this.#keysOf(stems)) {
+      const stem = stemOfKey(key);
+      let summaries = byStem.get(stem);
+      if (summaries === null) continue;
+      const { folder, name } = recordOf(key);
+      const line = index.summary(folder, name);
+      if (!line) {
+        byStem.set(stem, null);
+        continue;
+      }
+      if (!summaries) {
+        summaries = {};
+        byStem.set(stem, summaries);
+      }
+      summaries[key] = summaryFrom(line, this.#root);
+    }
+    for (const stem of stems) {
+      const summaries = byStem.get(stem);
+      if (summaries !== null) found.set(stem, summaries ?? {});
+    }
+    return found;
+  }
+
+  async settle(next?: string): Promise<void> {
+    await this.#index?.flush(
+      (folder) => next === undefined || !next.startsWith(folder),
+      (folder, bytes) => this.#store.put(`${MANIFEST_RECORDS}${folder}${INDEX_FILE}`, bytes).catch(() => {}),
+    );
+  }
+
   async entry(key: string): Promise<ManifestEntry | undefined> {
     return (await this.#read(key)) ?? this.#legacy?.get(stemOfKey(key))?.[key];
   }
@@ -311,11 +477,20 @@ class RecordManifest implements Manifest {
   async set(key: string, entry: ManifestEntry): Promise<void> {
     const stored = this.#local ? { ...entry, source: toStored(this.#root, entry.source) } : entry;
     // Compact: a rerun parses every record (`jq . <record>` shows one indented).
-    const record = `${JSON.stringify({ version: MANIFEST_VERSION, entry: stored })}\n`;
-    await this.#store.put(`${MANIFEST_RECORDS}${key}.json`, Buffer.from(record), { contentType: 'application/json' });
+    const record = Buffer.from(`${JSON.stringify({ version: MANIFEST_VERSION, entry: stored })}\n`);
+    const { folder, name } = recordOf(key);
+    this.#index?.unlearn(folder, name);
+    await this.#store.put(`${MANIFEST_RECORDS}${key}.json`, record, { contentType: 'application/json' });
+    if (this.#index) {
+      // Read back, for its stat: the index learns it only as the file that holds these bytes.
+      const back = readSmallFileSync(this.#local!.localPath(`${MANIFEST_RECORDS}${key}.json`), record.length, '');
+      if (back.ok && back.info && back.bytes.equals(record)) this.#index.learn(folder, name, back.info, lineOf(stored));
+    }
   }
 
   async delete(key: string): Promise<void> {
+    const { folder, name } = recordOf(key);
+    this.#index?.unlearn(folder, name);
     await this.#store.remove(`${MANIFEST_RECORDS}${key}.json`);
     delete this.#legacy?.get(stemOfKey(key))?.[key];
   }
@@ -478,7 +653,15 @@ class RecordManifest implements Manifest {
     const name = `${MANIFEST_RECORDS}${key}.json`;
     const read = readSmallFileSync(this.#local!.localPath(name), MAX_RECORD_BYTES, 'the cap on a manifest record');
     if (!read.ok) return read.missing ? {} : { problem: { file: this.#store.describe(name), reason: read.reason } };
-    return this.#parse(name, read.bytes);
+    const loaded = this.#parse(name, read.bytes);
+    if (loaded.entry && this.#index) this.#learn(key, read.info!, loaded.entry);
+    return loaded;
+  }
+
+  /** A record read as `info`: its folder's index learns it (its source as the file has it). */
+  #learn(key: string, info: RecordStat, entry: ManifestEntry): void {
+    const { folder, name } = recordOf(key);
+    this.#index!.learn(folder, name, info, lineOf({ ...entry, source: toStored(this.#root, entry.source) }));
   }
 
   async #loadObject(key: string): Promise<Loaded> {
@@ -510,6 +693,12 @@ class RecordManifest implements Manifest {
     if (this.#local) entry.source = fromStored(this.#root, entry.source);
     return { entry };
   }
+}
+
+/** Where a key's record is: its records folder (`landscapes/`, or `` for the top) and its name there. */
+function recordOf(key: string): { folder: string; name: string } {
+  const slash = key.lastIndexOf('/') + 1;
+  return { folder: key.slice(0, slash), name: `${key.slice(slash)}.json` };
 }
 
 /** A record read: its entry, nothing (no record), or why it cannot be read. */

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { failureReason, oneLine, SourceError } from '../errors.js';
 import type { ScorePool } from '../quality/score-pool.js';
-import { type MediaStore, sameStamp } from '../storage/store.js';
+import { type MediaStore, type Stamp, sameStamp } from '../storage/store.js';
 import type { Claims } from './claims.js';
 import { readSourceHeader } from './decode.js';
 import {
@@ -18,7 +18,7 @@ import {
   underTarget,
 } from './diagnostics.js';
 import { keptFrom, removeStale, staleFiles, stillThere } from './earlier.js';
-import { isIntact, type Manifest, type ManifestEntry } from './manifest.js';
+import { isIntact, type Manifest, type ManifestEntry, type RecordSummary } from './manifest.js';
 import type { RenderOptions } from './options.js';
 import { type Placeholder, placeholderOf } from './placeholder.js';
 import { type Output, outputsOf, type Plan } from './plan.js';
@@ -26,7 +26,7 @@ import { type Described, describeResult, type RenderOutcome, type RenderStatus }
 import type { RenderSettings } from './settings.js';
 import { settingsKey } from './settings-key.js';
 import { changed, readAndHash, type SourceBytes, type Stamped, stampOf } from './source-bytes.js';
-import { recordedPlaceholder, recordedVersions, writeRenditions } from './write.js';
+import { isVersioned, recordedPlaceholder, recordedVersions, writeRenditions } from './write.js';
 
 /** An original rendered whose manifest record could not be written. */
 export const unrecorded = (source: string, error: unknown) =>
@@ -57,6 +57,54 @@ export interface Context {
 }
 
 type Renditions = ManifestEntry['renditions'];
+
+/**
+ * Whether a record's original is the file at `source` as it is now (its stamp the one recorded when
+ * hashed, its header recorded): then so are its hash and header, and it is not read.
+ */
+const sameOriginal = (entry: RecordSummary, source: string, stamp: Stamp | undefined) =>
+  entry.source === source && sameStamp(entry.stamp, stamp) && entry.info !== undefined;
+
+/** Whether a record lacks the placeholder a rerun makes: none, or one without `transparent` of an image with alpha. */
+const lacksPlaceholder = (entry: RecordSummary) =>
+  !entry.placeholder || (entry.placeholder.transparent === undefined && entry.info?.hasAlpha === true);
+
+/**
+ * Whether an output's record says its files are up to date: made from this content (`sha256`) with
+ * these settings (`key`), each file there at its recorded size.
+ */
+const upToDate = async (store: MediaStore, entry: RecordSummary | undefined, sha256: string, key: string) =>
+  Boolean(entry && entry.sha256 === sha256 && entry.settings === key && (await isIntact(store, entry)));
+
+/**
+ * A planned original that `renderOne` would skip with nothing to write, found from its records'
+ * summaries alone (a records folder's index: manifest.ts `summariesFor`): each output recorded for
+ * this file as stamped now, up to date, its files' versions and a placeholder recorded. Its outcome
+ * then, without a read of a record or of the original; else undefined (`renderOne` decides, from the
+ * records). Only where the batch keeps no results, forces and prunes nothing.
+ */
+export async function skippedUnchanged(
+  context: Pick<Context, 'options' | 'settings' | 'store' | 'threads'>,
+  plan: Plan,
+  recorded: Record<string, RecordSummary>,
+  { stamp }: Stamped,
+): Promise<RenderOutcome | undefined> {
+  const { options, settings, store } = context;
+  const { original } = plan;
+  if (options.force || options.prune || options.collectResults !== false || original.data || original.object)
+    return undefined;
+  const source = path.resolve(original.source);
+  const outputs = outputsOf(plan);
+  const sha256 = recorded[plan.key]?.sha256;
+  for (const output of outputs) {
+    const entry = recorded[output.key];
+    if (!entry || !sameOriginal(entry, source, stamp) || lacksPlaceholder(entry) || !isVersioned(entry.renditions))
+      return undefined;
+    const key = settingsKey(settings, output.format, { threads: context.threads });
+    if (sha256 === undefined || !(await upToDate(store, entry, sha256, key))) return undefined;
+  }
+  return { status: 'skipped', removed: [], kept: staleFiles(recorded, source, outputs) };
+}
 
 /**
  * Renders one planned original: skipped when its hash, settings and files say every output is up
@@ -103,11 +151,9 @@ export async function renderOne(
     placeholder: Placeholder | undefined,
     renditions: Renditions = entry.renditions,
   ) => {
-    const same = sameStamp(entry.stamp, stamp) && entry.source === source && entry.info;
     // A placeholder made anew: the record had none, or one from before `transparent` of an original with alpha.
-    const made =
-      placeholder && (!entry.placeholder || (entry.placeholder.transparent === undefined && entry.info?.hasAlpha));
-    const moved = stamp !== undefined && !(same && !made);
+    const made = placeholder && lacksPlaceholder(entry);
+    const moved = stamp !== undefined && !(sameOriginal(entry, source, stamp) && !made);
     // With `prune`, its earlier files removed: its record stops naming them (that write must not be lost).
     const pruned = prune && entry.kept !== undefined;
     if (!moved && !pruned && renditions === entry.renditions) return;
@@ -135,11 +181,8 @@ export async function renderOne(
     for (const [index, output] of outputs.entries())
       await refuseCollision(context, plan, output, source, previous[index], sha256);
     const keys = outputs.map((output) => settingsKey(settings, output.format, { threads: context.threads }));
-    const fresh = await Promise.all(
-      previous.map(async (entry, index) =>
-        Boolean(entry && entry.sha256 === sha256 && entry.settings === keys[index] && (await isIntact(store, entry))),
-      ),
-    );
+    const hash = sha256;
+    const fresh = await Promise.all(previous.map((entry, index) => upToDate(store, entry, hash, keys[index]!)));
     // The records of the outputs kept (up to date, not forced), each file with its version.
     const recordedSoFar = await Promise.all(
       previous.map((entry, index) =>

@@ -17,10 +17,10 @@ import { type MediaStore, type Stamp, sameStamp } from '../storage/store.js';
 import { Claims } from './claims.js';
 import type { SourceInfo } from './decode.js';
 import type { Original } from './discover.js';
-import { MANIFEST_RECORDS, type ManifestEntry, openManifest, stemOfKey } from './manifest.js';
+import { MANIFEST_RECORDS, type ManifestEntry, openManifest, type RecordSummary, stemOfKey } from './manifest.js';
 import { type RenderOptions, type RenderProgress, resolveConcurrency } from './options.js';
 import { type Plan, planOriginal, splitCollisions } from './plan.js';
-import { type Context, renderOne } from './render-one.js';
+import { type Context, renderOne, skippedUnchanged } from './render-one.js';
 import { count, type RenderCounts, type RenderResult, zeroCounts } from './result.js';
 import { qualityTarget, type RenderSettings, resolveSettings } from './settings.js';
 import { type Stamped, stampOf } from './source-bytes.js';
@@ -59,7 +59,7 @@ export async function openRenderSession(
   const store = await openStore(options.outDir, options.s3);
   try {
     await store.open({ write: !options.dryRun, create: options.createOutDir ?? true });
-    const manifest = await openManifest(store, { migrate: !options.dryRun });
+    const manifest = await openManifest(store, { migrate: !options.dryRun, index: !options.dryRun });
     // Runs at once into one folder decide collisions on the files as they are now (claims.ts).
     const claims =
       store instanceof LocalStore && !options.dryRun
@@ -193,11 +193,14 @@ async function renderInto(
     progress(error.source, 'failed');
   }
   try {
-    for (const chunk of chunksByStem(originals)) {
+    for (const whole of chunksByStem(originals)) {
       if (options.signal?.aborted) {
-        tally.notStarted.push(...chunk.map((original) => original.source));
+        tally.notStarted.push(...whole.map((original) => original.source));
         continue;
       }
+      await manifest.settle(whole[0]!.stem);
+      const chunk = await skipUnchanged(context, whole, tally, progress);
+      if (chunk.length === 0) continue;
       const entries = await manifest.entriesFor([...new Set(chunk.map((original) => original.stem))]);
       const byStem = new Map<string, Record<string, ManifestEntry>>();
       for (const [key, entry] of Object.entries(entries)) {
@@ -228,6 +231,7 @@ async function renderInto(
       await renderAll(context, plans as RecordedPlan[], limit, tally, progress);
     }
   } finally {
+    await manifest.settle();
     // A claim that cannot be removed (the folder turned read-only, say) must not cost the batch its
     // report: the next run into this folder takes it over, its writer being gone.
     const stuck = context.stuckClaims;
@@ -251,6 +255,40 @@ async function renderInto(
   };
 }
 
+/**
+ * The originals of a chunk up to date with nothing to write, found from their records' summaries in
+ * the records folders' indexes (`skippedUnchanged`), counted as skipped without a record read; the
+ * others, to be planned and rendered from their records. An original whose stem another of the chunk
+ * shares is left to planning, which says they collide.
+ */
+async function skipUnchanged(context: Context, chunk: Original[], tally: Tally, progress: Progress) {
+  const summaries = await context.manifest.summariesFor([...new Set(chunk.map((original) => original.stem))]);
+  if (summaries.size === 0) return chunk;
+  const rest: Original[] = [];
+  for (const [index, original] of chunk.entries()) {
+    const recorded = summaries.get(original.stem);
+    const shared = chunk[index - 1]?.stem === original.stem || chunk[index + 1]?.stem === original.stem;
+    const outcome = recorded && !shared ? await skippedAsRecorded(context, original, recorded) : undefined;
+    if (!outcome) {
+      rest.push(original);
+      continue;
+    }
+    count(tally.counts, outcome);
+    tally.done++;
+    progress(original.source, outcome.status);
+  }
+  return rest;
+}
+
+/** `skippedUnchanged` for an original planned from its records' summaries; undefined when it cannot be told so. */
+async function skippedAsRecorded(context: Context, original: Original, recorded: Record<string, RecordSummary>) {
+  const stamped = await stampOf(original);
+  const known = knownInfo(original, stamped.stamp, recorded, context.settings.pixelLimit);
+  if (!known) return undefined;
+  const plan = await planOriginal(original, context.settings, known).catch(() => undefined);
+  return plan && skippedUnchanged(context, plan, recorded, stamped);
+}
+
 /** A plan with its image's records and its original's stamp, as the batch read them. */
 type RecordedPlan = Plan & { recorded: Record<string, ManifestEntry>; stamped: Stamped };
 
@@ -262,7 +300,7 @@ type RecordedPlan = Plan & { recorded: Record<string, ManifestEntry>; stamped: S
 function knownInfo(
   original: Original,
   stamp: Stamp | undefined,
-  recorded: Record<string, ManifestEntry>,
+  recorded: Record<string, RecordSummary>,
   pixelLimit: number,
 ): SourceInfo | undefined {
   if (original.data || stamp === undefined) return undefined;

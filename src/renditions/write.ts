@@ -16,7 +16,7 @@ import { keepsAlpha, type OutputFormat } from './formats.js';
 import type { ManifestEntry } from './manifest.js';
 import { type Placeholder, placeholderOf } from './placeholder.js';
 import type { Output } from './plan.js';
-import { RENDITION_KEYS, renditionVersion, versionOfSha256 } from './rules.js';
+import { RENDITION_KEYS, type RenditionKey, renditionVersion, versionOfSha256 } from './rules.js';
 import type { RenderSettings } from './settings.js';
 
 type Renditions = ManifestEntry['renditions'];
@@ -122,6 +122,10 @@ export async function recordedPlaceholder(
   return smallest ? placeholderOf(smallest).catch(() => undefined) : undefined;
 }
 
+/** Whether every file a record names has its version (records from before versions have none). */
+export const isVersioned = (renditions: Record<RenditionKey, { version?: string | undefined }>) =>
+  RENDITION_KEYS.every((key) => renditions[key].version !== undefined);
+
 /**
  * A record's renditions, each with its version: hashed from its file, once per file, where a
  * manifest from before versions has none (and then recorded by `refresh`); the same object when
@@ -132,7 +136,7 @@ export async function recordedVersions(
   original: Original,
   renditions: Renditions,
 ): Promise<Renditions> {
-  if (RENDITION_KEYS.every((key) => renditions[key].version !== undefined)) return renditions;
+  if (isVersioned(renditions)) return renditions;
   const hashed = new Map<string, Promise<string>>();
   const versionOf = (file: string) => {
     const known = hashed.get(file);
