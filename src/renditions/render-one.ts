@@ -76,12 +76,16 @@ const lacksPlaceholder = (entry: RecordSummary) =>
 const upToDate = async (store: MediaStore, entry: RecordSummary | undefined, sha256: string, key: string) =>
   Boolean(entry && entry.sha256 === sha256 && entry.settings === key && (await isIntact(store, entry)));
 
+/** Whether a batch may skip originals from their records' summaries: it keeps no results, forces and prunes nothing. */
+export const skipsBySummary = (options: RenderOptions) =>
+  !options.force && !options.prune && options.collectResults === false;
+
 /**
  * A planned original that `renderOne` would skip with nothing to write, found from its records'
  * summaries alone (a records folder's index: manifest.ts `summariesFor`): each output recorded for
  * this file as stamped now, up to date, its files' versions and a placeholder recorded. Its outcome
  * then, without a read of a record or of the original; else undefined (`renderOne` decides, from the
- * records). Only where the batch keeps no results, forces and prunes nothing.
+ * records). Only where the batch may (`skipsBySummary`).
  */
 export async function skippedUnchanged(
   context: Pick<Context, 'options' | 'settings' | 'store' | 'threads'>,
@@ -91,8 +95,7 @@ export async function skippedUnchanged(
 ): Promise<RenderOutcome | undefined> {
   const { options, settings, store } = context;
   const { original } = plan;
-  if (options.force || options.prune || options.collectResults !== false || original.data || original.object)
-    return undefined;
+  if (!skipsBySummary(options) || original.data || original.object) return undefined;
   const source = path.resolve(original.source);
   const outputs = outputsOf(plan);
   const sha256 = recorded[plan.key]?.sha256;

@@ -20,7 +20,7 @@ import type { Original } from './discover.js';
 import { MANIFEST_RECORDS, type ManifestEntry, openManifest, type RecordSummary, stemOfKey } from './manifest.js';
 import { type RenderOptions, type RenderProgress, resolveConcurrency } from './options.js';
 import { type Plan, planOriginal, splitCollisions } from './plan.js';
-import { type Context, renderOne, skippedUnchanged } from './render-one.js';
+import { type Context, renderOne, skippedUnchanged, skipsBySummary } from './render-one.js';
 import { count, type RenderCounts, type RenderResult, zeroCounts } from './result.js';
 import { qualityTarget, type RenderSettings, resolveSettings } from './settings.js';
 import { type Stamped, stampOf } from './source-bytes.js';
@@ -262,6 +262,7 @@ async function renderInto(
  * shares is left to planning, which says they collide.
  */
 async function skipUnchanged(context: Context, chunk: Original[], tally: Tally, progress: Progress) {
+  if (!skipsBySummary(context.options)) return chunk;
   const summaries = await context.manifest.summariesFor([...new Set(chunk.map((original) => original.stem))]);
   if (summaries.size === 0) return chunk;
   const rest: Original[] = [];
