@@ -47,7 +47,14 @@ export const DEFAULT_QUEUE_NAME = 'content-api';
  * that opens it) fails.
  */
 export const LOCK_MS = 10_000;
-export const STALLED_INTERVAL_MS = 2_500;
+/** How often a worker looks for jobs whose lock lapsed: a quarter of its lock (2.5 s for LOCK_MS). */
+export const stalledIntervalOf = (lockMs: number) => Math.round(lockMs / 4);
+export const STALLED_INTERVAL_MS = stalledIntervalOf(LOCK_MS);
+/**
+ * The shortest lock a worker takes (`worker --lock-ms`, which tests use to see a killed worker's job
+ * taken over sooner): renewed every half of it, so a second of slack on a busy event loop.
+ */
+export const MIN_LOCK_MS = 2_000;
 export const MAX_STALLED = 2;
 
 /** Tries for a job failing for the infrastructure (S3 throttled, a disk full), 2 s backoff doubling: about a minute. */

@@ -21,9 +21,10 @@ import {
   type JobData,
   LOCK_MS,
   MAX_STALLED,
+  MIN_LOCK_MS,
   type ResultRecord,
   readJobData,
-  STALLED_INTERVAL_MS,
+  stalledIntervalOf,
   UNKNOWN_BATCH,
 } from './protocol.js';
 import { resultWriter } from './results.js';
@@ -32,6 +33,11 @@ import { Sessions } from './sessions.js';
 export interface WorkerOptions extends QueueOptions {
   /** Jobs (originals) rendered at once (default 1). */
   concurrency?: number | undefined;
+  /**
+   * How long a job stays locked to this worker when it stops renewing the lock (killed, frozen, cut
+   * off) before any worker takes the job over (default `LOCK_MS`, at least `MIN_LOCK_MS`).
+   */
+  lockMs?: number | undefined;
   /** This machine's way to S3 (endpoint, path style, timeouts); credentials come from its environment. */
   s3?: S3Options | undefined;
   /** Each job as it starts and ends, for a log. */
@@ -79,6 +85,9 @@ const PAUSE_MAX_MS = 60_000;
 
 /** Starts a worker; throws `QueueError` when the queue cannot be reached or is not content-api's. */
 export async function startWorker(options: WorkerOptions): Promise<RenderWorker> {
+  const lockMs = options.lockMs ?? LOCK_MS;
+  if (!(Number.isInteger(lockMs) && lockMs >= MIN_LOCK_MS))
+    throw new RangeError(`lockMs: expected an integer of at least ${MIN_LOCK_MS} (ms), got ${lockMs}`);
   const queue = await connectQueue(options, true);
   const sessions = new Sessions({ ...options.s3, lookups: 'head' });
   const render = options.render ?? ((data: JobData) => sessions.render(data));
@@ -215,8 +224,8 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
         connection: queue.redis,
         ...BULL_OPTIONS,
         concurrency: options.concurrency ?? 1,
-        lockDuration: LOCK_MS,
-        stalledInterval: STALLED_INTERVAL_MS,
+        lockDuration: lockMs,
+        stalledInterval: stalledIntervalOf(lockMs),
         maxStalledCount: MAX_STALLED,
         removeOnComplete: { count: 0 },
         removeOnFail: { count: 0 },

@@ -170,6 +170,7 @@ describe('the queue commands without Redis', () => {
       [['render', 'samples/originals', '--detach'], '--detach applies only with --queue'],
       [['worker', '--queue', 'redis://127.0.0.1:1', '--queue-name', 'a:b'], '--queue-name a:b: use letters'],
       [['worker'], "required option '--queue <redis-url>' not specified (or set CONTENT_API_QUEUE)"],
+      [['worker', '--queue', 'redis://127.0.0.1:1', '--lock-ms', '1999'], '--lock-ms'],
     ];
     for (const [args, message] of cases) {
       const result = await runCli(args);
@@ -232,8 +233,8 @@ describe('content-api render --queue, worker, queue', () => {
     'every original rendered once, whole, the report a local run gives', async () => {
     nextQueue();
     const count = 8;
-    // The workers start (a process each) while the originals are made.
-    const pool = [0, 1, 2].map(() => startWorker([...queueArgs(), '-j', '1'], s3.env));
+    // The workers start (a process each) while the originals are made; their locks last 3 s, not 10.
+    const pool = [0, 1, 2].map(() => startWorker([...queueArgs(), '-j', '1', '--lock-ms', '3000'], s3.env));
     await Promise.all(
       [...Array(count).keys()].map(async (i) => {
         const image = await photo(2400 + i * 16, 1700)
@@ -256,7 +257,7 @@ describe('content-api render --queue, worker, queue', () => {
       process.kill(-pool[0]!.child.pid!, 'SIGKILL');
       await pool[0]!.exited;
       // A single machine's run over the same originals, into another prefix: a process of its own,
-      // run while the queue waits for the killed worker's lock to lapse (10 s or more).
+      // run while the queue waits for the killed worker's lock to lapse (3 s or more).
       const localRun = startCli(['render', 's3://originals/q1/', '--out', 's3://media/local/', '--json'], {
         env: s3.env,
       }).done;

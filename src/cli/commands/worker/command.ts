@@ -3,6 +3,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
+import { LOCK_MS, MIN_LOCK_MS } from '../../../queue/protocol.js';
 import { epilogue } from '../../help.js';
 import {
   addHttpOptions,
@@ -13,6 +14,7 @@ import {
   queueFrom,
   s3From,
 } from '../../options.js';
+import { integerIn } from '../../parse.js';
 
 const DESCRIPTION =
   'Take render jobs from a BullMQ queue on Redis, one per original, and render them with the same pipeline ' +
@@ -40,6 +42,13 @@ export function workerCommand(program: Command): Command {
     concurrencyOption('originals rendered at once (default: the number of cores)'),
   );
   addHttpOptions(command, { timeout: 'connecting to Redis at start, and S3 timeouts: connecting, waiting, silence' });
+  command.option(
+    '--lock-ms <ms>',
+    'how long a job stays locked to a worker that stops answering (killed, frozen, cut off) before another ' +
+      'worker takes it over; renewed every half of it while the job runs',
+    integerIn('--lock-ms', MIN_LOCK_MS),
+    LOCK_MS,
+  );
   command.option('-q, --quiet', 'no line per job (a refused job is still said)');
   return addS3Options(command)
     .addHelpText('after', epilogue(EXAMPLES, EXIT_CODES))
@@ -48,6 +57,7 @@ export function workerCommand(program: Command): Command {
       process.exitCode = await runWorker({
         queue: queueFrom(flags, command),
         concurrency: (flags.concurrency as number | undefined) ?? availableParallelism(),
+        lockMs: flags.lockMs as number,
         s3: s3From(flags),
         quiet: Boolean(flags.quiet),
       });

@@ -11,6 +11,7 @@ import { setRenderThreads } from '../../threads.js';
 export interface WorkerCommandOptions {
   queue: QueueOptions;
   concurrency: number;
+  lockMs: number;
   s3: S3Options;
   quiet: boolean;
 }
@@ -33,6 +34,7 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
   const worker = await startWorker({
     ...options.queue,
     concurrency: options.concurrency,
+    lockMs: options.lockMs,
     s3: options.s3,
     onError: (message) => printMessage(`${yellow('warning')}: Redis: ${escapeText(message)}; retrying`),
     // Job data is anyone's who can write to Redis: every name and reason from it is escaped.
