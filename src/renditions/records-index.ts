@@ -48,6 +48,8 @@ const sameStat = (line: Line<unknown>, info: RecordStat) =>
 interface Folder<T> {
   read: Map<string, Line<T>>;
   learned: Map<string, Line<T>>;
+  /** Names in `read` or `learned`, each counted once: the lines its index would hold. */
+  size: number;
   /** Past `INDEX_MAX_LINES`: no index is written for it, and nothing more is learned. */
   tooLarge: boolean;
 }
@@ -60,13 +62,15 @@ export class RecordsIndex<T> {
   readonly #folders = new Map<string, Folder<T>>();
   readonly #lineSchema: z.ZodType<Stored<T>>;
   readonly #root: string;
+  readonly #maxLines: number;
 
   /**
    * `schema`: a summary's, checked on every line read (an index is as hostile as the records it sums
    * up); `root`: the folder of records folders, which are named relative to it (`landscapes/`, ``).
    */
-  constructor(schema: z.ZodType<T>, root: string) {
+  constructor(schema: z.ZodType<T>, root: string, maxLines = INDEX_MAX_LINES) {
     this.#root = root.endsWith('/') ? root : `${root}/`;
+    this.#maxLines = maxLines;
     const count = z.number().int().nonnegative();
     this.#lineSchema = z.tuple([z.string(), count, z.number(), z.number(), count, schema]) as z.ZodType<Stored<T>>;
   }
@@ -86,8 +90,9 @@ export class RecordsIndex<T> {
   learn(folder: string, name: string, info: RecordStat, summary: T): void {
     const known = this.#folder(folder);
     if (known.tooLarge) return;
+    if (!known.read.has(name) && !known.learned.has(name)) known.size++;
     known.learned.set(name, [info.size, info.mtimeMs, info.ctimeMs, info.ino, summary]);
-    if (known.learned.size + known.read.size > INDEX_MAX_LINES && !this.#fits(known)) {
+    if (known.size > this.#maxLines) {
       known.tooLarge = true;
       known.learned.clear();
     }
@@ -95,7 +100,8 @@ export class RecordsIndex<T> {
 
   /** What was learned of `name` no longer holds (its record was removed, or written and not read back). */
   unlearn(folder: string, name: string): void {
-    this.#folders.get(folder)?.learned.delete(name);
+    const known = this.#folders.get(folder);
+    if (known?.learned.delete(name) && !known.read.has(name)) known.size--;
   }
 
   /**
@@ -123,7 +129,8 @@ export class RecordsIndex<T> {
   #folder(folder: string): Folder<T> {
     let known = this.#folders.get(folder);
     if (!known) {
-      known = { read: this.#load(folder), learned: new Map(), tooLarge: false };
+      const read = this.#load(folder);
+      known = { read, learned: new Map(), size: read.size, tooLarge: false };
       this.#folders.set(folder, known);
     }
     return known;
@@ -141,17 +148,10 @@ export class RecordsIndex<T> {
       const end = bytes.indexOf(10, start);
       const parsed = parseJsonAs(this.#lineSchema, bytes.subarray(start, end === -1 ? bytes.length : end));
       if (parsed.ok) found.set(parsed.data[0], parsed.data.slice(1) as Line<T>);
-      if (found.size > INDEX_MAX_LINES) return new Map();
+      if (found.size > this.#maxLines) return new Map();
       start = end === -1 ? bytes.length : end + 1;
     }
     return found;
-  }
-
-  /** Whether the folder's lines, counted once each, stay within the cap. */
-  #fits({ read, learned }: Folder<T>): boolean {
-    let count = read.size;
-    for (const name of learned.keys()) if (!read.has(name)) count++;
-    return count <= INDEX_MAX_LINES;
   }
 }
 

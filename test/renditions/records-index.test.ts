@@ -6,10 +6,11 @@
  * run and `check` write none.
  */
 import { execFileSync } from 'node:child_process';
-import { readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { INDEX_FILE } from '../../src/renditions/records-index.js';
+import { z } from 'zod';
+import { INDEX_FILE, RecordsIndex } from '../../src/renditions/records-index.js';
 import { type RenderOptions, renderOriginals } from '../../src/renditions/render.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { readEntries, recordFile } from '../fixtures/manifest.js';
@@ -175,5 +176,52 @@ describe('records folder index', () => {
     const withResults = await run({ collectResults: true });
     expect(withResults.results.map((result) => result.status)).toEqual(['skipped', 'skipped', 'skipped']);
     expect(withResults.results[0]!.placeholder?.preview).toMatch(/^data:image\//);
+  });
+});
+
+describe('RecordsIndex', () => {
+  const summary = z.object({ said: z.string() });
+  /** A records root with a folder `f/` of `count` record files. */
+  async function folderOf(count: number) {
+    const root = await tempDir();
+    await mkdir(path.join(root, 'f'));
+    const names = [...Array(count).keys()].map((i) => `r${i}.json`);
+    for (const name of names) await writeFile(path.join(root, 'f', name), `{"n":"${name}"}`);
+    return { root, names };
+  }
+  const statOf = (root: string, name: string) => stat(path.join(root, 'f', name));
+  const writer = (root: string) => async (folder: string, bytes: Buffer) => {
+    await writeFile(path.join(root, folder, INDEX_FILE), bytes);
+  };
+
+  it('a line learned is read back while its record’s stat holds, and dropped once it does not', async () => {
+    const { root, names } = await folderOf(2);
+    const index = new RecordsIndex(summary, root);
+    for (const name of names) index.learn('f/', name, await statOf(root, name), { said: name });
+    await index.flush(() => false, writer(root));
+    await expect(stat(path.join(root, 'f', INDEX_FILE))).rejects.toThrow(/ENOENT/); // not through with it yet
+    await index.flush((folder) => folder === 'f/', writer(root));
+    const again = new RecordsIndex(summary, root);
+    expect(names.map((name) => again.summary('f/', name))).toEqual([{ said: 'r0.json' }, { said: 'r1.json' }]);
+    await writeFile(path.join(root, 'f', 'r1.json'), '{"n":"changed, and longer"}');
+    expect(again.summary('f/', 'r1.json')).toBeUndefined();
+    // Written again with a line learned, the stale line is left out.
+    again.learn('f/', 'r0.json', await statOf(root, 'r0.json'), { said: 'again' });
+    await again.flush(() => true, writer(root));
+    const third = new RecordsIndex(summary, root);
+    expect([third.summary('f/', 'r0.json'), third.summary('f/', 'r1.json')]).toEqual([{ said: 'again' }, undefined]);
+  });
+
+  it('a folder past its cap of lines gets no index, and an index past it is not read', async () => {
+    const { root, names } = await folderOf(4);
+    const capped = new RecordsIndex(summary, root, 3);
+    for (const name of names) capped.learn('f/', name, await statOf(root, name), { said: name });
+    await capped.flush(() => true, writer(root));
+    await expect(stat(path.join(root, 'f', INDEX_FILE))).rejects.toThrow(/ENOENT/);
+    const uncapped = new RecordsIndex(summary, root);
+    for (const name of names) uncapped.learn('f/', name, await statOf(root, name), { said: name });
+    await uncapped.flush(() => true, writer(root));
+    expect(new RecordsIndex(summary, root).summary('f/', 'r0.json')).toEqual({ said: 'r0.json' });
+    expect(new RecordsIndex(summary, root, 3).summary('f/', 'r0.json')).toBeUndefined();
   });
 });
