@@ -5,7 +5,7 @@
  */
 import { escapeText, InvalidArgumentError } from '../errors.js';
 import type { ImageObject } from '../renditions/image-object.js';
-import { PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, type RenditionKey } from '../renditions/rules.js';
+import { PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, PREVIEW_MAX_CHARS, type RenditionKey } from '../renditions/rules.js';
 
 /** A low-quality stand-in shown in the image's box until its bytes arrive. */
 export interface MarkupPlaceholder {
@@ -84,7 +84,8 @@ function placeholderStyle({ color, preview }: MarkupPlaceholder): string {
     );
   if (typeof preview !== 'string' || !PLACEHOLDER_PREVIEW.test(preview))
     throw new InvalidArgumentError(
-      `Expected a data:image/<format>;base64, URI for the placeholder's preview but got ${quoted(String(preview))}`,
+      `Expected a data:image/<format>;base64, URI of at most ${PREVIEW_MAX_CHARS} characters for the ` +
+        `placeholder's preview but got ${quoted(String(preview))}`,
     );
   return `background: ${color} url(${preview}) center / cover no-repeat`;
 }

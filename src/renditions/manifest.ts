@@ -23,7 +23,7 @@ import { parseJsonAs } from '../json.js';
 import { LocalStore } from '../storage/local.js';
 import { isKey, type MediaStore } from '../storage/store.js';
 import { FILE_EXTENSIONS } from './formats.js';
-import { isStem, PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, RENDITION_KEYS } from './rules.js';
+import { isStem, PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, PREVIEW_MAX_CHARS, RENDITION_KEYS } from './rules.js';
 
 /** The one-file manifest of earlier versions, migrated to records (`MANIFEST_RECORDS`). */
 export const MANIFEST_FILE = '.content-api-manifest.json';
@@ -100,7 +100,7 @@ const entrySchema = z.object({
   placeholder: z
     .object({
       color: z.string().regex(PLACEHOLDER_COLOR),
-      preview: z.string().regex(PLACEHOLDER_PREVIEW),
+      preview: z.string().max(PREVIEW_MAX_CHARS).regex(PLACEHOLDER_PREVIEW),
       /** Absent in records from before it: then known opaque unless the original has alpha. */
       transparent: z.boolean().optional(),
     })

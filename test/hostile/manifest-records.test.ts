@@ -51,26 +51,35 @@ async function rendered() {
 
 describe('a hostile manifest record', () => {
   it.each([
-    ['a colour that is CSS', { color: 'red;background:url(//evil.example/x)' }],
-    ['a preview that is a remote URL', { preview: 'https://evil.example/x.webp' }],
-  ])('with a placeholder holding %s: named, its original rendered again, the value never output', async (_, bad) => {
-    const { originals, media, record, edit } = await rendered();
-    await edit((entry) => Object.assign(entry.placeholder, bad));
-    const html = await runCli(['render', originals, '--out', media, '--html']);
-    expect(html.code).toBe(0);
-    expect(html.stdout).not.toContain('evil.example');
-    expect(html.stdout.match(/<picture>|<img /g)?.length).toBeGreaterThanOrEqual(2);
-    expect(html.stderr).toContain(`${record}: not a valid manifest record ($.entry.placeholder.`);
-    expect(html.stderr).not.toContain('more record(s) like it'); // one record, said once though read twice
-    expect(html.stderr).toMatch(/1 rendered, 1 up to date/);
-    // Recorded anew: the next run has nothing to say and nothing to render.
-    const json = await runCli(['render', originals, '--out', media, '--json']);
-    expect(json.code).toBe(0);
-    expect(json.stdout).not.toContain('evil.example');
-    expect(json.stderr).not.toContain('not a valid manifest record');
-    const statuses = JSON.parse(json.stdout).results.map((result: { status: string }) => result.status);
-    expect(statuses).toEqual(['skipped', 'skipped']);
-  });
+    ['a colour that is CSS', { color: 'red;background:url(//evil.example/x)' }, 'evil.example'],
+    ['a preview that is a remote URL', { preview: 'https://evil.example/x.webp' }, 'evil.example'],
+    // Within the record's 1 MiB: it would be copied into every page's markup and contact sheet.
+    [
+      'a preview of a million characters',
+      { preview: `data:image/webp;base64,${'QUFB'.repeat(250_000)}` },
+      'QUFB'.repeat(300),
+    ],
+  ])(
+    'with a placeholder holding %s: named, its original rendered again, the value never output',
+    async (_, bad, mark) => {
+      const { originals, media, record, edit } = await rendered();
+      await edit((entry) => Object.assign(entry.placeholder, bad));
+      const html = await runCli(['render', originals, '--out', media, '--html']);
+      expect(html.code).toBe(0);
+      expect(html.stdout.includes(mark)).toBe(false); // not toContain: its failure would print a million characters
+      expect(html.stdout.match(/<picture>|<img /g)?.length).toBeGreaterThanOrEqual(2);
+      expect(html.stderr).toContain(`${record}: not a valid manifest record ($.entry.placeholder.`);
+      expect(html.stderr).not.toContain('more record(s) like it'); // one record, said once though read twice
+      expect(html.stderr).toMatch(/1 rendered, 1 up to date/);
+      // Recorded anew: the next run has nothing to say and nothing to render.
+      const json = await runCli(['render', originals, '--out', media, '--json']);
+      expect(json.code).toBe(0);
+      expect(json.stdout.includes(mark)).toBe(false);
+      expect(json.stderr).not.toContain('not a valid manifest record');
+      const statuses = JSON.parse(json.stdout).results.map((result: { status: string }) => result.status);
+      expect(statuses).toEqual(['skipped', 'skipped']);
+    },
+  );
 
   it('with a fingerprint that cannot be read: a finding on that file in check, the others checked', async () => {
     const { dir, media, edit, page } = await rendered();
