@@ -23,7 +23,7 @@ import {
   s3From,
   settingsFrom,
 } from '../../options.js';
-import { assertApart, assertOneOnStdout, assertWritableFile } from '../../output.js';
+import { assertApart, assertOneOnStdout, assertWritableFile, outputPlace } from '../../output.js';
 import { originsFor } from '../../parse.js';
 
 const DESCRIPTION =
@@ -166,9 +166,19 @@ async function runAction(inputs: string[], flags: Flags, command: Command): Prom
   if (reportFile !== undefined) {
     if (flags.detach) throw new InvalidArgumentError('--report writes the results: drop --detach');
     const local = (place: string) => !isS3Url(place);
+    // Nor over a file the run reads (--alt-text, a --page file, --originals), nor the page it writes.
+    const page = flags.page as string | undefined;
+    const pageFile = page !== undefined && local(page) && !/^(\d+|-|https?:\/\/.*)$/i.test(page) ? page : undefined;
+    const read: Array<[file: unknown, what: string]> = [
+      [altTextFile, `the --alt-text file ${altTextFile}`],
+      [pageFile, `the --page file ${pageFile}`],
+      [flags.originals, `in the --originals folder ${flags.originals}`],
+    ];
     await assertApart('--report', reportFile, [
       ...inputs.filter(local).map((input) => ({ path: input, what: `among the inputs (${input})` })),
       ...(local(common.outDir) ? [{ path: common.outDir, what: `in the output folder ${common.outDir}` }] : []),
+      ...read.flatMap(([file, what]) => (typeof file === 'string' && local(file) ? [{ path: file, what }] : [])),
+      ...(await outputPlace(flags.writePage as string | undefined, 'the --write-page file too')),
     ]);
     await assertWritableFile('--report', reportFile);
   }
