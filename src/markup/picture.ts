@@ -23,7 +23,8 @@ export interface MarkupImage {
   image: ImageObject;
   /**
    * The same renditions in other formats: offered AVIF first, then WebP (a browser takes the first it
-   * shows); one whose `bytes` are more than the primary's is left out.
+   * shows); one whose `bytes` are more than the primary's is left out, and a JPEG one when the
+   * placeholder says the image is transparent (a browser would show it flattened).
    */
   alternates?: ReadonlyArray<{ type: string; srcset: string; bytes?: number | null }>;
   /** The bytes of the primary's files, when known: an alternate that weighs more is not offered. */
@@ -161,9 +162,12 @@ function distinctWidths(srcset: string): string {
 export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): string {
   const { sizes, loading } = resolvePictureOptions(options);
   const { image, placeholder, bytes } = item;
-  // An alternate heavier than the primary: a browser would take it, and download more for the same picture.
+  // An alternate heavier than the primary: a browser would take it, and download more for the same picture;
+  // one that holds no transparency, of an image that has some: a browser would show it flattened.
   const alternates = (item.alternates ?? []).filter(
-    (each) => !(typeof bytes === 'number' && (each.bytes ?? 0) > bytes),
+    (each) =>
+      !(typeof bytes === 'number' && (each.bytes ?? 0) > bytes) &&
+      !(placeholder?.transparent && OPAQUE_TYPES.includes(each.type)),
   );
   const fallback = image.sizes[FALLBACK];
   const img = tag('img', [
@@ -187,6 +191,9 @@ export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): st
   );
   return ['<picture>', ...sources.map((source) => `  ${source}`), `  ${img}`, '</picture>'].join('\n');
 }
+
+/** Types that hold no transparency: a JPEG alternate of an image with transparency is flattened onto white. */
+const OPAQUE_TYPES = ['image/jpeg'];
 
 /**
  * The formats a browser should prefer, smallest files first for the same look: it takes the first

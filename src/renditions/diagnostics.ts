@@ -6,8 +6,9 @@ import { aimOf } from '../quality/auto.js';
 import { isScorable, SCORABLE_SIZE } from '../quality/ssimulacra2.js';
 import { formatBytes } from '../units.js';
 import type { SourceInfo } from './decode.js';
-import { isAnimationFormat, isLossy, keepsAnimation, type OutputFormat } from './formats.js';
+import { isAnimationFormat, isLossy, keepsAlpha, keepsAnimation, type OutputFormat } from './formats.js';
 import type { ManifestEntry } from './manifest.js';
+import type { Placeholder } from './placeholder.js';
 import type { Output } from './plan.js';
 import { RENDITION_KEYS, type RenditionKey } from './rules.js';
 import { qualityTarget, type RenderSettings } from './settings.js';
@@ -108,6 +109,22 @@ export function largerAlternates(outputs: Output[], renditions: Array<Renditions
   return (
     `its ${larger.join(', ')} alternate renditions are larger than its ${outputs[0]!.format} ones ` +
     `(${formatBytes(primary)}): markup leaves them out, as a browser would download more for the same picture`
+  );
+}
+
+/**
+ * The alternates in a format without transparency (JPEG, flattened onto white) of a picture that has
+ * some, beside a primary that keeps it, in words, if any: a browser would take them and show the
+ * picture on white, so markup (`pictureHtml`) leaves them out.
+ */
+export function flattenedAlternates(outputs: Output[], placeholder: Placeholder | undefined): string | null {
+  const [primary, ...alternates] = outputs.map((output) => output.format);
+  if (!placeholder?.transparent || primary === undefined || !keepsAlpha(primary)) return null;
+  const flattened = alternates.filter((format) => !keepsAlpha(format));
+  if (flattened.length === 0) return null;
+  return (
+    `its ${flattened.join(', ')} alternate renditions are flattened onto white, where its ${primary} ones keep ` +
+    'its transparency: markup leaves them out, as a browser would show them instead'
   );
 }
 

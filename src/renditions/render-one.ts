@@ -12,6 +12,7 @@ import { readSourceHeader } from './decode.js';
 import {
   animatedUnsearched,
   firstFrameOnly,
+  flattenedAlternates,
   largerAlternates,
   largerPng,
   tooSmallToScore,
@@ -20,13 +21,13 @@ import {
 import { keptFrom, removeStale, staleFiles, stillThere } from './earlier.js';
 import { isIntact, type Manifest, type ManifestEntry } from './manifest.js';
 import type { RenderOptions } from './options.js';
-import { type Placeholder, placeholderOf } from './placeholder.js';
+import type { Placeholder } from './placeholder.js';
 import { type Output, outputsOf, type Plan } from './plan.js';
 import { type Described, describeResult, type RenderOutcome, type RenderStatus } from './result.js';
 import type { RenderSettings } from './settings.js';
 import { settingsKey } from './settings-key.js';
 import { changed, readAndHash, type SourceBytes, type Stamped, stampOf } from './source-bytes.js';
-import { recordedPlaceholder, recordedVersions, writeRenditions } from './write.js';
+import { placeholderAfterWrite, recordedPlaceholder, recordedVersions, writeRenditions } from './write.js';
 
 /** An original rendered whose manifest record could not be written. */
 export const unrecorded = (source: string, error: unknown) =>
@@ -183,7 +184,7 @@ export async function renderOne(
       tooSmallToScore(settings, info, todo),
     ];
     for (const said of still) if (said) context.warnings.push(`${original.source}: ${said}`);
-    const placeholder = await placeholderOf(smallest).catch(() => undefined);
+    const placeholder = await placeholderAfterWrite(context, outputs, todo, previous, smallest);
     const { size, ...header } = info;
     for (const [index, output] of todo.entries()) {
       const renditions = written[index]!;
@@ -217,6 +218,8 @@ export async function renderOne(
     );
     const larger = largerAlternates(outputs, renditions);
     if (larger) context.warnings.push(`${original.source}: ${larger}`);
+    const flattened = flattenedAlternates(outputs, placeholder);
+    if (flattened) context.warnings.push(`${original.source}: ${flattened}`);
     return result('rendered', renditions, placeholder);
   } finally {
     await bytes?.release();
