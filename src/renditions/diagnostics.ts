@@ -4,7 +4,7 @@
  */
 import { aimOf } from '../quality/auto.js';
 import { isScorable, SCORABLE_SIZE } from '../quality/ssimulacra2.js';
-import { formatBytes } from '../units.js';
+import { count, formatBytes } from '../units.js';
 import type { SourceInfo } from './decode.js';
 import { isAnimationFormat, isLossy, keepsAlpha, keepsAnimation, type OutputFormat } from './formats.js';
 import type { ManifestEntry } from './manifest.js';
@@ -102,13 +102,17 @@ const totalBytes = (renditions: Renditions) =>
 export function largerAlternates(outputs: Output[], renditions: Array<Renditions | undefined>): string | null {
   const [primary, ...alternates] = renditions.map((each) => (each ? totalBytes(each) : undefined));
   if (primary === undefined) return null;
-  const larger = alternates.flatMap((bytes, index) =>
-    bytes !== undefined && bytes > primary ? [`${outputs[index + 1]!.format} (${formatBytes(bytes)})`] : [],
+  const heavier = alternates.flatMap((bytes, index) =>
+    bytes !== undefined && bytes > primary ? [{ format: outputs[index + 1]!.format, bytes }] : [],
   );
-  if (larger.length === 0) return null;
+  if (heavier.length === 0) return null;
+  // Exact where rounding would say the same figure twice: "avif (1.6 kB) ... larger than its jpeg ones (1.6 kB)".
+  const exact = heavier.some(({ bytes }) => formatBytes(bytes) === formatBytes(primary));
+  const size = (bytes: number) => (exact ? `${count(bytes)} bytes` : formatBytes(bytes));
+  const larger = heavier.map(({ format, bytes }) => `${format} (${size(bytes)})`);
   return (
     `its ${larger.join(', ')} alternate renditions are larger than its ${outputs[0]!.format} ones ` +
-    `(${formatBytes(primary)}): markup leaves them out, as a browser would download more for the same picture`
+    `(${size(primary)}): markup leaves them out, as a browser would download more for the same picture`
   );
 }
 

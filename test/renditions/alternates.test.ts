@@ -176,6 +176,25 @@ describe('alternates: one decode, every format', () => {
     expect(html).not.toContain('<source type="image/webp"');
   });
 
+  it('an alternate a few bytes heavier: the warning gives exact bytes, where rounding would say one figure twice', async () => {
+    const dir = await tempDir();
+    // One flat column: its AVIF (1,587 bytes) weighs a little more than its JPEG (1,561), both "1.6 kB".
+    const source = await writeImage(
+      dir,
+      'column.jpg',
+      sharp({ create: { width: 1, height: 500, channels: 3, background: '#336699' } }).jpeg(),
+    );
+    const report = await renderOriginals([source], { outDir: path.join(dir, 'media'), formats: ['keep', 'avif'] });
+    const [result] = report.results;
+    const [avif] = result!.alternates;
+    expect(avif!.bytes!).toBeGreaterThan(result!.bytes!);
+    expect(report.warnings).toEqual([
+      `${source}: its avif (${avif!.bytes} bytes) alternate renditions are larger than ` +
+        `its jpeg ones (${result!.bytes} bytes): markup leaves them out, as a browser ` +
+        'would download more for the same picture',
+    ]);
+  });
+
   it('a dry run plans every format and writes nothing', async () => {
     const out = path.join(await tempDir(), 'media');
     const planned = await renderOriginal(LADYBIRD, { outDir: out, formats: ['avif', 'keep'], dryRun: true });
