@@ -24,9 +24,10 @@ export interface MarkupImage {
   /**
    * The same renditions in other formats: offered AVIF first, then WebP (a browser takes the first it
    * shows); one whose `bytes` are more than the primary's is left out, and a JPEG one when the
-   * placeholder says the image is transparent (a browser would show it flattened).
+   * placeholder says the image is transparent (a browser would show it flattened), and one that
+   * shows only the first frame of an animation (`firstFrameOnly`: a browser would show a still).
    */
-  alternates?: ReadonlyArray<{ type: string; srcset: string; bytes?: number | null }>;
+  alternates?: ReadonlyArray<{ type: string; srcset: string; bytes?: number | null; firstFrameOnly?: boolean }>;
   /** The bytes of the primary's files, when known: an alternate that weighs more is not offered. */
   bytes?: number | null;
   placeholder?: MarkupPlaceholder;
@@ -163,11 +164,13 @@ export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): st
   const { sizes, loading } = resolvePictureOptions(options);
   const { image, placeholder, bytes } = item;
   // An alternate heavier than the primary: a browser would take it, and download more for the same picture;
-  // one that holds no transparency, of an image that has some: a browser would show it flattened.
+  // one that holds no transparency, of an image that has some: a browser would show it flattened; one
+  // that shows the first frame of an animation only: a browser would show a still.
   const alternates = (item.alternates ?? []).filter(
     (each) =>
       !(typeof bytes === 'number' && (each.bytes ?? 0) > bytes) &&
-      !(placeholder?.transparent && OPAQUE_TYPES.includes(each.type)),
+      !(placeholder?.transparent && OPAQUE_TYPES.includes(each.type)) &&
+      !each.firstFrameOnly,
   );
   const fallback = image.sizes[FALLBACK];
   const img = tag('img', [

@@ -6,7 +6,14 @@ import { aimOf } from '../quality/auto.js';
 import { isScorable, SCORABLE_SIZE } from '../quality/ssimulacra2.js';
 import { count, formatBytes } from '../units.js';
 import type { SourceInfo } from './decode.js';
-import { isAnimationFormat, isLossy, keepsAlpha, keepsAnimation, type OutputFormat } from './formats.js';
+import {
+  isAnimationFormat,
+  isLossy,
+  keepsAlpha,
+  keepsAnimation,
+  type OutputFormat,
+  stillOfAnimation,
+} from './formats.js';
 import type { ManifestEntry } from './manifest.js';
 import type { Placeholder } from './placeholder.js';
 import type { Output } from './plan.js';
@@ -15,14 +22,21 @@ import { qualityTarget, type RenderSettings } from './settings.js';
 
 type Renditions = ManifestEntry['renditions'];
 
-/** The renditions of an animation in formats that keep only its first frame, in words, if any. */
-export function firstFrameOnly(info: SourceInfo, outputs: readonly Output[]): string | null {
+/**
+ * The renditions of an animation in formats that keep only its first frame, in words, if any; where
+ * the primary (`primary`) keeps the animation, that markup leaves them out (`stillOfAnimation`).
+ */
+export function firstFrameOnly(info: SourceInfo, outputs: readonly Output[], primary: OutputFormat): string | null {
   const still = outputs.filter(
     (output) => info.pages > 1 && isAnimationFormat(info.format) && !keepsAnimation(info, output.format),
   );
   if (still.length === 0) return null;
   const formats = still.map((output) => output.format).join(', ');
-  return `animated (${info.pages} frames); its ${formats} renditions show the first frame only`;
+  // Either the primary keeps the animation, and every still is an alternate markup leaves out, or none is.
+  const markup = still.some((output) => stillOfAnimation(info, primary, output.format))
+    ? `: markup leaves them out, as a browser would show them instead of its animated ${primary} ones`
+    : '';
+  return `animated (${info.pages} frames); its ${formats} renditions show the first frame only${markup}`;
 }
 
 /**

@@ -179,7 +179,7 @@ export async function renderOne(
       unchanged,
     );
     const still = [
-      firstFrameOnly(info, todo),
+      firstFrameOnly(info, todo, outputs[0]!.format),
       animatedUnsearched(settings, info, todo),
       tooSmallToScore(settings, info, todo),
     ];
