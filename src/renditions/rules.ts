@@ -224,3 +224,14 @@ export const PREVIEW_MAX_CHARS = 1024;
 export const PLACEHOLDER_PREVIEW = new RegExp(
   `^(?=.{1,${PREVIEW_MAX_CHARS}}$)data:image/(?:avif|gif|jpeg|png|webp);base64,[A-Za-z0-9+/]+={0,2}$`,
 );
+
+/** Whether a placeholder from elsewhere (a queue's result) holds only what a placeholder may. */
+export function isPlaceholder(value: { color: unknown; preview: unknown }): boolean {
+  const { color, preview } = value;
+  return (
+    typeof color === 'string' &&
+    PLACEHOLDER_COLOR.test(color) &&
+    typeof preview === 'string' &&
+    PLACEHOLDER_PREVIEW.test(preview)
+  );
+}
