@@ -127,7 +127,7 @@ describe('an output written over a file the command reads first, or over another
     expect(discarded.code).toBe(0);
   });
 
-  it('render --report: refused over --alt-text, the --page file, in --originals and over --write-page', async () => {
+  it('render --report and --write-page: never over what the run reads or writes, nor an original or a rendition', async () => {
     const dir = await tempDir();
     const page = path.join(dir, 'page.json');
     await cp(path.join(PAGES, 'presentation-every-block.json'), page);
@@ -153,6 +153,29 @@ describe('an output written over a file the command reads first, or over another
       ['--page', 'page.json', '--write-page', 'out.json', '--report', 'out.json'],
       '--report out.json: it is the --write-page file too; write it elsewhere',
     );
+    // --write-page: never over an original or a rendition; over the page itself, as documented.
+    const copies = path.join(dir, 'originals');
+    await cp(originals, copies, { recursive: true });
+    const ladybird = await readFile(path.join(copies, 'ladybird.jpg'));
+    await refused(
+      ['--page', 'page.json', '--originals', 'originals', '--write-page', 'originals/ladybird.jpg'],
+      '--write-page originals/ladybird.jpg: it is in the --originals folder originals; write it elsewhere',
+    );
+    await refused(
+      ['--page', 'page.json', '--originals', 'originals', '--write-page', 'media/page.json'],
+      '--write-page media/page.json: it is in the output folder media; write it elsewhere',
+    );
+    expect(await readFile(path.join(copies, 'ladybird.jpg'))).toEqual(ladybird);
+    await cp(page, path.join(copies, 'page.json'));
+    const inPlace = [
+      '--page',
+      'originals/page.json',
+      '--originals',
+      'originals',
+      '--write-page',
+      'originals/page.json',
+    ];
+    expect((await runCli(['render', '--out', 'media', ...inPlace, '--dry-run'], { cwd: dir })).code).toBe(0);
     expect(await readFile(path.join(dir, 'alt.json'), 'utf8')).toBe('{"ladybird.jpg": "A ladybird"}\n');
     expect(await readFile(page, 'utf8')).toBe(
       await readFile(path.join(PAGES, 'presentation-every-block.json'), 'utf8'),
