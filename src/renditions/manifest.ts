@@ -23,7 +23,14 @@ import { parseJsonAs } from '../json.js';
 import { LocalStore } from '../storage/local.js';
 import { isKey, type MediaStore } from '../storage/store.js';
 import { FILE_EXTENSIONS } from './formats.js';
-import { isStem, PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, PREVIEW_MAX_CHARS, RENDITION_KEYS } from './rules.js';
+import {
+  isStem,
+  PLACEHOLDER_COLOR,
+  PLACEHOLDER_PREVIEW,
+  PREVIEW_MAX_CHARS,
+  parseRenditionFileName,
+  RENDITION_KEYS,
+} from './rules.js';
 
 /** The one-file manifest of earlier versions, migrated to records (`MANIFEST_RECORDS`). */
 export const MANIFEST_FILE = '.content-api-manifest.json';
@@ -507,9 +514,34 @@ class RecordManifest implements Manifest {
       return { problem: { file: this.#store.describe(name), reason } };
     }
     const { entry } = parsed.data;
+    const key = name.slice(MANIFEST_RECORDS.length, -'.json'.length);
+    const foreign = foreignFile(key, entry);
+    if (foreign) {
+      const reason = `not a valid manifest record (${foreign})`;
+      return { problem: { file: this.#store.describe(name), reason } };
+    }
     if (this.#local) entry.source = fromStored(this.#root, entry.source);
     return { entry };
   }
+}
+
+/**
+ * The first file a record names that is not a rendition of its key's stem (`photos/dune.jpg` names
+ * `photos/dune.max-300x300.jpg` or `photos/dune_300x300.jpg`, in any format), in words; null when
+ * there is none. Such a record is someone else's: `--prune` removes what it names, and another
+ * image's files, the records beside it or a page of the site must never be among them.
+ */
+function foreignFile(key: string, entry: ManifestEntry): string | null {
+  const stem = stemOfKey(key);
+  const ours = (file: string) => {
+    const parsed = parseRenditionFileName(file);
+    return parsed !== null && `${file.slice(0, file.lastIndexOf('/') + 1)}${parsed.name}` === stem;
+  };
+  for (const [rendition, { path: file }] of Object.entries(entry.renditions))
+    if (!ours(file)) return `$.entry.renditions.${rendition}.path: '${file}' is not a rendition of ${stem}`;
+  for (const [index, file] of (entry.kept ?? []).entries())
+    if (!ours(file)) return `$.entry.kept[${index}]: '${file}' is not a rendition of ${stem}`;
+  return null;
 }
 
 /** A record read: its entry, nothing (no record), or why it cannot be read. */

@@ -17,6 +17,7 @@ import { tempDir } from '../fixtures/tmp.js';
 /** What the tests edit of a record's entry. */
 interface EditableEntry {
   placeholder: { color: string; preview: string };
+  kept?: string[];
   renditions: Record<string, { fingerprint?: string; path?: string }>;
 }
 
@@ -153,6 +154,47 @@ describe('a record naming a file out of the output folder', () => {
       `${record}: not a valid manifest record ($.entry.renditions.xs.path: expected a path below the output folder)`,
     );
     expect(await readFile(outside, 'utf8')).toBe('not a rendition');
+  });
+});
+
+describe("a record naming another image's files, or the tool's own, in the output folder", () => {
+  it.each([
+    [
+      'kept',
+      (entry: EditableEntry) =>
+        Object.assign(entry, { kept: ['b.max-300x300.jpg', '.content-api-manifest/b.jpg.json'] }),
+      '$.entry.kept[0]',
+      'b.max-300x300.jpg',
+    ],
+    [
+      'a rendition',
+      (entry: EditableEntry) => Object.assign(entry.renditions.lg!, { path: 'index.html' }),
+      '$.entry.renditions.lg.path',
+      'index.html',
+    ],
+  ])('in %s: is not a record, and --prune removes nothing of theirs', async (_, change, at, file) => {
+    const { originals, media, record, edit } = await rendered();
+    await writeFile(path.join(media, 'index.html'), '<!doctype html><p>the site</p>');
+    const theirs = ['b.max-300x300.jpg', '.content-api-manifest/b.jpg.json', 'index.html'].map((name) =>
+      path.join(media, name),
+    );
+    const before = await Promise.all(theirs.map((name) => readFile(name)));
+    await edit(change);
+    // The format no longer listed: what the record names is stale, for --prune to remove.
+    const pruned = await runCli([
+      'render',
+      path.join(originals, 'a.jpg'),
+      '--out',
+      media,
+      '--format',
+      'webp',
+      '--prune',
+    ]);
+    expect(pruned.code).toBe(0);
+    expect(pruned.stderr).toContain(
+      `${record}: not a valid manifest record (${at}: '${file}' is not a rendition of a)`,
+    );
+    expect(await Promise.all(theirs.map((name) => readFile(name)))).toEqual(before);
   });
 });
 
