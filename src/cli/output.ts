@@ -65,6 +65,16 @@ export async function assertApart(flag: string, file: string, places: ReadPlace[
 }
 
 /**
+ * `file` as a place another output must stay out of, when it is (or will be) a regular file: two
+ * documents written there would leave the last alone. A device (`/dev/null`) or a FIFO takes both.
+ */
+export async function outputPlace(file: string | undefined, what: string): Promise<ReadPlace[]> {
+  if (file === undefined || file === '' || file === '-') return [];
+  const plan = await planOutput(file).catch(() => undefined);
+  return plan?.how === 'replace' ? [{ path: file, what }] : [];
+}
+
+/**
  * Fails before any work when more than one of a command's outputs is its standard output
  * (`/dev/stdout`, `/proc/self/fd/1`, a link to either): two documents in one stream, which no
  * reader takes apart. Each output is named as a refusal says it, with its file, or `true` where it

@@ -9,7 +9,7 @@ import { BUDGET_SPENT, type Embed, THUMB_HEIGHT } from '../html/thumbnails.js';
 import type { Measured } from '../quality/auto.js';
 import type { RenditionFile } from '../renditions/image-object.js';
 import type { RenderResult, RenderStatus } from '../renditions/render.js';
-import { RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
+import { PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, RENDITION_KEYS, type RenditionKey } from '../renditions/rules.js';
 import { count, formatBytes } from '../units.js';
 
 /** Widest thumbnail box, for a panorama: eight times the height. */
@@ -95,15 +95,12 @@ function figure(
   );
 }
 
-const COLOUR = /^#[0-9a-f]{3,8}$/i;
-const PREVIEW = /^data:image\/(?:webp|png|jpeg|gif|avif);base64,[A-Za-z0-9+/]+={0,2}$/;
-
 /** The colour and preview a page shows while the image loads: only a colour and a data URI, never a URL. */
 function placeholder({ placeholder }: RenderResult): string {
   if (!placeholder) return '';
-  const colour = COLOUR.test(placeholder.color) ? placeholder.color : null;
+  const colour = PLACEHOLDER_COLOR.test(placeholder.color) ? placeholder.color : null;
   const swatch = colour ? `<span class="swatch" style="background:${colour}"></span>` : '';
-  const preview = PREVIEW.test(placeholder.preview)
+  const preview = PLACEHOLDER_PREVIEW.test(placeholder.preview)
     ? `<img class="preview" src="${placeholder.preview}" height="${THUMB_HEIGHT / 2}" alt="placeholder preview">`
     : '';
   if (!swatch && !preview) return '';

@@ -5,7 +5,7 @@
  */
 import { escapeText, InvalidArgumentError } from '../errors.js';
 import type { ImageObject } from '../renditions/image-object.js';
-import { PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, type RenditionKey } from '../renditions/rules.js';
+import { PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, PREVIEW_MAX_CHARS, type RenditionKey } from '../renditions/rules.js';
 
 /** A low-quality stand-in shown in the image's box until its bytes arrive. */
 export interface MarkupPlaceholder {
@@ -23,9 +23,11 @@ export interface MarkupImage {
   image: ImageObject;
   /**
    * The same renditions in other formats: offered AVIF first, then WebP (a browser takes the first it
-   * shows); one whose `bytes` are more than the primary's is left out.
+   * shows); one whose `bytes` are more than the primary's is left out, and a JPEG one when the
+   * placeholder says the image is transparent (a browser would show it flattened), and one that
+   * shows only the first frame of an animation (`firstFrameOnly`: a browser would show a still).
    */
-  alternates?: ReadonlyArray<{ type: string; srcset: string; bytes?: number | null }>;
+  alternates?: ReadonlyArray<{ type: string; srcset: string; bytes?: number | null; firstFrameOnly?: boolean }>;
   /** The bytes of the primary's files, when known: an alternate that weighs more is not offered. */
   bytes?: number | null;
   placeholder?: MarkupPlaceholder;
@@ -84,7 +86,8 @@ function placeholderStyle({ color, preview }: MarkupPlaceholder): string {
     );
   if (typeof preview !== 'string' || !PLACEHOLDER_PREVIEW.test(preview))
     throw new InvalidArgumentError(
-      `Expected a data:image/<format>;base64, URI for the placeholder's preview but got ${quoted(String(preview))}`,
+      `Expected a data:image/<format>;base64, URI of at most ${PREVIEW_MAX_CHARS} characters for the ` +
+        `placeholder's preview but got ${quoted(String(preview))}`,
     );
   return `background: ${color} url(${preview}) center / cover no-repeat`;
 }
@@ -160,9 +163,14 @@ function distinctWidths(srcset: string): string {
 export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): string {
   const { sizes, loading } = resolvePictureOptions(options);
   const { image, placeholder, bytes } = item;
-  // An alternate heavier than the primary: a browser would take it, and download more for the same picture.
+  // An alternate heavier than the primary: a browser would take it, and download more for the same picture;
+  // one that holds no transparency, of an image that has some: a browser would show it flattened; one
+  // that shows the first frame of an animation only: a browser would show a still.
   const alternates = (item.alternates ?? []).filter(
-    (each) => !(typeof bytes === 'number' && (each.bytes ?? 0) > bytes),
+    (each) =>
+      !(typeof bytes === 'number' && (each.bytes ?? 0) > bytes) &&
+      !(placeholder?.transparent && OPAQUE_TYPES.includes(each.type)) &&
+      !each.firstFrameOnly,
   );
   const fallback = image.sizes[FALLBACK];
   const img = tag('img', [
@@ -186,6 +194,9 @@ export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): st
   );
   return ['<picture>', ...sources.map((source) => `  ${source}`), `  ${img}`, '</picture>'].join('\n');
 }
+
+/** Types that hold no transparency: a JPEG alternate of an image with transparency is flattened onto white. */
+const OPAQUE_TYPES = ['image/jpeg'];
 
 /**
  * The formats a browser should prefer, smallest files first for the same look: it takes the first

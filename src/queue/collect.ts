@@ -10,6 +10,7 @@ import { parseJsonOrUndefined } from '../json.js';
 import { buildImageObject } from '../renditions/image-object.js';
 import type { RenderFailure, RenderOptions, RenderReport, RenderResult } from '../renditions/render.js';
 import { countsOf } from '../renditions/result.js';
+import { isPlaceholder } from '../renditions/rules.js';
 import { BULL_OPTIONS, type QueueConnection, withBull } from './connection.js';
 import { addJobs } from './enqueue.js';
 import {
@@ -326,11 +327,19 @@ class Tally {
     const result = asGiven(job, record, this.#record);
     const { mediaUrl, urlVersions } = this.#record.template.settings;
     for (const warning of result.warnings) this.#warnings.add(warning);
-    for (const done of result.results) {
+    for (const { placeholder, ...done } of result.results) {
       const altText = this.#options.altText?.({ source: done.source, stem: '' });
       const image = buildImageObject(done.original, done.files, { mediaUrl, altText, urlVersions });
+      // Anyone who can write to Redis wrote it: a placeholder that could do more than paint is left out, and said.
+      const painted = placeholder && isPlaceholder(placeholder) ? placeholder : undefined;
+      if (placeholder && !painted)
+        this.#warnings.add(
+          `${done.source}: the placeholder in job ${job.id}'s result is not a hex colour and a base64 image data URI ` +
+            'of at most 1024 characters: left out',
+        );
       this.#results.push({
         ...done,
+        ...(painted && { placeholder: painted }),
         image,
         bytes: done.bytes ?? null,
         alternates: done.alternates ?? [],

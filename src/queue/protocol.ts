@@ -243,6 +243,7 @@ const resultSchema = z.object({
         files: filesSchema,
         bytes: z.number().nullable(),
         measured: measuredSchema,
+        firstFrameOnly: z.literal(true).optional(),
       }),
     )
     .optional(),

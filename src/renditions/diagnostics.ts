@@ -4,24 +4,39 @@
  */
 import { aimOf } from '../quality/auto.js';
 import { isScorable, SCORABLE_SIZE } from '../quality/ssimulacra2.js';
-import { formatBytes } from '../units.js';
+import { count, formatBytes } from '../units.js';
 import type { SourceInfo } from './decode.js';
-import { isAnimationFormat, isLossy, keepsAnimation, type OutputFormat } from './formats.js';
+import {
+  isAnimationFormat,
+  isLossy,
+  keepsAlpha,
+  keepsAnimation,
+  type OutputFormat,
+  stillOfAnimation,
+} from './formats.js';
 import type { ManifestEntry } from './manifest.js';
+import type { Placeholder } from './placeholder.js';
 import type { Output } from './plan.js';
 import { RENDITION_KEYS, type RenditionKey } from './rules.js';
 import { qualityTarget, type RenderSettings } from './settings.js';
 
 type Renditions = ManifestEntry['renditions'];
 
-/** The renditions of an animation in formats that keep only its first frame, in words, if any. */
-export function firstFrameOnly(info: SourceInfo, outputs: readonly Output[]): string | null {
+/**
+ * The renditions of an animation in formats that keep only its first frame, in words, if any; where
+ * the primary (`primary`) keeps the animation, that markup leaves them out (`stillOfAnimation`).
+ */
+export function firstFrameOnly(info: SourceInfo, outputs: readonly Output[], primary: OutputFormat): string | null {
   const still = outputs.filter(
     (output) => info.pages > 1 && isAnimationFormat(info.format) && !keepsAnimation(info, output.format),
   );
   if (still.length === 0) return null;
   const formats = still.map((output) => output.format).join(', ');
-  return `animated (${info.pages} frames); its ${formats} renditions show the first frame only`;
+  // Either the primary keeps the animation, and every still is an alternate markup leaves out, or none is.
+  const markup = still.some((output) => stillOfAnimation(info, primary, output.format))
+    ? `: markup leaves them out, as a browser would show them instead of its animated ${primary} ones`
+    : '';
+  return `animated (${info.pages} frames); its ${formats} renditions show the first frame only${markup}`;
 }
 
 /**
@@ -101,13 +116,33 @@ const totalBytes = (renditions: Renditions) =>
 export function largerAlternates(outputs: Output[], renditions: Array<Renditions | undefined>): string | null {
   const [primary, ...alternates] = renditions.map((each) => (each ? totalBytes(each) : undefined));
   if (primary === undefined) return null;
-  const larger = alternates.flatMap((bytes, index) =>
-    bytes !== undefined && bytes > primary ? [`${outputs[index + 1]!.format} (${formatBytes(bytes)})`] : [],
+  const heavier = alternates.flatMap((bytes, index) =>
+    bytes !== undefined && bytes > primary ? [{ format: outputs[index + 1]!.format, bytes }] : [],
   );
-  if (larger.length === 0) return null;
+  if (heavier.length === 0) return null;
+  // Exact where rounding would say the same figure twice: "avif (1.6 kB) ... larger than its jpeg ones (1.6 kB)".
+  const exact = heavier.some(({ bytes }) => formatBytes(bytes) === formatBytes(primary));
+  const size = (bytes: number) => (exact ? `${count(bytes)} bytes` : formatBytes(bytes));
+  const larger = heavier.map(({ format, bytes }) => `${format} (${size(bytes)})`);
   return (
     `its ${larger.join(', ')} alternate renditions are larger than its ${outputs[0]!.format} ones ` +
-    `(${formatBytes(primary)}): markup leaves them out, as a browser would download more for the same picture`
+    `(${size(primary)}): markup leaves them out, as a browser would download more for the same picture`
+  );
+}
+
+/**
+ * The alternates in a format without transparency (JPEG, flattened onto white) of a picture that has
+ * some, beside a primary that keeps it, in words, if any: a browser would take them and show the
+ * picture on white, so markup (`pictureHtml`) leaves them out.
+ */
+export function flattenedAlternates(outputs: Output[], placeholder: Placeholder | undefined): string | null {
+  const [primary, ...alternates] = outputs.map((output) => output.format);
+  if (!placeholder?.transparent || primary === undefined || !keepsAlpha(primary)) return null;
+  const flattened = alternates.filter((format) => !keepsAlpha(format));
+  if (flattened.length === 0) return null;
+  return (
+    `its ${flattened.join(', ')} alternate renditions are flattened onto white, where its ${primary} ones keep ` +
+    'its transparency: markup leaves them out, as a browser would show them instead'
   );
 }
 

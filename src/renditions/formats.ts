@@ -91,3 +91,11 @@ export const isLossy = (format: OutputFormat): format is 'jpeg' | 'webp' | 'avif
 export function keepsAnimation(info: SourceFormatInfo, output: OutputFormat): boolean {
   return info.pages > 1 && isAnimationFormat(output) && isAnimationFormat(info.format);
 }
+
+/**
+ * Whether an alternate in `alternate` shows only the first frame of an animation that the primary
+ * format keeps: offered in markup, a browser would take it and show a still picture.
+ */
+export function stillOfAnimation(info: SourceFormatInfo, primary: OutputFormat, alternate: OutputFormat): boolean {
+  return keepsAnimation(info, primary) && !keepsAnimation(info, alternate);
+}

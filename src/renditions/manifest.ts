@@ -24,7 +24,15 @@ import { LocalStore } from '../storage/local.js';
 import { isKey, type MediaStore } from '../storage/store.js';
 import { FILE_EXTENSIONS } from './formats.js';
 import { INDEX_FILE, type RecordStat, RecordsIndex } from './records-index.js';
-import { isStem, PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, RENDITION_KEYS, type RenditionKey } from './rules.js';
+import {
+  isStem,
+  PLACEHOLDER_COLOR,
+  PLACEHOLDER_PREVIEW,
+  PREVIEW_MAX_CHARS,
+  parseRenditionFileName,
+  RENDITION_KEYS,
+  type RenditionKey,
+} from './rules.js';
 
 /** The one-file manifest of earlier versions, migrated to records (`MANIFEST_RECORDS`). */
 export const MANIFEST_FILE = '.content-api-manifest.json';
@@ -101,7 +109,7 @@ const entrySchema = z.object({
   placeholder: z
     .object({
       color: z.string().regex(PLACEHOLDER_COLOR),
-      preview: z.string().regex(PLACEHOLDER_PREVIEW),
+      preview: z.string().max(PREVIEW_MAX_CHARS).regex(PLACEHOLDER_PREVIEW),
       /** Absent in records from before it: then known opaque unless the original has alpha. */
       transparent: z.boolean().optional(),
     })
@@ -690,6 +698,12 @@ class RecordManifest implements Manifest {
       return { problem: { file: this.#store.describe(name), reason } };
     }
     const { entry } = parsed.data;
+    const key = name.slice(MANIFEST_RECORDS.length, -'.json'.length);
+    const foreign = foreignFile(key, entry);
+    if (foreign) {
+      const reason = `not a valid manifest record (${foreign})`;
+      return { problem: { file: this.#store.describe(name), reason } };
+    }
     if (this.#local) entry.source = fromStored(this.#root, entry.source);
     return { entry };
   }
@@ -699,6 +713,25 @@ class RecordManifest implements Manifest {
 function recordOf(key: string): { folder: string; name: string } {
   const slash = key.lastIndexOf('/') + 1;
   return { folder: key.slice(0, slash), name: `${key.slice(slash)}.json` };
+}
+
+/**
+ * The first file a record names that is not a rendition of its key's stem (`photos/dune.jpg` names
+ * `photos/dune.max-300x300.jpg` or `photos/dune_300x300.jpg`, in any format), in words; null when
+ * there is none. Such a record is someone else's: `--prune` removes what it names, and another
+ * image's files, the records beside it or a page of the site must never be among them.
+ */
+function foreignFile(key: string, entry: ManifestEntry): string | null {
+  const stem = stemOfKey(key);
+  const ours = (file: string) => {
+    const parsed = parseRenditionFileName(file);
+    return parsed !== null && `${file.slice(0, file.lastIndexOf('/') + 1)}${parsed.name}` === stem;
+  };
+  for (const [rendition, { path: file }] of Object.entries(entry.renditions))
+    if (!ours(file)) return `$.entry.renditions.${rendition}.path: '${file}' is not a rendition of ${stem}`;
+  for (const [index, file] of (entry.kept ?? []).entries())
+    if (!ours(file)) return `$.entry.kept[${index}]: '${file}' is not a rendition of ${stem}`;
+  return null;
 }
 
 /** A record read: its entry, nothing (no record), or why it cannot be read. */

@@ -4,6 +4,9 @@
  * the picture's colours instead of a blank box.
  */
 import sharp from 'sharp';
+import { PREVIEW_MAX_CHARS } from './rules.js';
+
+export { PREVIEW_MAX_CHARS };
 
 export interface Placeholder {
   /** The dominant colour, as CSS takes it: `#5a7d3c`. */
@@ -16,9 +19,6 @@ export interface Placeholder {
    */
   transparent: boolean;
 }
-
-/** The longest preview URI: small enough for an inline `style` on every image of a page. */
-export const PREVIEW_MAX_CHARS = 1024;
 
 /** Preview sizes and qualities tried, in order, until the URI fits: a busy picture needs the smaller ones. */
 const ATTEMPTS: Array<[box: number, quality: number]> = [

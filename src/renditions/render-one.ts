@@ -12,6 +12,7 @@ import { readSourceHeader } from './decode.js';
 import {
   animatedUnsearched,
   firstFrameOnly,
+  flattenedAlternates,
   largerAlternates,
   largerPng,
   tooSmallToScore,
@@ -20,13 +21,13 @@ import {
 import { keptFrom, removeStale, staleFiles, stillThere } from './earlier.js';
 import { isIntact, type Manifest, type ManifestEntry, type RecordSummary } from './manifest.js';
 import type { RenderOptions } from './options.js';
-import { type Placeholder, placeholderOf } from './placeholder.js';
+import type { Placeholder } from './placeholder.js';
 import { type Output, outputsOf, type Plan } from './plan.js';
 import { type Described, describeResult, type RenderOutcome, type RenderStatus } from './result.js';
 import type { RenderSettings } from './settings.js';
 import { settingsKey } from './settings-key.js';
 import { changed, readAndHash, type SourceBytes, type Stamped, stampOf } from './source-bytes.js';
-import { isVersioned, recordedPlaceholder, recordedVersions, writeRenditions } from './write.js';
+import { isVersioned, placeholderAfterWrite, recordedPlaceholder, recordedVersions, writeRenditions } from './write.js';
 
 /** An original rendered whose manifest record could not be written. */
 export const unrecorded = (source: string, error: unknown) =>
@@ -224,12 +225,12 @@ export async function renderOne(
       unchanged,
     );
     const still = [
-      firstFrameOnly(info, todo),
+      firstFrameOnly(info, todo, outputs[0]!.format),
       animatedUnsearched(settings, info, todo),
       tooSmallToScore(settings, info, todo),
     ];
     for (const said of still) if (said) context.warnings.push(`${original.source}: ${said}`);
-    const placeholder = await placeholderOf(smallest).catch(() => undefined);
+    const placeholder = await placeholderAfterWrite(context, outputs, todo, previous, smallest);
     const { size, ...header } = info;
     for (const [index, output] of todo.entries()) {
       const renditions = written[index]!;
@@ -263,6 +264,8 @@ export async function renderOne(
     );
     const larger = largerAlternates(outputs, renditions);
     if (larger) context.warnings.push(`${original.source}: ${larger}`);
+    const flattened = flattenedAlternates(outputs, placeholder);
+    if (flattened) context.warnings.push(`${original.source}: ${flattened}`);
     return result('rendered', renditions, placeholder);
   } finally {
     await bytes?.release();

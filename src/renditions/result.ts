@@ -4,7 +4,7 @@
  */
 import type { Measured } from '../quality/auto.js';
 import { MEDIA_TYPES } from '../storage/media-headers.js';
-import { FILE_EXTENSIONS, type OutputFormat } from './formats.js';
+import { FILE_EXTENSIONS, type OutputFormat, stillOfAnimation } from './formats.js';
 import { buildImageObject, type ImageObject, type RenditionFile, renditionUrls } from './image-object.js';
 import type { ManifestEntry } from './manifest.js';
 import type { Placeholder } from './placeholder.js';
@@ -35,6 +35,11 @@ export interface AlternateResult extends OutputResult {
   type: string;
   /** `<url> <width>w` entries in xs..xl order, as the Image object's `srcset`. */
   srcset: string;
+  /**
+   * True when the original is an animation the primary format keeps and this one shows its first
+   * frame only (an AVIF or PNG of an animated GIF): markup leaves it out. Absent otherwise.
+   */
+  firstFrameOnly?: true;
 }
 
 /** An original rendered: its primary format (the Image object's), and its alternates. */
@@ -115,6 +120,7 @@ export function describeResult(
     alternates: alternates.map((alternate) => ({
       ...alternate,
       srcset: buildSrcset(renditionUrls(alternate.files, mediaUrl, urlVersions)),
+      ...(stillOfAnimation(info, plan.format, alternate.format) && { firstFrameOnly: true as const }),
     })),
     removed,
     kept,

@@ -212,9 +212,26 @@ function assertPixelSize(size: PixelSize): void {
 
 /**
  * What a placeholder may hold, wherever it comes from (a render, a manifest record, a library
- * caller): a CSS hex colour and a base64 image data URI. It goes into an inline `style`, where
- * HTML escaping keeps a value inside its attribute but not inside its CSS declaration
- * (`red; background-image: url(//elsewhere)` would have every visitor fetch a URL).
+ * caller): a CSS hex colour and a base64 image data URI of at most 1,024 characters (a longer one,
+ * from a hand-edited record, would be copied into every page's markup and every contact sheet).
+ * It goes into an inline `style`, where HTML escaping keeps a value inside its attribute but not
+ * inside its CSS declaration (`red; background-image: url(//elsewhere)` would have every visitor
+ * fetch a URL).
  */
 export const PLACEHOLDER_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
-export const PLACEHOLDER_PREVIEW = /^data:image\/(?:avif|gif|jpeg|png|webp);base64,[A-Za-z0-9+/]+={0,2}$/;
+/** The longest preview URI: small enough for an inline `style` on every image of a page. */
+export const PREVIEW_MAX_CHARS = 1024;
+export const PLACEHOLDER_PREVIEW = new RegExp(
+  `^(?=.{1,${PREVIEW_MAX_CHARS}}$)data:image/(?:avif|gif|jpeg|png|webp);base64,[A-Za-z0-9+/]+={0,2}$`,
+);
+
+/** Whether a placeholder from elsewhere (a queue's result) holds only what a placeholder may. */
+export function isPlaceholder(value: { color: unknown; preview: unknown }): boolean {
+  const { color, preview } = value;
+  return (
+    typeof color === 'string' &&
+    PLACEHOLDER_COLOR.test(color) &&
+    typeof preview === 'string' &&
+    PLACEHOLDER_PREVIEW.test(preview)
+  );
+}

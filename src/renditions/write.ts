@@ -104,6 +104,25 @@ const PLACEHOLDER_SOURCE_BYTES = 4 * 2 ** 20;
 const placeholderFrom = (formats: OutputFormat[]) => Math.max(0, formats.findIndex(keepsAlpha));
 
 /**
+ * The placeholder of an original whose `todo` outputs were just written, `smallest` their xs in the
+ * format it is judged on: made from it, unless the output it is judged on (a format that keeps
+ * transparency) was up to date and not written, when its record's placeholder holds (only a JPEG
+ * alternate written again would call a transparent picture opaque, and paint the page under it).
+ */
+export async function placeholderAfterWrite(
+  context: Pick<Writing, 'store'>,
+  outputs: Output[],
+  todo: Output[],
+  previous: Array<ManifestEntry | undefined>,
+  smallest: Buffer,
+): Promise<Placeholder | undefined> {
+  const at = placeholderFrom(outputs.map((output) => output.format));
+  const entry = previous[at];
+  if (todo.includes(outputs[at]!) || entry === undefined) return placeholderOf(smallest).catch(() => undefined);
+  return recordedPlaceholder(context, [entry], [outputs[at]!]);
+}
+
+/**
  * The placeholder recorded for an original up to date, or, for a record from before placeholders,
  * one made from its smallest rendition as stored; none when that cannot be read.
  */

@@ -99,6 +99,33 @@ describe('render --html', () => {
     expect((await runCli(['render', input, '--out', out])).stderr).not.toContain('alt text');
   });
 
+  it('a transparent PNG with a JPEG alternate: the flattened JPEG is never offered, said once; added later too', async () => {
+    const dir = await tempDir();
+    const input = await writeImage(dir, 'in/cut-out.png', photo(400, 300, 4));
+    const out = path.join(dir, 'media');
+    const offered = (html: string) => [...html.matchAll(/<source type="([^"]+)"/g)].map((match) => match[1]);
+    const flattened =
+      'its jpeg alternate renditions are flattened onto white, where its png ones keep its transparency: ' +
+      'markup leaves them out, as a browser would show them instead';
+    const all = await runCli(['render', input, '--out', out, '--formats', 'keep,jpeg,webp', '--html']);
+    expect(all.code).toBe(0);
+    expect(offered(all.stdout)).toEqual(['image/webp']);
+    expect(all.stdout).not.toContain('style=');
+    expect(all.stderr.split('\n').filter((line) => line.includes('flattened'))).toEqual([
+      `warning: ${input}: ${flattened}`,
+    ]);
+    // The JPEGs added to an output that had the PNG and WebP: the placeholder stays the transparent one.
+    const later = path.join(dir, 'later');
+    expect((await runCli(['render', input, '--out', later, '--formats', 'keep,webp'])).code).toBe(0);
+    const added = await runCli(['render', input, '--out', later, '--formats', 'keep,webp,jpeg', '--json']);
+    const [result] = JSON.parse(added.stdout).results;
+    expect(result.placeholder.transparent).toBe(true);
+    const again = await runCli(['render', input, '--out', later, '--formats', 'keep,webp,jpeg', '--html']);
+    expect(again.stderr).toContain('0 rendered, 1 up to date');
+    expect(offered(again.stdout)).toEqual(['image/webp']);
+    expect(again.stdout).not.toContain('style=');
+  });
+
   it('--sizes sets the attribute; --html with --json, or --sizes alone, is refused', async () => {
     const { input, out } = await originals();
     const sized = await runCli(['render', input, '--out', out, '--html', '--sizes', '(min-width: 800px) 50vw, 100vw']);

@@ -89,3 +89,96 @@ describe('a file written over what the command reads or checks', () => {
     ]);
   });
 });
+
+describe('an output written over a file the command reads first, or over another output', () => {
+  it('check -o and --update-baseline: refused over the config file, the baseline and each other', async () => {
+    const dir = await tempDir();
+    const page = path.join(PAGES, 'presentation-every-block.json');
+    await writeFile(path.join(dir, 'config.json'), '{}\n');
+    const written = await runCli(['check', page, '--update-baseline', 'baseline.json'], { cwd: dir });
+    expect(written.code).toBe(0);
+    const baseline = await readFile(path.join(dir, 'baseline.json'), 'utf8');
+    const refused = async (args: string[], message: string) => {
+      const result = await runCli(['check', page, ...args], { cwd: dir });
+      expect([result.code, result.stderr]).toEqual([2, `error: ${message}\n`]);
+    };
+    await refused(
+      ['--config', 'config.json', '-o', 'config.json'],
+      '--output config.json: it is the config file config.json; write it elsewhere',
+    );
+    await refused(
+      ['--config', 'config.json', '--update-baseline', './config.json'],
+      '--update-baseline ./config.json: it is the config file config.json; write it elsewhere',
+    );
+    await refused(
+      ['--baseline', 'baseline.json', '-o', 'baseline.json'],
+      '--output baseline.json: it is the --baseline file baseline.json; write it elsewhere',
+    );
+    await refused(
+      ['-o', 'both.json', '--update-baseline', 'both.json'],
+      '--update-baseline both.json: it is the --output file too; write it elsewhere',
+    );
+    expect(await readFile(path.join(dir, 'config.json'), 'utf8')).toBe('{}\n');
+    expect(await readFile(path.join(dir, 'baseline.json'), 'utf8')).toBe(baseline);
+    // A baseline brought up to date in place, and a device that takes both, still are.
+    const update = ['--baseline', 'baseline.json', '--update-baseline', 'baseline.json'];
+    expect((await runCli(['check', page, ...update], { cwd: dir })).code).toBe(0);
+    const discarded = await runCli(['check', page, '-o', '/dev/null', '--update-baseline', '/dev/null'], { cwd: dir });
+    expect(discarded.code).toBe(0);
+  });
+
+  it('render --report and --write-page: never over what the run reads or writes, nor an original or a rendition', async () => {
+    const dir = await tempDir();
+    const page = path.join(dir, 'page.json');
+    await cp(path.join(PAGES, 'presentation-every-block.json'), page);
+    await writeFile(path.join(dir, 'alt.json'), '{"ladybird.jpg": "A ladybird"}\n');
+    const originals = path.resolve(PAGES, '../originals');
+    const refused = async (args: string[], message: string) => {
+      const result = await runCli(['render', '--out', 'media', ...args], { cwd: dir });
+      expect([result.code, result.stderr]).toEqual([2, `error: ${message}\n`]);
+    };
+    await refused(
+      [path.resolve('samples/originals/ladybird.jpg'), '--alt-text', 'alt.json', '--report', 'alt.json'],
+      '--report alt.json: it is the --alt-text file alt.json; write it elsewhere',
+    );
+    await refused(
+      ['--page', 'page.json', '--report', 'page.json'],
+      '--report page.json: it is the --page file page.json; write it elsewhere',
+    );
+    await refused(
+      ['--page', 'page.json', '--originals', originals, '--report', path.join(originals, 'sheet.html')],
+      `--report ${path.join(originals, 'sheet.html')}: it is in the --originals folder ${originals}; write it elsewhere`,
+    );
+    await refused(
+      ['--page', 'page.json', '--write-page', 'out.json', '--report', 'out.json'],
+      '--report out.json: it is the --write-page file too; write it elsewhere',
+    );
+    // --write-page: never over an original or a rendition; over the page itself, as documented.
+    const copies = path.join(dir, 'originals');
+    await cp(originals, copies, { recursive: true });
+    const ladybird = await readFile(path.join(copies, 'ladybird.jpg'));
+    await refused(
+      ['--page', 'page.json', '--originals', 'originals', '--write-page', 'originals/ladybird.jpg'],
+      '--write-page originals/ladybird.jpg: it is in the --originals folder originals; write it elsewhere',
+    );
+    await refused(
+      ['--page', 'page.json', '--originals', 'originals', '--write-page', 'media/page.json'],
+      '--write-page media/page.json: it is in the output folder media; write it elsewhere',
+    );
+    expect(await readFile(path.join(copies, 'ladybird.jpg'))).toEqual(ladybird);
+    await cp(page, path.join(copies, 'page.json'));
+    const inPlace = [
+      '--page',
+      'originals/page.json',
+      '--originals',
+      'originals',
+      '--write-page',
+      'originals/page.json',
+    ];
+    expect((await runCli(['render', '--out', 'media', ...inPlace, '--dry-run'], { cwd: dir })).code).toBe(0);
+    expect(await readFile(path.join(dir, 'alt.json'), 'utf8')).toBe('{"ladybird.jpg": "A ladybird"}\n');
+    expect(await readFile(page, 'utf8')).toBe(
+      await readFile(path.join(PAGES, 'presentation-every-block.json'), 'utf8'),
+    );
+  });
+});

@@ -17,6 +17,7 @@ import { tempDir } from '../fixtures/tmp.js';
 /** What the tests edit of a record's entry. */
 interface EditableEntry {
   placeholder: { color: string; preview: string };
+  kept?: string[];
   renditions: Record<string, { fingerprint?: string; path?: string }>;
 }
 
@@ -51,26 +52,35 @@ async function rendered() {
 
 describe('a hostile manifest record', () => {
   it.each([
-    ['a colour that is CSS', { color: 'red;background:url(//evil.example/x)' }],
-    ['a preview that is a remote URL', { preview: 'https://evil.example/x.webp' }],
-  ])('with a placeholder holding %s: named, its original rendered again, the value never output', async (_, bad) => {
-    const { originals, media, record, edit } = await rendered();
-    await edit((entry) => Object.assign(entry.placeholder, bad));
-    const html = await runCli(['render', originals, '--out', media, '--html']);
-    expect(html.code).toBe(0);
-    expect(html.stdout).not.toContain('evil.example');
-    expect(html.stdout.match(/<picture>|<img /g)?.length).toBeGreaterThanOrEqual(2);
-    expect(html.stderr).toContain(`${record}: not a valid manifest record ($.entry.placeholder.`);
-    expect(html.stderr).not.toContain('more record(s) like it'); // one record, said once though read twice
-    expect(html.stderr).toMatch(/1 rendered, 1 up to date/);
-    // Recorded anew: the next run has nothing to say and nothing to render.
-    const json = await runCli(['render', originals, '--out', media, '--json']);
-    expect(json.code).toBe(0);
-    expect(json.stdout).not.toContain('evil.example');
-    expect(json.stderr).not.toContain('not a valid manifest record');
-    const statuses = JSON.parse(json.stdout).results.map((result: { status: string }) => result.status);
-    expect(statuses).toEqual(['skipped', 'skipped']);
-  });
+    ['a colour that is CSS', { color: 'red;background:url(//evil.example/x)' }, 'evil.example'],
+    ['a preview that is a remote URL', { preview: 'https://evil.example/x.webp' }, 'evil.example'],
+    // Within the record's 1 MiB: it would be copied into every page's markup and contact sheet.
+    [
+      'a preview of a million characters',
+      { preview: `data:image/webp;base64,${'QUFB'.repeat(250_000)}` },
+      'QUFB'.repeat(300),
+    ],
+  ])(
+    'with a placeholder holding %s: named, its original rendered again, the value never output',
+    async (_, bad, mark) => {
+      const { originals, media, record, edit } = await rendered();
+      await edit((entry) => Object.assign(entry.placeholder, bad));
+      const html = await runCli(['render', originals, '--out', media, '--html']);
+      expect(html.code).toBe(0);
+      expect(html.stdout.includes(mark)).toBe(false); // not toContain: its failure would print a million characters
+      expect(html.stdout.match(/<picture>|<img /g)?.length).toBeGreaterThanOrEqual(2);
+      expect(html.stderr).toContain(`${record}: not a valid manifest record ($.entry.placeholder.`);
+      expect(html.stderr).not.toContain('more record(s) like it'); // one record, said once though read twice
+      expect(html.stderr).toMatch(/1 rendered, 1 up to date/);
+      // Recorded anew: the next run has nothing to say and nothing to render.
+      const json = await runCli(['render', originals, '--out', media, '--json']);
+      expect(json.code).toBe(0);
+      expect(json.stdout.includes(mark)).toBe(false);
+      expect(json.stderr).not.toContain('not a valid manifest record');
+      const statuses = JSON.parse(json.stdout).results.map((result: { status: string }) => result.status);
+      expect(statuses).toEqual(['skipped', 'skipped']);
+    },
+  );
 
   it('with a fingerprint that cannot be read: a finding on that file in check, the others checked', async () => {
     const { dir, media, edit, page } = await rendered();
@@ -144,6 +154,47 @@ describe('a record naming a file out of the output folder', () => {
       `${record}: not a valid manifest record ($.entry.renditions.xs.path: expected a path below the output folder)`,
     );
     expect(await readFile(outside, 'utf8')).toBe('not a rendition');
+  });
+});
+
+describe("a record naming another image's files, or the tool's own, in the output folder", () => {
+  it.each([
+    [
+      'kept',
+      (entry: EditableEntry) =>
+        Object.assign(entry, { kept: ['b.max-300x300.jpg', '.content-api-manifest/b.jpg.json'] }),
+      '$.entry.kept[0]',
+      'b.max-300x300.jpg',
+    ],
+    [
+      'a rendition',
+      (entry: EditableEntry) => Object.assign(entry.renditions.lg!, { path: 'index.html' }),
+      '$.entry.renditions.lg.path',
+      'index.html',
+    ],
+  ])('in %s: is not a record, and --prune removes nothing of theirs', async (_, change, at, file) => {
+    const { originals, media, record, edit } = await rendered();
+    await writeFile(path.join(media, 'index.html'), '<!doctype html><p>the site</p>');
+    const theirs = ['b.max-300x300.jpg', '.content-api-manifest/b.jpg.json', 'index.html'].map((name) =>
+      path.join(media, name),
+    );
+    const before = await Promise.all(theirs.map((name) => readFile(name)));
+    await edit(change);
+    // The format no longer listed: what the record names is stale, for --prune to remove.
+    const pruned = await runCli([
+      'render',
+      path.join(originals, 'a.jpg'),
+      '--out',
+      media,
+      '--format',
+      'webp',
+      '--prune',
+    ]);
+    expect(pruned.code).toBe(0);
+    expect(pruned.stderr).toContain(
+      `${record}: not a valid manifest record (${at}: '${file}' is not a rendition of a)`,
+    );
+    expect(await Promise.all(theirs.map((name) => readFile(name)))).toEqual(before);
   });
 });
 

@@ -176,6 +176,21 @@ describe('pictureHtml', () => {
     expect(img.attributes.style).toBeUndefined();
   });
 
+  it('offers no JPEG alternate of a transparent image: a browser would show it flattened onto white', () => {
+    const [avif] = LADYBIRD.alternates!;
+    const jpeg = { ...avif!, type: 'image/jpeg', srcset: avif!.srcset.replaceAll('.avif', '.jpg') };
+    const preview = 'data:image/webp;base64,UklGRkIAAABXRUJQVlA4IDYAAAA=';
+    const types = (html: string) => tags(html).flatMap((t) => (t.name === 'source' ? [t.attributes.type] : []));
+    const item = { ...LADYBIRD, alternates: [jpeg, avif!] };
+    expect(types(pictureHtml({ ...item, placeholder: { color: '#ffffff', preview, transparent: true } }))).toEqual([
+      'image/avif',
+    ]);
+    expect(types(pictureHtml({ ...item, placeholder: { color: '#ffffff', preview } }))).toEqual([
+      'image/avif',
+      'image/jpeg',
+    ]);
+  });
+
   it('paints the placeholder in the <img> box: its colour, and its preview stretched to cover', () => {
     const preview = 'data:image/webp;base64,UklGRkIAAABXRUJQVlA4IDYAAAA=';
     const img = tags(pictureHtml({ ...LADYBIRD, placeholder: { color: '#a1b2c3', preview } })).find(

@@ -355,4 +355,44 @@ describe('job data from a hostile or faulty submitter', () => {
   );
 });
 
+describe('a result rewritten by someone who can write to Redis', () => {
+  it('a placeholder that could do more than paint is left out and said: in queue results --json, and in render --queue --html, which no longer crashes', async () => {
+    const job = await enqueued();
+    startWorker();
+    const resultKey = `content-api:${name}:result:${job.id}`;
+    expect((await results(job.batch)).code).toBe(0);
+    for (const stop of stops.splice(0)) stop(); // no worker from here on
+    const [field, value] = Object.entries(await client.hgetall(resultKey))[0]!;
+    const space = value.indexOf(' ');
+    const record = JSON.parse(value.slice(space + 1));
+    record.results[0].placeholder.color = 'red;background:url(//evil.example/x)';
+    await client.hset(resultKey, field, `${value.slice(0, space)} ${JSON.stringify(record)}`);
+    const said =
+      `${job.original}: the placeholder in job ${job.id}'s result is not a hex colour and a base64 image data URI ` +
+      'of at most 1024 characters: left out';
+    const json = await results(job.batch, true);
+    expect(json.code).toBe(0);
+    expect(json.stdout).not.toContain('evil.example');
+    expect(JSON.parse(json.stdout).warnings).toContain(said);
+
+    // A batch waiting for it: the same job's result, written for that batch as a worker would, the job gone.
+    const render = startCli(['render', path.dirname(job.original), '--out', job.out, ...queueArgs(), '--html']);
+    stops.push(() => render.child.kill('SIGKILL'));
+    await new Promise<void>((resolve) => {
+      const check = () => /no worker is connected yet/.test(render.output().stderr) && resolve();
+      render.child.stderr!.on('data', check);
+    });
+    const batch = /^batch (\S+):/m.exec(render.output().stderr)![1]!;
+    const [seconds] = await client.time();
+    await client.hset(resultKey, batch, `${Number(seconds) * 1000 + 999} ${JSON.stringify(record)}`);
+    await client.lrem(`bull:${name}:wait`, 0, job.id);
+    await client.del(`bull:${name}:${job.id}`);
+    const html = await render.done;
+    expect([html.code, html.stderr]).toEqual([0, expect.stringContaining(`warning: ${said}\n`)]);
+    expect(html.stdout).toMatch(/^<img src="[^"]+" /);
+    expect(html.stdout).not.toContain('evil.example');
+    expect(html.stdout).not.toContain('style=');
+  });
+});
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

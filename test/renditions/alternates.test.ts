@@ -176,6 +176,25 @@ describe('alternates: one decode, every format', () => {
     expect(html).not.toContain('<source type="image/webp"');
   });
 
+  it('an alternate a few bytes heavier: the warning gives exact bytes, where rounding would say one figure twice', async () => {
+    const dir = await tempDir();
+    // One flat column: its AVIF (1,587 bytes) weighs a little more than its JPEG (1,561), both "1.6 kB".
+    const source = await writeImage(
+      dir,
+      'column.jpg',
+      sharp({ create: { width: 1, height: 500, channels: 3, background: '#336699' } }).jpeg(),
+    );
+    const report = await renderOriginals([source], { outDir: path.join(dir, 'media'), formats: ['keep', 'avif'] });
+    const [result] = report.results;
+    const [avif] = result!.alternates;
+    expect(avif!.bytes!).toBeGreaterThan(result!.bytes!);
+    expect(report.warnings).toEqual([
+      `${source}: its avif (${avif!.bytes} bytes) alternate renditions are larger than ` +
+        `its jpeg ones (${result!.bytes} bytes): markup leaves them out, as a browser ` +
+        'would download more for the same picture',
+    ]);
+  });
+
   it('a dry run plans every format and writes nothing', async () => {
     const out = path.join(await tempDir(), 'media');
     const planned = await renderOriginal(LADYBIRD, { outDir: out, formats: ['avif', 'keep'], dryRun: true });
@@ -184,15 +203,29 @@ describe('alternates: one decode, every format', () => {
     await expect(stat(out)).rejects.toThrow(/ENOENT/);
   });
 
-  it('an animation stays animated in GIF; a still format shows its first frame, with a warning', async () => {
+  it('an animation stays animated in GIF; a still format shows its first frame, with a warning, never offered', async () => {
     const dir = await tempDir();
     const source = await writeImage(dir, 'spin.gif', await animatedGif(120, 80, 3));
-    const report = await renderOriginals([source], { outDir: path.join(dir, 'media'), formats: ['keep', 'png'] });
+    const outDir = path.join(dir, 'media');
+    const report = await renderOriginals([source], { outDir, formats: ['keep', 'png', 'avif', 'webp'] });
     const [result] = report.results;
     const pages = async (file: string) => (await sharp(path.join(dir, 'media', file)).metadata()).pages ?? 1;
     expect(await pages(result!.files.xs.path)).toBe(3);
-    expect(await pages(result!.alternates[0]!.files.xs.path)).toBe(1);
-    expect(report.warnings).toEqual([`${source}: animated (3 frames); its png renditions show the first frame only`]);
+    const [png, avif, webp] = result!.alternates;
+    expect([await pages(png!.files.xs.path), await pages(avif!.files.xs.path)]).toEqual([1, 1]);
+    expect(await pages(webp!.files.xs.path)).toBe(3);
+    expect(report.warnings).toContain(
+      `${source}: animated (3 frames); its png, avif renditions show the first frame only: markup leaves them out, ` +
+        'as a browser would show them instead of its animated gif ones',
+    );
+    // Every browser shows PNG and AVIF: offered first, they would stand for the animation everywhere.
+    expect(result!.alternates.map((alternate) => alternate.firstFrameOnly)).toEqual([true, true, undefined]);
+    const offered = (html: string) => [...html.matchAll(/<source type="([^"]+)"/g)].map((match) => match[1]);
+    expect(offered(pictureHtml(result!))).toEqual(['image/webp']);
+    // Up to date, the same.
+    const again = await renderOriginals([source], { outDir, formats: ['keep', 'png', 'avif', 'webp'] });
+    expect(again.results[0]!.status).toBe('skipped');
+    expect(offered(pictureHtml(again.results[0]!))).toEqual(['image/webp']);
   });
 
   it('keep and the format it resolves to are written once', async () => {

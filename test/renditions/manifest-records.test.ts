@@ -147,10 +147,20 @@ describe('Manifest.entriesFor in a folder', () => {
       // 20 stems in one records folder, under the extensions a key can end in, one stem with none.
       const stems = Array.from({ length: 20 }, (_, index) => `many/s${String(index).padStart(2, '0')}`);
       const extensions = ['jpg', 'png', 'webp', 'avif', 'gif'];
+      // Each stem's record names its own files: a record naming another image's is not one.
+      const entryOf = (stem: string) => ({
+        ...entry,
+        renditions: Object.fromEntries(
+          Object.entries(entry.renditions).map(([key, file]) => [
+            key,
+            { ...file, path: file.path.replace('dune', stem) },
+          ]),
+        ) as typeof entry.renditions,
+      });
       for (const [index, stem] of stems.entries()) {
         if (index === 7) continue;
-        await writer.set(`${stem}.${extensions[index % 5]}`, entry);
-        if (index % 4 === 0) await writer.set(`${stem}.webp`, entry);
+        await writer.set(`${stem}.${extensions[index % 5]}`, entryOf(stem));
+        if (index % 4 === 0) await writer.set(`${stem}.webp`, entryOf(stem));
       }
       const listed = await (await openManifest(store)).entriesFor([...stems, 'many/absent']);
       const byName = await openManifest(store);
@@ -173,7 +183,11 @@ describe('Manifest.records() in a bucket: memory bounded', () => {
     await writeImage(originals, 'one.jpg', photo(64, 48).jpeg());
     await renderOriginals([originals], { outDir: location });
     const record = await s3.get('records', `${prefix}${MANIFEST_RECORDS}one.jpg.json`);
-    for (let i = 0; i < 40; i++) await s3.put('records', `${prefix}${MANIFEST_RECORDS}copy-${i}.jpg.json`, record);
+    // Each copy names its own files: a record naming another image's is not one.
+    for (let i = 0; i < 40; i++) {
+      const copy = record.toString().replaceAll('"one.max-', `"copy-${i}.max-`);
+      await s3.put('records', `${prefix}${MANIFEST_RECORDS}copy-${i}.jpg.json`, Buffer.from(copy));
+    }
     const store = await openStore(location);
     let reads = 0;
     // The real store, its reads counted.

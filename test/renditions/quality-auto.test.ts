@@ -114,7 +114,8 @@ describe('render --quality auto', () => {
     expect((await sharp(path.join(outDir, result!.files.xs.path)).metadata()).pages).toBe(3);
     expect(Object.keys(result!.alternates[0]!.measured ?? {})).toEqual([...RENDITION_KEYS]);
     expect(report.warnings).toEqual([
-      `${source}: animated (3 frames); its jpeg renditions show the first frame only`,
+      `${source}: animated (3 frames); its jpeg renditions show the first frame only: markup leaves them out, as a ` +
+        'browser would show them instead of its animated webp ones',
       `${source}: animated (3 frames): --quality auto scores still pictures, so its webp renditions are at ` +
         '--webp-quality 80',
     ]);

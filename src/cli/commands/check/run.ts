@@ -19,6 +19,7 @@ import {
   assertApart,
   assertOneOnStdout,
   assertWritableFile,
+  outputPlace,
   printMessage,
   stylesFor,
   writeOutputFile,
@@ -74,12 +75,21 @@ export async function runCheck(targets: string[], options: CheckCommandOptions):
     ['--output', options.output],
     ['--update-baseline', options.updateBaseline],
   ]);
-  for (const [flag, file] of [
-    ['--output', options.output],
-    ['--update-baseline', options.updateBaseline],
+  // Nor over the files the command reads first (the config file, the baseline; --update-baseline may
+  // name its own --baseline), nor over each other: two documents in one file, the first one lost.
+  const configFile = options.config.file
+    ? [{ path: options.config.file, what: `the config file ${options.config.file}` }]
+    : [];
+  const baselineFile = options.baseline
+    ? [{ path: options.baseline, what: `the --baseline file ${options.baseline}` }]
+    : [];
+  const reportFile = await outputPlace(options.output, 'the --output file too');
+  for (const [flag, file, own] of [
+    ['--output', options.output, [...configFile, ...baselineFile]],
+    ['--update-baseline', options.updateBaseline, [...configFile, ...reportFile]],
   ] as const) {
     if (!file) continue;
-    await assertApart(flag, file, read);
+    await assertApart(flag, file, [...read, ...own]);
     await assertWritableFile(flag, file);
   }
   const writing = Boolean(options.updateBaseline);

@@ -3,6 +3,8 @@
  * (a batch of originals, or a page's images with `--page`) and queue.ts (`--queue`), loaded
  * when the command runs, so `--help` never loads sharp.
  */
+
+import path from 'node:path';
 import type { Command } from 'commander';
 import { RENDER_PAGE_MAX_BYTES } from '../../../client/defaults.js';
 import { InvalidArgumentError } from '../../../errors.js';
@@ -23,7 +25,7 @@ import {
   s3From,
   settingsFrom,
 } from '../../options.js';
-import { assertApart, assertOneOnStdout, assertWritableFile } from '../../output.js';
+import { assertApart, assertOneOnStdout, assertWritableFile, outputPlace } from '../../output.js';
 import { originsFor } from '../../parse.js';
 
 const DESCRIPTION =
@@ -148,6 +150,9 @@ export function renderCommand(program: Command): Command {
   return command;
 }
 
+/** Whether two paths name one file as given (from the working folder). */
+const samePath = (a: string, b: string) => path.resolve(a) === path.resolve(b);
+
 async function runAction(inputs: string[], flags: Flags, command: Command): Promise<void> {
   const common = {
     ...settingsFrom(flags),
@@ -163,15 +168,34 @@ async function runAction(inputs: string[], flags: Flags, command: Command): Prom
   const altTextFile = flags.altText as string | undefined;
   const html = markupFrom(flags);
   const reportFile = flags.report as string | undefined;
+  const writePage = flags.writePage as string | undefined;
+  const local = (place: unknown): place is string => typeof place === 'string' && !isS3Url(place);
+  const page = flags.page as string | undefined;
+  const pageFile = local(page) && !/^(\d+|-|https?:\/\/.*)$/i.test(page) ? page : undefined;
+  // What a file the run writes never replaces: an original, a rendition, a file it reads.
+  const places = (read: Array<[file: unknown, what: string]>) =>
+    read.flatMap(([file, what]) => (local(file) ? [{ path: file, what }] : []));
+  const folders = places([
+    [common.outDir, `in the output folder ${common.outDir}`],
+    [flags.originals, `in the --originals folder ${flags.originals}`],
+  ]);
   if (reportFile !== undefined) {
     if (flags.detach) throw new InvalidArgumentError('--report writes the results: drop --detach');
-    const local = (place: string) => !isS3Url(place);
     await assertApart('--report', reportFile, [
       ...inputs.filter(local).map((input) => ({ path: input, what: `among the inputs (${input})` })),
-      ...(local(common.outDir) ? [{ path: common.outDir, what: `in the output folder ${common.outDir}` }] : []),
+      ...folders,
+      ...places([
+        [altTextFile, `the --alt-text file ${altTextFile}`],
+        [pageFile, `the --page file ${pageFile}`],
+      ]),
+      ...(await outputPlace(writePage, 'the --write-page file too')),
     ]);
     await assertWritableFile('--report', reportFile);
   }
+  // The page rewritten in place is the documented use; in the output or --originals folder it would
+  // replace a rendition or an original.
+  if (writePage !== undefined && writePage !== '-' && (pageFile === undefined || !samePath(writePage, pageFile)))
+    await assertApart('--write-page', writePage, folders);
   await assertOneOnStdout([
     ['--json', flags.json ? true : undefined],
     ['--html', flags.html ? true : undefined],

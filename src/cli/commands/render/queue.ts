@@ -59,7 +59,7 @@ export async function runQueueRender(inputs: string[], options: QueueRenderOptio
       return null;
     });
     if (!done) return 130;
-    return done.report ? finishReport(done.report, commandSeconds(), options, altText) : 0;
+    return done.report ? await finishReport(done.report, commandSeconds(), options, altText) : 0;
   } finally {
     await queue.close();
   }
