@@ -126,7 +126,7 @@ describe('render --html', () => {
     expect(again.stdout).not.toContain('style=');
   });
 
-  it('--sizes sets the attribute; --html with --json, or --sizes alone, is refused', async () => {
+  it('--sizes sets the attribute; --html with --json or --dry-run, or --sizes alone, is refused', async () => {
     const { input, out } = await originals();
     const sized = await runCli(['render', input, '--out', out, '--html', '--sizes', '(min-width: 800px) 50vw, 100vw']);
     expect(sized.stdout).toContain('sizes="(min-width: 800px) 50vw, 100vw"');
@@ -136,6 +136,12 @@ describe('render --html', () => {
       2,
       'error: --html and --json both want standard output: give one',
     ]);
+    // A dry run's markup would not be the run's: no versions, no placeholder, heavier alternates offered.
+    const dry = await runCli(['render', input, '--out', out, '--html', '--dry-run']);
+    expect([dry.code, dry.stdout]).toEqual([2, '']);
+    expect(dry.stderr.trim()).toBe(
+      'error: --html prints the markup of the files written, which --dry-run does not write: drop one (--dry-run lists them)',
+    );
     const alone = await runCli(['render', input, '--out', out, '--sizes', '100vw']);
     expect([alone.code, alone.stderr.trim()]).toEqual([2, 'error: --sizes applies only with --html']);
   });

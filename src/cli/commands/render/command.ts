@@ -279,6 +279,13 @@ function markupFrom(flags: Flags): { sizes?: string | undefined } | undefined {
     return undefined;
   }
   if (flags.json) throw new InvalidArgumentError('--html and --json both want standard output: give one');
+  // A dry run writes nothing, so it knows neither the files' versions (`?v=`) nor the placeholder, nor
+  // which alternates turn out heavier than the primary: its markup would not be the run's.
+  if (flags.dryRun) {
+    throw new InvalidArgumentError(
+      '--html prints the markup of the files written, which --dry-run does not write: drop one (--dry-run lists them)',
+    );
+  }
   resolvePictureOptions({ sizes });
   return { sizes };
 }
