@@ -301,7 +301,7 @@ export interface Manifest {
   summariesFor(stems: string[]): Promise<Map<string, Record<string, RecordSummary>>>;
   /**
    * The batch is through with every records folder the stem `next` is not in (all, without one): the
-   * index of each it learned records of is written, and forgotten.
+   * index of each it learned records of is written, and its listing and index forgotten.
    */
   settle(next?: string): Promise<void>;
 }
@@ -438,9 +438,15 @@ class RecordManifest implements Manifest {
   }
 
   async settle(next?: string): Promise<void> {
-    await this.#index?.flush(
-      (folder) => next === undefined || !next.startsWith(folder),
-      (folder, bytes) => this.#store.put(`${MANIFEST_RECORDS}${folder}${INDEX_FILE}`, bytes).catch(() => {}),
+    const done = (folder: string) => next === undefined || !next.startsWith(folder);
+    // Its listing too: a batch in stem order never comes back to a folder it is through with.
+    for (const folder of this.#listed.keys()) {
+      if (!done(folder)) continue;
+      this.#listed.delete(folder);
+      this.#listedSizes.delete(folder);
+    }
+    await this.#index?.flush(done, (folder, bytes) =>
+      this.#store.put(`${MANIFEST_RECORDS}${folder}${INDEX_FILE}`, bytes).catch(() => {}),
     );
   }
 
