@@ -208,7 +208,16 @@ describe.skipIf(later === null)('an output folder that turns read-only mid-run',
     while (!(await readdir(out).catch(() => [])).some((name) => name.startsWith('noisy-'))) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    execFileSync('mount', ['-o', 'remount,ro', later!]);
+    // Refused (busy) while a file on it is open for writing: tried again until it takes, the run going on.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        execFileSync('mount', ['-o', 'remount,ro', later!], { stdio: 'pipe' });
+        break;
+      } catch (error) {
+        if (attempt === 200 || !String((error as { stderr?: Buffer }).stderr).includes('busy')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
     const result = await done;
     expect(result.code, result.stderr).toBe(1);
     const report = JSON.parse(result.stdout);
