@@ -1,12 +1,12 @@
 /**
- * One original of a batch (render.ts): decide whether it is up to date, render it, write its
- * files through the store so they appear whole (write.ts), record it, and keep or remove what it
- * no longer writes (earlier.ts); its result (result.ts) and what it has to say (diagnostics.ts).
+ * One original of a batch (render.ts): decide whether it is up to date (up-to-date.ts), render it,
+ * write its files through the store so they appear whole (write.ts), record it, and keep or remove
+ * what it no longer writes (earlier.ts); its result (result.ts) and what it has to say (diagnostics.ts).
  */
 import path from 'node:path';
 import { failureReason, oneLine, SourceError } from '../errors.js';
 import type { ScorePool } from '../quality/score-pool.js';
-import { type MediaStore, type Stamp, sameStamp } from '../storage/store.js';
+import { type MediaStore, sameStamp } from '../storage/store.js';
 import type { Claims } from './claims.js';
 import { readSourceHeader } from './decode.js';
 import {
@@ -19,7 +19,7 @@ import {
   underTarget,
 } from './diagnostics.js';
 import { keptFrom, removeStale, staleFiles, stillThere } from './earlier.js';
-import { isIntact, type Manifest, type ManifestEntry, type RecordSummary } from './manifest.js';
+import type { Manifest, ManifestEntry } from './manifest.js';
 import type { RenderOptions } from './options.js';
 import type { Placeholder } from './placeholder.js';
 import { type Output, outputsOf, type Plan } from './plan.js';
@@ -27,7 +27,8 @@ import { type Described, describeResult, type RenderOutcome, type RenderStatus }
 import type { RenderSettings } from './settings.js';
 import { settingsKey } from './settings-key.js';
 import { changed, readAndHash, type SourceBytes, type Stamped, stampOf } from './source-bytes.js';
-import { isVersioned, placeholderAfterWrite, recordedPlaceholder, recordedVersions, writeRenditions } from './write.js';
+import { lacksPlaceholder, sameOriginal, upToDate } from './up-to-date.js';
+import { placeholderAfterWrite, recordedPlaceholder, recordedVersions, writeRenditions } from './write.js';
 
 /** An original rendered whose manifest record could not be written. */
 export const unrecorded = (source: string, error: unknown) =>
@@ -58,57 +59,6 @@ export interface Context {
 }
 
 type Renditions = ManifestEntry['renditions'];
-
-/**
- * Whether a record's original is the file at `source` as it is now (its stamp the one recorded when
- * hashed, its header recorded): then so are its hash and header, and it is not read.
- */
-const sameOriginal = (entry: RecordSummary, source: string, stamp: Stamp | undefined) =>
-  entry.source === source && sameStamp(entry.stamp, stamp) && entry.info !== undefined;
-
-/** Whether a record lacks the placeholder a rerun makes: none, or one without `transparent` of an image with alpha. */
-const lacksPlaceholder = (entry: RecordSummary) =>
-  !entry.placeholder || (entry.placeholder.transparent === undefined && entry.info?.hasAlpha === true);
-
-/**
- * Whether an output's record says its files are up to date: made from this content (`sha256`) with
- * these settings (`key`), each file there at its recorded size.
- */
-const upToDate = async (store: MediaStore, entry: RecordSummary | undefined, sha256: string, key: string) =>
-  Boolean(entry && entry.sha256 === sha256 && entry.settings === key && (await isIntact(store, entry)));
-
-/** Whether a batch may skip originals from their records' summaries: it keeps no results, forces and prunes nothing. */
-export const skipsBySummary = (options: RenderOptions) =>
-  !options.force && !options.prune && options.collectResults === false;
-
-/**
- * A planned original that `renderOne` would skip with nothing to write, found from its records'
- * summaries alone (a records folder's index: manifest.ts `summariesFor`): each output recorded for
- * this file as stamped now, up to date, its files' versions and a placeholder recorded. Its outcome
- * then, without a read of a record or of the original; else undefined (`renderOne` decides, from the
- * records). Only where the batch may (`skipsBySummary`).
- */
-export async function skippedUnchanged(
-  context: Pick<Context, 'options' | 'settings' | 'store' | 'threads'>,
-  plan: Plan,
-  recorded: Record<string, RecordSummary>,
-  { stamp }: Stamped,
-): Promise<RenderOutcome | undefined> {
-  const { options, settings, store } = context;
-  const { original } = plan;
-  if (!skipsBySummary(options) || original.data || original.object) return undefined;
-  const source = path.resolve(original.source);
-  const outputs = outputsOf(plan);
-  const sha256 = recorded[plan.key]?.sha256;
-  for (const output of outputs) {
-    const entry = recorded[output.key];
-    if (!entry || !sameOriginal(entry, source, stamp) || lacksPlaceholder(entry) || !isVersioned(entry.renditions))
-      return undefined;
-    const key = settingsKey(settings, output.format, { threads: context.threads });
-    if (sha256 === undefined || !(await upToDate(store, entry, sha256, key))) return undefined;
-  }
-  return { status: 'skipped', removed: [], kept: staleFiles(recorded, source, outputs) };
-}
 
 /**
  * Renders one planned original: skipped when its hash, settings and files say every output is up

@@ -20,10 +20,11 @@ import type { Original } from './discover.js';
 import { MANIFEST_RECORDS, type ManifestEntry, openManifest, type RecordSummary, stemOfKey } from './manifest.js';
 import { type RenderOptions, type RenderProgress, resolveConcurrency } from './options.js';
 import { type Plan, planOriginal, splitCollisions } from './plan.js';
-import { type Context, renderOne, skippedUnchanged, skipsBySummary } from './render-one.js';
+import { type Context, renderOne } from './render-one.js';
 import { count, type RenderCounts, type RenderResult, zeroCounts } from './result.js';
 import { qualityTarget, type RenderSettings, resolveSettings } from './settings.js';
 import { type Stamped, stampOf } from './source-bytes.js';
+import { skippedUnchanged, skipsBySummary } from './up-to-date.js';
 
 /**
  * An output location open for rendering: its store, manifest and claims, with the temporary
