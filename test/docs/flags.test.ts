@@ -32,6 +32,7 @@ const OTHER_TOOLS: Record<string, string> = {
   '--experimental-wasm-relaxed-simd': "V8's, which the metric turns on in Node 20 (docs/performance.md)",
   '--jitless': "node's, under which --quality auto still scores, in interpreted TypeScript (docs/quality.md)",
   '--max-old-space-size': "node's, which the metric's threads do not take as an option of theirs (docs/quality.md)",
+  '--max-semi-space-size': "node's, tried for the test suite's workers (docs/performance.md)",
   '--openssl-legacy-provider': "the Node option the tests start s3rver with (docs/development.md), not content-api's",
   '--save-dev': "npm's, installing content-api's tarball into a site's repository (README.md, guides/ci.md)",
 };
