@@ -368,7 +368,7 @@ describe('content-api render --queue, worker, queue', () => {
   it("--quality auto travels with the job: the worker searches, and each rendition's quality and score come back " +
     "in queue results and in the bucket's records", async () => {
     nextQueue();
-    await s3.put('originals', 'qa/ladybird.jpg', await readFile(path.resolve('samples/originals/ladybird.jpg')));
+    await s3.put('originals', 'qa/dandelion.jpg', await readFile(path.resolve('samples/originals/dandelion.jpg')));
     const worker = startWorker([...queueArgs(), '-j', '1'], s3.env);
     const args = ['render', 's3://originals/qa/', '--out', 's3://media/qa/', '--quality', 'auto:70'];
     const run = await runCli([...args, ...queueArgs(), '--json'], { env: s3.env });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import sharp, { type JpegOptions } from 'sharp';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { rawPixels } from '../../src/pixels/read.js';
-import { TILE_MARGIN } from '../../src/quality/auto.js';
+import { isSampled, TILE_MARGIN } from '../../src/quality/auto.js';
 import type { RawPixels } from '../../src/quality/linear.js';
 import { ScorePool } from '../../src/quality/score-pool.js';
 import { prepareWith } from '../../src/quality/ssimulacra2.js';
@@ -214,10 +214,13 @@ describe('render --quality auto', () => {
     const outDir = path.join(dir, 'whole');
     const shared = await flower();
     const { whole, lossless } = shared;
+    // The flower at 1000x625 (md, lg and xl 625 K pixels, over WHOLE_PIXELS: sampled were sampling on), for the
+    // render that decodes each size on its own, twice (two formats): a third of the pixels to search.
+    const smaller = await writeImage(dir, 'flower.jpg', sharp(FLOWER).resize(1000));
     const [sampled, kept] = await Promise.all([
       renderOriginal(FLOWER, { outDir: path.join(dir, 'sampled'), quality: { mode: 'auto' } }),
       // Each size decoded on its own (kept metadata), and two formats: asserted at the end.
-      renderOriginal(FLOWER, {
+      renderOriginal(smaller, {
         outDir: path.join(dir, 'kept'),
         formats: ['jpeg', 'webp'],
         keepMetadata: true,
@@ -253,6 +256,7 @@ describe('render --quality auto', () => {
     expect(fixed.warnings).toEqual(['--no-quality-sample does nothing with --quality fixed: it is for --quality auto']);
 
     // Each size decoded on its own (kept metadata), and two formats: every search scored whole too.
+    expect(isSampled({ ...kept.files.md, channels: 3 })).toBe(true);
     for (const measured of [kept.measured!, kept.alternates[0]!.measured!]) {
       expect(RENDITION_KEYS.map((key) => measured[key].scored)).toEqual(RENDITION_KEYS.map(() => 'rendition'));
     }
