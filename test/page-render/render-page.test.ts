@@ -65,7 +65,7 @@ async function renderInto(dir: string, args: string[], input?: string) {
   const written = path.join(dir, 'page.json');
   const result = await runCli(['render', '--out', out, '--write-page', written, '--json', ...args], { input });
   const report = JSON.parse(result.stdout || '{}') as Report;
-  return { ...result, report, dir, out, written };
+  return { ...result, report, args, dir, out, written };
 }
 type PageRun = Awaited<ReturnType<typeof renderInto>>;
 
@@ -102,18 +102,44 @@ afterAll(async () => {
 });
 
 /**
- * `render --page` with `args`, into a fresh output folder, the page written beside it.
- * `from`: the folder starts as a copy of that seed render's, so the sources it rendered are up to
- * date (skipped, as in a second run) and only what the test is about is rendered.
+ * A test's own render with a seed's arguments into an empty folder, taken as that seed if none is
+ * made yet: it is what the seed's render would be, so that render is not made again. The seed is a
+ * copy of the folder as rendered (the test goes on writing into its own); the requests were the test's.
  */
-async function renderPage(args: string[], options: { input?: string; from?: Seed } = {}) {
+async function offerSeed(seed: Seed, run: PageRun): Promise<void> {
+  if (run.args.join('\n') !== SEEDS[seed]().join('\n')) throw new Error(`not the ${seed} seed's arguments`);
+  if (seeds.has(seed) || run.code !== 0) return;
+  const made = (async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'content-api-seed-'));
+    await cp(run.dir, dir, { recursive: true, preserveTimestamps: true });
+    return { ...run, dir, out: path.join(dir, 'media'), written: path.join(dir, 'page.json') };
+  })();
+  seeds.set(seed, made);
+  await made;
+}
+
+/**
+ * `render --page` with `args`, into a fresh output folder, the page written beside it.
+ * `from`: the folder starts as a copy of that seed render's (or of that earlier run's), so the
+ * sources it rendered are up to date (skipped, as in a second run) and only what the test is about
+ * is rendered.
+ */
+async function renderPage(args: string[], options: { input?: string; from?: Seed | PageRun } = {}) {
   const dir = await tempDir();
-  if (options.from) {
-    const seed = await seedRun(options.from);
-    if (seed.code !== 0) throw new Error(`the ${options.from} seed render failed (${seed.code}): ${seed.stderr}`);
-    await cp(seed.out, path.join(dir, 'media'), { recursive: true, preserveTimestamps: true });
-  }
+  const out = path.join(dir, 'media');
+  if (typeof options.from === 'string') await copySeed(options.from, out);
+  else if (options.from) await cp(options.from.out, out, { recursive: true, preserveTimestamps: true });
   return renderInto(dir, args, options.input);
+}
+
+/**
+ * A copy of that seed render's output folder at `out`, which must not exist yet: the test writes
+ * into its own copy, never into the seed's.
+ */
+async function copySeed(seed: Seed, out: string) {
+  const run = await seedRun(seed);
+  if (run.code !== 0) throw new Error(`the ${seed} seed render failed (${run.code}): ${run.stderr}`);
+  await cp(run.out, out, { recursive: true, preserveTimestamps: true });
 }
 
 /**
@@ -238,6 +264,8 @@ describe('content-api render --page', () => {
       for (const thumb of THUMBS)
         expect(textAt(written, thumb)).toBe(await withVersions(textAt(await page101(), thumb), run.out));
       await checkFiles(run.written, run.out);
+      // This render is the downloads seed's, made here in full; later tests start from a copy of it.
+      await offerSeed('downloads', run);
 
       // Again into the same folder: the same bytes downloaded, so every source is up to date.
       const again = await runCli(['render', '--page', '101', '--base-url', base, '--out', run.out, '--json']);
@@ -265,6 +293,8 @@ describe('content-api render --page', () => {
       expect(mediaRequests()).toEqual([]);
       expect(first.report.warnings).toEqual([]);
       await checkFiles(first.written, first.out);
+      // This render is the originals seed's, made here in full; later tests start from a copy of it.
+      await offerSeed('originals', first);
 
       const again = await runCli([
         'render',
@@ -329,7 +359,9 @@ describe('content-api render --page', () => {
       const dir = await tempDir();
       const input = (await page101()).replaceAll('/media/landscapes/dune.', '/media/landscapes/gone.');
       await writeFile(path.join(dir, 'in.json'), input);
-      const run = await renderPage(['--page', path.join(dir, 'in.json'), '--base-url', base]);
+      // From the downloads seed: the five other sources download the same bytes, so are up to date;
+      // the test is about the one that fails and the page written.
+      const run = await renderPage(['--page', path.join(dir, 'in.json'), '--base-url', base], { from: 'downloads' });
       expect(run.code).toBe(1);
       expect(run.report.results).toHaveLength(5);
       expect(run.report.failures).toEqual([
@@ -352,7 +384,10 @@ describe('content-api render --page', () => {
   );
 
   it('removes nothing unasked; --prune removes only the earlier files of the images the page shows (#34)', async () => {
+    // The folder starts as the webp seed's: the page's WebP files are up to date, so the first run
+    // renders only their own formats and yellow-flower; it leaves the same files as in an empty folder.
     const out = path.join(await tempDir(), 'media');
+    await copySeed('webp', out);
     const all = await runCli(['render', ORIGINALS, '--out', out, '--formats', 'keep,webp']);
     expect(all.code, all.stderr).toBe(0);
     const webps = async () => (await readdir(out, { recursive: true })).filter((f) => f.endsWith('.webp')).sort();
@@ -445,16 +480,11 @@ describe('content-api render --page', () => {
           path.join(dir, 'in.json'),
           (await page101()).replaceAll('/media/landscapes/dune.', '/hang/landscapes/dune.'),
         );
-        const run = await renderPage([
-          '--page',
-          path.join(dir, 'in.json'),
-          '--base-url',
-          flakyBase,
-          '--timeout',
-          '400',
-          '--retries',
-          '2',
-        ]);
+        // From the downloads seed: the five downloads are still made (their bytes decide), and are up to date.
+        const run = await renderPage(
+          ['--page', path.join(dir, 'in.json'), '--base-url', flakyBase, '--timeout', '400', '--retries', '2'],
+          { from: 'downloads' },
+        );
         expect(run.code).toBe(1);
         expect(run.report.results).toHaveLength(5);
         expect([...attempts.values()]).toEqual(Array(5).fill(2)); // each download: one 503, one retry that succeeds
@@ -498,7 +528,10 @@ describe('content-api render --page', () => {
       await writeImage(originals, 'b/marigold.png', photo(90, 60));
       await writeImage(originals, 'b/ladybird.png', photo(90, 60));
       await writeImage(originals, 'c/ladybird.jpg', photo(90, 60).jpeg());
-      const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals]);
+      // From the downloads seed: the sources downloaded (no original of theirs here) are up to date.
+      const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals], {
+        from: 'downloads',
+      });
       expect(run.code).toBe(1);
       const failure = run.report.failures.find((f) => f.source === 'marigold')!;
       expect(failure.error).toMatch(
@@ -516,7 +549,10 @@ describe('content-api render --page', () => {
     async () => {
       const originals = path.join(await tempDir(), 'originals');
       await writeImage(originals, 'ladybird.jpg', photo(500, 500).jpeg());
-      const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals]);
+      // From the downloads seed: the five sources downloaded are up to date; ladybird's new original is rendered.
+      const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals], {
+        from: 'downloads',
+      });
       expect(run.code, run.stderr).toBe(0);
       expect(run.report.warnings).toContain(
         "$.presentation_stage.body[2].value.image: width/height 1/0.625 became 1/1, the new original's aspect ratio",
@@ -734,7 +770,10 @@ describe('content-api render --page', () => {
   it('a meta.thumb whose source’s new original has another aspect ratio gets that width and height', async () => {
     const originals = path.join(await tempDir(), 'originals');
     await writeImage(originals, 'landscapes/storm.jpg', photo(1500, 1500).jpeg());
-    const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals]);
+    // From the downloads seed: the five sources downloaded are up to date; storm's new original is rendered.
+    const run = await renderPage(['--page', '101', '--base-url', base, '--originals', originals], {
+      from: 'downloads',
+    });
     expect(run.code, run.stderr).toBe(0);
     const written = await readFile(run.written, 'utf8');
     for (const thumb of THUMBS) {
@@ -757,7 +796,8 @@ describe('content-api render --page', () => {
       'left as it is, and named where it still names a re-rendered file',
     async () => {
       const input = await page101File((text) => text.replaceAll('"/media/landscapes/storm.', '"/other/storm.'));
-      const run = await renderPage(['--page', input, '--originals', ORIGINALS]);
+      // From the originals seed: the five other sources are up to date; storm, now other/storm, is rendered.
+      const run = await renderPage(['--page', input, '--originals', ORIGINALS], { from: 'originals' });
       expect(run.code, run.stderr).toBe(0);
       const storm = run.report.results.find((r) => r.source.endsWith('storm.jpg'))!;
       expect(storm.paths.filter((at) => at.endsWith('.thumb'))).toEqual([]);
@@ -898,7 +938,8 @@ describe('content-api render --page', () => {
         const input = await page101File((text) =>
           text.replaceAll('/media/ladybird.', '/media/lake.').replaceAll('/media/marigold.', '/media/lake.'),
         );
-        const run = await renderPage(['--page', input, '--base-url', files.base]);
+        // From the downloads seed: the sources other than lake, the same bytes from this server, are up to date.
+        const run = await renderPage(['--page', input, '--base-url', files.base], { from: 'downloads' });
         expect(run.code, run.stderr).toBe(0);
         const lake = run.report.results.filter((r) => r.source.includes('/media/lake.'));
         expect(lake.map((r) => r.source).sort()).toEqual([
@@ -920,7 +961,9 @@ describe('content-api render --page', () => {
         await mkdir(originals);
         await copyFile(path.join(ORIGINALS, 'ladybird.jpg'), path.join(originals, 'lake.jpg'));
         await copyFile(path.join(ORIGINALS, 'marigold.png'), path.join(originals, 'lake.png'));
-        const matched = await renderPage(['--page', input, '--base-url', files.base, '--originals', originals]);
+        const matched = await renderPage(['--page', input, '--base-url', files.base, '--originals', originals], {
+          from: 'downloads',
+        });
         expect(matched.code, matched.stderr).toBe(0);
         expect(
           matched.report.results
@@ -930,17 +973,13 @@ describe('content-api render --page', () => {
         ).toEqual(['lake.jpg', 'lake.png']);
         await checkFiles(matched.written, matched.out);
 
-        // Only lake.jpg: it is not taken for the PNG's images, which fail alone.
+        // Only lake.jpg: it is not taken for the PNG's images, which fail alone. From a copy of the
+        // run above, where lake.jpg is up to date: the test is about what is not taken.
         await rm(path.join(originals, 'lake.png'));
-        const onlyJpeg = await renderPage([
-          '--page',
-          input,
-          '--base-url',
-          files.base,
-          '--originals',
-          originals,
-          '--no-download',
-        ]);
+        const onlyJpeg = await renderPage(
+          ['--page', input, '--base-url', files.base, '--originals', originals, '--no-download'],
+          { from: matched },
+        );
         expect(onlyJpeg.code).toBe(1);
         expect(onlyJpeg.report.results.map((r) => path.basename(r.source))).toEqual(['lake.jpg']);
         expect(onlyJpeg.report.failures.filter((f) => f.source === 'lake').map((f) => f.error)).toEqual([
@@ -974,7 +1013,8 @@ describe('content-api render --page', () => {
       const input = await page101File((text) =>
         text.replace(/\/media\/marigold\.max-(\d+)x\1\.png/g, '/media/Ladybird.max-$1x$1.jpg'),
       );
-      const run = await renderPage(['--page', input, '--base-url', files.base]);
+      // From the downloads seed: the other sources, the same bytes from this server, are up to date.
+      const run = await renderPage(['--page', input, '--base-url', files.base], { from: 'downloads' });
       expect(run.code).toBe(1);
       expect(run.report.failures.map((f) => f.source).sort()).toEqual([
         `${files.base}/media/Ladybird.max-4800x4800.jpg`,
@@ -1117,7 +1157,10 @@ describe('content-api render --page', () => {
       expect(files.requests).toEqual([]);
       expect(refused.report.results).toHaveLength(5);
 
-      const allowed = await renderPage(['--page', input, '--base-url', base, '--download-from', files.base]);
+      // From the downloads seed too: dune is still downloaded (its bytes decide), and up to date.
+      const allowed = await renderPage(['--page', input, '--base-url', base, '--download-from', files.base], {
+        from: 'downloads',
+      });
       expect(allowed.code, allowed.stderr).toBe(0);
       expect(files.requests).toEqual(['/media/landscapes/dune.max-4800x4800.jpg']);
       expect(allowed.report.results.map((r) => r.source)).toContain(
@@ -1142,6 +1185,8 @@ describe('content-api render --page', () => {
       const out = path.join(dir, 'a', 'b', 'media');
       await mkdir(path.join(dir, 'a'));
       const written = path.join(dir, 'a', 'page.json');
+      // --out starts as the originals seed's: the four sources whose URLs stay are up to date there.
+      await copySeed('originals', out);
       const run = await runCli([
         'render',
         '--page',
