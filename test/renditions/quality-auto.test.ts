@@ -365,9 +365,11 @@ describe('render --quality auto', () => {
 
   it('a lower target gives smaller files, a higher one larger; one out of reach is a warning', async () => {
     const dir = await tempDir();
+    // The raindrops at 1000x625: md, lg and xl (625 K pixels) still scored on tiles, at a third of the pixels.
+    const raindrops = await writeImage(dir, 'raindrops.webp', sharp(RAINDROPS).resize(1000).webp({ quality: 90 }));
     const [low, high] = await Promise.all([
-      renderOriginal(RAINDROPS, { outDir: path.join(dir, 'low'), quality: { mode: 'auto:60' } }),
-      renderOriginal(RAINDROPS, { outDir: path.join(dir, 'high'), quality: { mode: 'auto:84' } }),
+      renderOriginal(raindrops, { outDir: path.join(dir, 'low'), quality: { mode: 'auto:60' } }),
+      renderOriginal(raindrops, { outDir: path.join(dir, 'high'), quality: { mode: 'auto:84' } }),
     ]);
     for (const key of RENDITION_KEYS) {
       expect(low.measured![key].score).toBeGreaterThanOrEqual(60);
@@ -378,7 +380,7 @@ describe('render --quality auto', () => {
       await bytesOf(path.join(dir, 'high'), high.files),
     );
     // Lossy WebP halves the colour resolution: no quality reaches 95 on this photograph.
-    const out = await renderOriginals([RAINDROPS], { outDir: path.join(dir, 'out'), quality: { mode: 'auto:95' } });
+    const out = await renderOriginals([raindrops], { outDir: path.join(dir, 'out'), quality: { mode: 'auto:95' } });
     const [result] = out.results;
     expect(Object.values(result!.measured!).map((m) => m.quality)).toEqual([100, 100, 100, 100, 100]);
     expect(out.warnings).toEqual([
