@@ -2,10 +2,6 @@ import { defineConfig } from 'vitest/config';
 import { SkippedReporter } from './scripts/skipped-reporter.js';
 
 export default defineConfig({
-  // The tests import the library as `../../src/<module>.js` (type-checked against the sources) and run the
-  // build, `dist/<module>.js`: the modules the built CLI loads (`runCli`), so a worker holds one copy of the
-  // library, loaded and compiled once, not two. `npm test` builds first; after a change, `npm run build`.
-  resolve: { alias: [{ find: /^((?:\.\.\/)+)src\/(.+)\.js$/, replacement: '$1dist/$2.js' }] },
   test: {
     include: ['test/**/*.test.ts'],
     // V8's flags as the CLI sets them (relaxed SIMD on Node 20), before any test runs; each test's count of

@@ -191,11 +191,9 @@ describe("the queue's own Redis scripts", () => {
 
   it('are the files in src/queue/commands, each named for its number of keys, and the ones commandsOn loads', () => {
     const files = readdirSync(folder).sort();
-    // The files the module names, beside it (the tests run the build: dist/queue/commands), hold these scripts.
-    const named = COMMAND_NAMES.map((name) => fileURLToPath(commandFile(name))).sort();
-    expect(named.map((file) => path.basename(file))).toEqual(files);
-    for (const file of named)
-      expect(readFileSync(file, 'utf8')).toBe(readFileSync(path.join(folder, path.basename(file)), 'utf8'));
+    expect(COMMAND_NAMES.map((name) => fileURLToPath(commandFile(name))).sort()).toEqual(
+      files.map((file) => path.join(folder, file)),
+    );
     const defined = new Map<string, { numberOfKeys: number; lua: string }>();
     const redis = {
       defineCommand: (name: string, definition: { numberOfKeys: number; lua: string }) => {
