@@ -214,8 +214,8 @@ describe('render --quality auto', () => {
     const outDir = path.join(dir, 'whole');
     const shared = await flower();
     const { whole, lossless } = shared;
-    // The flower at 1000x625 (md, lg and xl 625 K pixels, over WHOLE_PIXELS: sampled were sampling on), for the
-    // render that decodes each size on its own, twice (two formats): a third of the pixels to search.
+    // The flower at 1000x625 for the render that decodes each size on its own, in two formats: md, lg and xl
+    // (625 K pixels) are over WHOLE_PIXELS, so a sample would show, and have two fifths of the pixels to search.
     const smaller = await writeImage(dir, 'flower.jpg', sharp(FLOWER).resize(1000));
     const [sampled, kept] = await Promise.all([
       renderOriginal(FLOWER, { outDir: path.join(dir, 'sampled'), quality: { mode: 'auto' } }),
@@ -365,7 +365,7 @@ describe('render --quality auto', () => {
 
   it('a lower target gives smaller files, a higher one larger; one out of reach is a warning', async () => {
     const dir = await tempDir();
-    // The raindrops at 1000x625: md, lg and xl (625 K pixels) still scored on tiles, at a third of the pixels.
+    // The raindrops at 1000x625: md, lg and xl (625 K pixels) still scored on tiles, at a quarter of the pixels.
     const raindrops = await writeImage(dir, 'raindrops.webp', sharp(RAINDROPS).resize(1000).webp({ quality: 90 }));
     const [low, high] = await Promise.all([
       renderOriginal(raindrops, { outDir: path.join(dir, 'low'), quality: { mode: 'auto:60' } }),
