@@ -123,10 +123,12 @@ export async function enqueueRender(
   } catch (error) {
     // Redis refused a write (full: maxmemory with noeviction, read-only, ...): nothing half-enqueued stays.
     if (!isReplyError(error)) throw error;
-    await withdraw(queue, record.id, put);
+    const left = await withdraw(queue, record.id, put);
     throw new QueueError(
       `${queue.label}: Redis refused to enqueue the batch (${escapeText(oneLine(firstError(error)))}); ` +
-        'what was enqueued was taken out again',
+        (left
+          ? `what was enqueued could not all be taken out (${escapeText(oneLine(left))}): it expires with the batch`
+          : 'what was enqueued was taken out again'),
       { cause: error },
     );
   }
@@ -191,19 +193,25 @@ function firstError(error: Error): Error {
 
 /**
  * Takes a batch out of Redis again: its record, its list of jobs, and the jobs it put in the
- * queue. Deleting is allowed in a Redis that is full; what cannot be removed expires with the batch.
+ * queue; returns why not all of it, if so (what is left expires with the batch). Deleting is
+ * allowed in a Redis that is full, but not inside a MULTI: over `maxmemory`, Redis refuses every
+ * command a transaction queues, DEL too. Hence plain commands, in a pipeline.
  */
-async function withdraw(queue: QueueConnection, batch: string, put: string[]): Promise<void> {
+async function withdraw(queue: QueueConnection, batch: string, put: string[]): Promise<string | undefined> {
   const { keys } = queue;
+  const failures: unknown[] = [];
   await withBull(queue, async (bull) => {
-    for (const id of put) await bull.remove(id).catch(() => undefined);
-  }).catch(() => undefined);
-  await exec(
-    queue.redis
-      .multi()
-      .del(keys.batch(batch), keys.batchJobs(batch), keys.batchCancelled(batch))
-      .zrem(keys.batches, batch),
-  ).catch(() => undefined);
+    for (const id of put) await bull.remove(id).catch((error: unknown) => failures.push(error));
+  }).catch((error: unknown) => failures.push(error));
+  const replies = await queue.redis
+    .pipeline()
+    .del(keys.batch(batch), keys.batchJobs(batch), keys.batchCancelled(batch))
+    .zrem(keys.batches, batch)
+    .exec()
+    .catch((error: unknown) => [[error, null] as const]);
+  failures.push(...(replies ?? []).flatMap(([error]) => (error ? [error] : [])));
+  const [first] = failures;
+  return first === undefined ? undefined : first instanceof Error ? first.message : String(first);
 }
 
 /** Originals grouped by stem, in the order found: one job each (names that fold together are rendered together). */
