@@ -919,6 +919,38 @@ describe('content-api render --queue, worker, queue', () => {
     }
   }, 60_000);
 
+  it('a Redis the batch leaves over maxmemory, which refuses a MULTI even to delete: all of it taken out', async () => {
+    nextQueue();
+    const full = await startRedis({ persist: false });
+    // Connected before the limit is set, so what decides where Redis refuses is the batch, not a connection.
+    const queue = await connectQueue({ url: full.url, name }, true);
+    try {
+      // 2,500 originals with long names: the batch's list of jobs is written 1,000 entries (about 400 KB) at a time.
+      const dir = path.join(await tempDir(), 'many');
+      const pixel = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+        .jpeg()
+        .toBuffer();
+      await mkdir(dir);
+      const fileName = (i: number) => `${'a-long-name-'.repeat(8)}${i}.jpg`;
+      await Promise.all([...Array(2_500).keys()].map((i) => writeFile(path.join(dir, fileName(i)), pixel)));
+      const before = (await queue.redis.keys('*')).sort();
+      // Room for the batch's record, not for its jobs: Redis refuses a write once over its limit, and then
+      // every command of a MULTI too, DEL included; taking the batch out must do without one.
+      const used = Number(/used_memory:(\d+)/.exec(await queue.redis.info('memory'))![1]);
+      await queue.redis.config('SET', 'maxmemory', String(used + 100_000));
+      const refused = await enqueueRender([dir], { outDir: await tempDir() }, queue).catch((error: Error) => error);
+      await queue.redis.config('SET', 'maxmemory', '0');
+      expect(refused).toBeInstanceOf(Error);
+      expect((refused as Error).message).toMatch(
+        /Redis refused to enqueue the batch \(OOM .*\); what was enqueued was taken out again$/,
+      );
+      expect((await queue.redis.keys('*')).sort()).toEqual(before);
+    } finally {
+      await queue.close();
+      await full.stop();
+    }
+  }, 60_000);
+
   it('a Redis that may evict keys is named in one clear warning', async () => {
     nextQueue();
     const evicting = await startRedis({ persist: false, maxmemoryPolicy: 'allkeys-lru' });
