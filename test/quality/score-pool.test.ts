@@ -85,7 +85,7 @@ describe('ScorePool', () => {
     const dist = (file: string) => JSON.stringify(fileURLToPath(new URL(`../../dist/${file}`, import.meta.url)));
     const ladybird = JSON.stringify(path.join(FIXTURES, 'ladybird-320x240.png'));
     const script = `
-      const { mkdtemp } = await import('node:fs/promises');
+      const { mkdtemp, rm } = await import('node:fs/promises');
       const { join } = await import('node:path');
       const { tmpdir } = await import('node:os');
       const { ScorePool } = await import(${dist('quality/score-pool.js')});
@@ -96,6 +96,7 @@ describe('ScorePool', () => {
       const render = async (scorePool) => {
         const outDir = await mkdtemp(join(tmpdir(), 'pool-'));
         const report = await renderOriginals([${ladybird}], { outDir, quality: { mode: 'auto' }, scorePool });
+        await rm(outDir, { recursive: true });
         return report.counts.rendered;
       };
       const own = await render(undefined);

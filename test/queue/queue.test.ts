@@ -641,17 +641,17 @@ describe('content-api render --queue, worker, queue', () => {
 
   it('names that fold together fail as in a local run, named as the command line gave them', async () => {
     nextQueue();
-    const dir = await tempDir();
+    // The originals' folder and the two outputs side by side in one temporary folder, the working one.
+    const root = await tempDir();
+    const dir = path.join(root, 'originals');
     await writeImage(dir, 'Photo.jpg', photo(400, 300).jpeg());
     await writeImage(dir, 'photo.jpeg', photo(410, 300).jpeg());
     await writeImage(dir, 'other.jpg', photo(420, 300).jpeg());
     const worker = startWorker([...queueArgs(), '-j', '1']);
     // Given relative to the working folder: workers get absolute paths, the report must not.
     const input = path.basename(dir);
-    const queued = await runCli(['render', input, '--out', 'queued-out', ...queueArgs(), '--json'], {
-      cwd: path.dirname(dir),
-    });
-    const local = await runCli(['render', input, '--out', 'local-out', '--json'], { cwd: path.dirname(dir) });
+    const queued = await runCli(['render', input, '--out', 'queued-out', ...queueArgs(), '--json'], { cwd: root });
+    const local = await runCli(['render', input, '--out', 'local-out', '--json'], { cwd: root });
     expect(queued.code).toBe(1);
     expect(local.code).toBe(1);
     const report = JSON.parse(queued.stdout);
