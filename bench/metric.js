@@ -21,7 +21,7 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import sharp from 'sharp';
-import { wasmEngine } from '../dist/quality/prepared-wasm.js';
+import { WasmMemories, wasmEngine } from '../dist/quality/prepared-wasm.js';
 import { prepareWith, ssimulacra2 } from '../dist/quality/ssimulacra2.js';
 
 const raw = (image) => image.toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
@@ -142,7 +142,56 @@ export async function metricBench(root, { runs = 3, baseline = process.env.METRI
           .join('\n'),
     );
   }
+  if (engines.includes('wasm')) rows.push(await keptMemories(photos.small, runs));
   return rows;
+}
+
+/** A search's references: as many as, and the size of, the samples of a batch of originals. */
+const SEARCHES = 24;
+/** The scores of a search: about what `--quality auto` takes for a rendition. */
+const TRIALS = 5;
+
+/**
+ * What a score pool thread's kept memories (WasmMemories) save: SEARCHES references of a search's
+ * sample size (512x512, `--quality auto`'s), each prepared, scored TRIALS times and released, in a new
+ * memory each (as before) and in the memories the references before it released, alternating, best
+ * of `runs`; user and system CPU apart (a new memory's pages cost the kernel a fault each).
+ */
+async function keptMemories(file, runs) {
+  const samples = [];
+  for (let i = 0; i < SEARCHES; i++) {
+    const { reference, distorted } = await pair(`sample ${i}`, file, 512 - (i % 3) * 16, 512);
+    samples.push({ reference, distorted });
+  }
+  const search = (memories) => {
+    for (const { reference, distorted } of samples) {
+      const prepared = prepareWith(reference, 'wasm', memories);
+      for (let trial = 0; trial < TRIALS; trial++) prepared.score(distorted);
+      prepared.release();
+    }
+  };
+  const cpu = (op) => {
+    const before = process.cpuUsage();
+    op();
+    const used = process.cpuUsage(before);
+    return { user: used.user / 1000, system: used.system / 1000 };
+  };
+  const times = { fresh: [], kept: [] };
+  for (let run = 0; run < runs; run++) {
+    times.fresh.push(cpu(() => search(undefined)));
+    times.kept.push(cpu(() => search(new WasmMemories())));
+  }
+  const least = (list) => list.reduce((a, b) => (a.user + a.system <= b.user + b.system ? a : b));
+  const [fresh, kept] = [least(times.fresh), least(times.kept)];
+  const show = ({ user, system }) =>
+    `${((user + system) / SEARCHES).toFixed(1)} ms CPU a reference (user ${user.toFixed(0)} ms, system ${system.toFixed(0)} ms)`;
+  console.log(
+    `metric: ${SEARCHES} search references of 512x512 in WebAssembly, each prepared, scored ${TRIALS} times and ` +
+      `released, best of ${runs} alternating:\n` +
+      `  a new memory each:       ${show(fresh)}\n` +
+      `  the memories kept:       ${show(kept)}: ${((fresh.user + fresh.system) / (kept.user + kept.system)).toFixed(2)}x`,
+  );
+  return { name: 'kept memories', fresh, kept };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -83,10 +83,47 @@ function compile(): WasmModule | null {
   }
 }
 
+/** An instance of the module in a memory of its own. */
+interface Instance {
+  memory: WasmMemory;
+  exports: Exports;
+}
+
 /** An instance in a memory of its own, of a few pages: its stack and statics, and some room above. */
-function instantiate(module: WasmModule): { memory: WasmMemory; exports: Exports } {
+function instantiate(module: WasmModule): Instance {
   const memory = new WebAssembly!.Memory({ initial: 4 });
   return { memory, exports: new WebAssembly!.Instance(module, { env: { memory } }).exports as unknown as Exports };
+}
+
+/** The most memory a thread keeps of the references it has released (WasmMemories): two samples' sides. */
+const KEEP_BYTES = 96 * 2 ** 20;
+
+/**
+ * The memories of released references, kept for the next references a thread prepares. A new
+ * memory's pages are the kernel's to find and zero, a page fault each, the first time they are
+ * written: a prepared reference's 67 bytes a pixel cost as much system time as a third of its
+ * preparation and scores (docs/performance.md). A memory kept has its pages already. Kept while
+ * their total is at most KEEP_BYTES (a memory larger than that is left to the garbage collector, as
+ * without these); they go with their owner, a thread of the score pool.
+ */
+export class WasmMemories {
+  /** Instances whose references were released, smallest memory first. */
+  readonly #free: Instance[] = [];
+
+  /** An instance whose memory holds `bytes`: the smallest kept one that does, else the largest (to grow), else a new one. */
+  take(module: WasmModule, bytes: number): Instance {
+    const fits = this.#free.findIndex((instance) => instance.memory.buffer.byteLength >= bytes);
+    const [instance] = this.#free.splice(fits >= 0 ? fits : this.#free.length - 1, 1);
+    return instance ?? instantiate(module);
+  }
+
+  /** Keeps `instance` for a later reference, within KEEP_BYTES (the largest ones go first). */
+  give(instance: Instance): void {
+    this.#free.push(instance);
+    this.#free.sort((a, b) => a.memory.buffer.byteLength - b.memory.buffer.byteLength);
+    let total = this.#free.reduce((sum, kept) => sum + kept.memory.buffer.byteLength, 0);
+    while (total > KEEP_BYTES) total -= this.#free.pop()!.memory.buffer.byteLength;
+  }
 }
 
 /** A reference's side of one background, prepared in its own WebAssembly memory (`bytes` of it). */
@@ -94,11 +131,14 @@ export interface WasmSide {
   readonly bytes: number;
   /** The norms of `distorted` blended over `background` at every scale. */
   norms(distorted: RawPixels, background: number): ScaleNorms[];
+  /** Gives its memory back to the WasmMemories it came from, if any; the side is not used after. */
+  release(): void;
 }
 
 /**
  * `reference` over a grey of level `background` prepared at `sizes` (each scale's, as ssimulacra2.ts's
- * scale loop makes them), blurred with `rg`; undefined when it would take more than MAX_BYTES.
+ * scale loop makes them), blurred with `rg`, in a memory of `memories` if given (else a new one);
+ * undefined when it would take more than MAX_BYTES.
  *
  * @throws RangeError when a memory cannot be had (`ulimit -v`: V8 reserves some 10 GiB of address
  *   space for each).
@@ -109,11 +149,9 @@ export function prepareWasmSide(
   background: number,
   sizes: ReadonlyArray<Pick<LinearImage, 'width' | 'height'>>,
   rg: RecursiveGaussian,
+  memories?: WasmMemories,
 ): WasmSide | undefined {
   const { width, height } = reference.info;
-  const { memory, exports: wasm } = instantiate(module);
-  const base = wasm.__heap_base.value;
-  const at = (offset: number) => base + offset;
   // The layout, in bytes from __heap_base, each part 16-byte aligned; the filter's constants first.
   let end = 0;
   const take = (bytes: number) => {
@@ -121,24 +159,34 @@ export function prepareWasmSide(
     end += Math.ceil(bytes / 16) * 16;
     return offset;
   };
-  const constants = at(take(48 * 4));
-  const floats = new Float32Array(memory.buffer, constants, 48);
-  floats.set(rg.mulIn, 0);
-  floats.set(rg.mulPrev, 12);
-  floats.set(rg.mulPrev2, 24);
-  floats.set(rg.n2, 36);
-  floats.set(rg.d1, 40);
-  wasm.set_gaussian(constants, constants + 48, constants + 96, constants + 144, constants + 160, rg.radius);
-  wasm.set_xyb(NEG_BIAS_CBRT);
+  const constants = take(48 * 4);
   const table = take(256 * 256 * 4);
   const raw = take(width * height * 4); // any image of this size: 1 to 4 channels
   const half = (n: number) => (n + 1) >> 1;
   const linear = [take(3 * width * height * 4), take(3 * half(width) * half(height) * 4)];
   const prepared = sizes.map((size) => take(9 * size.width * size.height * 4));
   const sums = take(18 * 8);
-  if (base + end > MAX_BYTES) return undefined; // before the rows' scratch, whose size is an int32
+  const instance = memories?.take(module, end) ?? instantiate(module);
+  const { memory, exports: wasm } = instance;
+  const base = wasm.__heap_base.value;
+  const at = (offset: number) => base + offset;
+  const tooLarge = () => {
+    memories?.give(instance);
+    return undefined;
+  };
+  // The filter's constants, in the memory's first pages, which any memory has: the scratch depends on them.
+  const gaussian = at(constants);
+  const floats = new Float32Array(memory.buffer, gaussian, 48);
+  floats.set(rg.mulIn, 0);
+  floats.set(rg.mulPrev, 12);
+  floats.set(rg.mulPrev2, 24);
+  floats.set(rg.n2, 36);
+  floats.set(rg.d1, 40);
+  wasm.set_gaussian(gaussian, gaussian + 48, gaussian + 96, gaussian + 144, gaussian + 160, rg.radius);
+  wasm.set_xyb(NEG_BIAS_CBRT);
+  if (base + end > MAX_BYTES) return tooLarge(); // before the rows' scratch, whose size is an int32
   const scratch = at(take(4 * wasm.scratch_floats(width)));
-  if (base + end > MAX_BYTES) return undefined;
+  if (base + end > MAX_BYTES) return tooLarge();
   const pages = Math.ceil((base + end) / PAGE) - memory.buffer.byteLength / PAGE;
   if (pages > 0) memory.grow(pages);
   let tableOf: number | undefined;
@@ -172,9 +220,15 @@ export function prepareWasmSide(
     const { width: w, height: h } = sizes[scale]!;
     wasm.prepare_scale(rgb, w, h, at(prepared[scale]!), scratch);
   });
+  let released = false;
   return {
     bytes: memory.buffer.byteLength,
+    release() {
+      if (!released) memories?.give(instance);
+      released = true;
+    },
     norms(distorted, over) {
+      if (released) throw new Error('a released SSIMULACRA2 reference cannot score');
       const result: ScaleNorms[] = [];
       scales(distorted, over, (scale, rgb) => {
         const { width: w, height: h } = sizes[scale]!;

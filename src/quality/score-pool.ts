@@ -18,8 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InvalidArgumentError, oneLine } from '../errors.js';
 import type { RawPixels } from './linear.js';
-import { RELAXED_SIMD_FLAG, wasmCompiles, wasmTurnedOff } from './prepared-wasm.js';
-import { type PreparedSsimulacra2, prepareSsimulacra2 } from './ssimulacra2.js';
+import { RELAXED_SIMD_FLAG, WasmMemories, wasmCompiles, wasmTurnedOff } from './prepared-wasm.js';
+import { prepareReleasable, type ReleasableSsimulacra2 } from './ssimulacra2.js';
 
 /** What a thread is asked; `call` numbers the reply. */
 export type ScoreRequest =
@@ -38,17 +38,22 @@ export interface PooledReference {
   release(): void;
 }
 
-/** One thread's answers to its requests, with the references it holds. */
+/**
+ * One thread's answers to its requests, with the references it holds, and the memories of those it
+ * released kept for the next (WasmMemories): they go with the thread.
+ */
 export function answerer(): (request: ScoreRequest) => ScoreReply | undefined {
-  const prepared = new Map<number, PreparedSsimulacra2>();
+  const prepared = new Map<number, ReleasableSsimulacra2>();
+  const memories = new WasmMemories();
   return (request) => {
     if (request.kind === 'release') {
+      prepared.get(request.reference)?.release();
       prepared.delete(request.reference);
       return undefined;
     }
     try {
       if (request.kind === 'prepare') {
-        prepared.set(request.reference, prepareSsimulacra2(request.pixels));
+        prepared.set(request.reference, prepareReleasable(request.pixels, memories));
         return { call: request.call, score: 0 };
       }
       const reference = prepared.get(request.reference);

@@ -14,7 +14,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import { downsample, hasAlpha, type LinearImage, linearFromRaw, type RawPixels } from './linear.js';
-import { prepareWasmSide, type WasmModule, wasmEngine } from './prepared-wasm.js';
+import { prepareWasmSide, type WasmMemories, type WasmModule, wasmEngine } from './prepared-wasm.js';
 import { createRecursiveGaussian } from './recursive-gaussian.js';
 import {
   PREPARED_FLOATS_PER_PIXEL,
@@ -106,22 +106,38 @@ export interface PreparedSsimulacra2 {
  * @throws InvalidArgumentError when `reference` is smaller than 8x8 or its pixels do not match its `info`.
  */
 export function prepareSsimulacra2(reference: RawPixels): PreparedSsimulacra2 {
-  return prepareWith(reference, wasmEngine() ? 'wasm' : 'typescript');
+  return prepareReleasable(reference);
+}
+
+/** `prepareSsimulacra2`, its WebAssembly memory from `memories` and given back on release (a score thread's). */
+export function prepareReleasable(reference: RawPixels, memories?: WasmMemories): ReleasableSsimulacra2 {
+  return prepareWith(reference, wasmEngine() ? 'wasm' : 'typescript', memories);
+}
+
+/** A prepared reference that can give its memory back when done with (the score pool's threads do). */
+export interface ReleasableSsimulacra2 extends PreparedSsimulacra2 {
+  /** Gives the WebAssembly memory to the `WasmMemories` it was prepared with, for the next reference; it scores no more. */
+  release(): void;
 }
 
 /**
  * `prepareSsimulacra2` on a chosen engine: the TypeScript, or the WebAssembly of prepared-wasm.ts
  * (which throws where `wasmEngine()` is undefined, and prepares an image too large for its memory in
- * TypeScript). Both give the same scores; the tests compare them, the bench times them.
+ * TypeScript), in a memory of `memories` if given. Both give the same scores; the tests compare them,
+ * the bench times them.
  */
-export function prepareWith(reference: RawPixels, engine: 'typescript' | 'wasm'): PreparedSsimulacra2 {
+export function prepareWith(
+  reference: RawPixels,
+  engine: 'typescript' | 'wasm',
+  memories?: WasmMemories,
+): ReleasableSsimulacra2 {
   checkPixels(reference, 'reference');
   checkMinimum(reference);
   const { width, height } = reference.info;
   const info = { width, height, channels: reference.info.channels };
   const alpha = hasAlpha(reference);
   const referenceOpaque = opaque(reference);
-  const prepare = engine === 'wasm' ? wasmSide(wasmEngine()) : typescriptSide;
+  const prepare = engine === 'wasm' ? wasmSide(wasmEngine(), memories) : typescriptSide;
   // Over middle grey without alpha, else over the dark grey and then the light one. Opaque pixels
   // are linear values independent of the background (alpha 1 blends in nothing): one set of planes
   // serves every background unless the reference has transparent pixels.
@@ -134,6 +150,9 @@ export function prepareWith(reference: RawPixels, engine: 'typescript' | 'wasm')
     width,
     height,
     bytes: kept.reduce((sum, side) => sum + side.bytes, 0),
+    release: () => {
+      for (const side of kept) side.release?.();
+    },
     score(distorted: RawPixels): number {
       checkPixels(distorted, 'distorted');
       checkSizes({ info }, distorted);
@@ -152,6 +171,8 @@ export function prepareWith(reference: RawPixels, engine: 'typescript' | 'wasm')
 interface Side {
   readonly bytes: number;
   norms(distorted: RawPixels, background: number): ScaleNorms[];
+  /** Gives a WebAssembly memory back for reuse (the TypeScript's planes are the garbage collector's). */
+  release?(): void;
 }
 
 /** The reference's side in TypeScript: whole float32 planes (`PreparedScale`) of every scale. */
@@ -165,12 +186,12 @@ function typescriptSide(reference: RawPixels, background: number): Side {
 
 /** The reference's side in WebAssembly. */
 const wasmSide =
-  (module: WasmModule | undefined) =>
+  (module: WasmModule | undefined, memories: WasmMemories | undefined) =>
   (reference: RawPixels, background: number): Side => {
     if (!module) throw new Error('the WebAssembly SSIMULACRA2 cannot run here (relaxed SIMD with FMA)');
     let side: Side | undefined;
     try {
-      side = prepareWasmSide(module, reference, background, scaleSizes(reference.info), BLUR);
+      side = prepareWasmSide(module, reference, background, scaleSizes(reference.info), BLUR, memories);
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
     }

@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { describe, expect, it, test } from 'vitest';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { rawPixels } from '../../src/pixels/read.js';
-import { wasmEngine } from '../../src/quality/prepared-wasm.js';
+import { WasmMemories, wasmEngine } from '../../src/quality/prepared-wasm.js';
 import { prepareSsimulacra2, prepareWith, type RawPixels, ssimulacra2 } from '../../src/quality/ssimulacra2.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/quality');
@@ -189,6 +189,54 @@ describe('prepareSsimulacra2', () => {
     const image = pixels(64, 48, 3, (x, y, c) => (x * 7 + y * 5 + c * 50) & 0xff);
     expect(prepareSsimulacra2(image).bytes).toBe(prepareWith(image, 'wasm').bytes);
     expect(prepareSsimulacra2(image).bytes).not.toBe(prepareWith(image, 'typescript').bytes);
+  });
+});
+
+describe.runIf(wasmEngine())('WebAssembly memories kept for the next reference (WasmMemories)', () => {
+  const noisy = (width: number, height: number, channels: number, seed: number) =>
+    pixels(width, height, channels, (x, y, c) => ((x * 13 + y * 31 + c * 80 + seed) ^ (x * y)) & 0xff);
+
+  it('scores to the bit in a memory another reference wrote: smaller, larger, with and without alpha', () => {
+    const memories = new WasmMemories();
+    // Each reference after the one before was released: in its memory, left as that one wrote it.
+    const references = [noisy(150, 100, 3, 1), noisy(61, 47, 4, 2), noisy(210, 155, 3, 3), noisy(33, 90, 1, 4)];
+    for (const reference of references) {
+      const { width, height } = reference.info;
+      const distorted = [noisy(width, height, 3, 9), noisy(width, height, 4, 11)];
+      const prepared = prepareWith(reference, 'wasm', memories);
+      const fresh = prepareWith(reference, 'wasm');
+      for (const image of distorted) {
+        expect(prepared.score(image)).toBe(fresh.score(image));
+        expect(prepared.score(image)).toBe(ssimulacra2(reference, image));
+      }
+      prepared.release();
+    }
+  });
+
+  it('a reference prepared after another was released holds that memory; a released one scores no more', () => {
+    const memories = new WasmMemories();
+    const large = prepareWith(noisy(400, 300, 3, 1), 'wasm', memories);
+    const small = noisy(40, 30, 3, 2);
+    const alone = prepareWith(small, 'wasm', memories);
+    // Both held at once: the small one has a memory of its own size.
+    expect(alone.bytes).toBeLessThan(large.bytes);
+    alone.release();
+    large.release();
+    expect(() => large.score(noisy(400, 300, 3, 3))).toThrow(/released/);
+    // The smallest kept memory that holds it: the small one's, then (it taken) the large one's.
+    expect(prepareWith(small, 'wasm', memories).bytes).toBe(alone.bytes);
+    expect(prepareWith(small, 'wasm', memories).bytes).toBe(large.bytes);
+    // None kept: a memory of its own.
+    expect(prepareWith(small, 'wasm', memories).bytes).toBe(alone.bytes);
+  });
+
+  it('keeps none larger than 96 MB: a reference of 1400x1100 leaves its memory to the garbage collector', () => {
+    const memories = new WasmMemories();
+    const large = prepareWith(noisy(1400, 1100, 3, 1), 'wasm', memories);
+    expect(large.bytes).toBeGreaterThan(96 * 2 ** 20);
+    large.release();
+    const small = noisy(40, 30, 3, 2);
+    expect(prepareWith(small, 'wasm', memories).bytes).toBe(prepareWith(small, 'wasm').bytes);
   });
 });
 
