@@ -11,6 +11,9 @@
  * in WebAssembly (`prepareWith`; the second where `wasmEngine()` runs), each preparation timed on
  * its own; every score must equal the plain one to the bit.
  *
+ * Then a search's references (`keptMemories`): 24 of 512x512, each prepared, scored and released, in a
+ * new WebAssembly memory each and in the memories the ones before released (WasmMemories), alternating.
+ *
  * `node bench/metric.js` after `npm run build`, or `metricBench(root, { runs })` from bench/run.js.
  * `METRIC_BASELINE=<path of another build's quality/ssimulacra2.js>` times that build's plain
  * `ssimulacra2` too, in the same run (a before and after: build the other commit into a folder of

@@ -36,9 +36,12 @@ afterEach(() => {
 
 const queueArgs = () => ['--queue', redis.url, '--queue-name', name];
 
-/** One original enqueued with --detach, on a queue of its own: the batch, the job's id and key, the folders. */
-async function enqueued() {
-  name = `hostile-${++queueRun}`;
+/**
+ * One original enqueued with --detach, on a queue of its own (or on the last one's, `again`): the batch,
+ * the job's id and key, the folders.
+ */
+async function enqueued({ again = false } = {}) {
+  if (!again) name = `hostile-${++queueRun}`;
   const dir = await tempDir();
   const original = await writeImage(dir, 'in/photo.jpg', photo(400, 300).jpeg());
   const out = path.join(dir, 'out');
@@ -78,6 +81,16 @@ function startWorker() {
       });
     },
   };
+}
+
+/** A worker started on the queue once it has refused `count` jobs: its `refused` lines (exactly `count`) and its log. */
+async function refusing(count: number): Promise<{ refused: string[]; log: string }> {
+  const worker = startWorker();
+  await worker.said(new RegExp(`(^refused\t[^]*){${count}}`, 'm'));
+  const log = worker.log();
+  const refused = log.split('\n').filter((line) => line.startsWith('refused\t'));
+  expect(refused, log).toHaveLength(count);
+  return { refused, log };
 }
 
 /**
@@ -159,32 +172,23 @@ describe('job data from a hostile or faulty submitter', () => {
     'job data the worker refuses (a stem with .., a relative source) is said in one line naming the job and ' +
       'the reason, and its batch reports its original failed for it',
     async () => {
-      const cases: Array<{
-        reason: string;
-        job: Awaited<ReturnType<typeof enqueued>>;
-        queue: string;
-        worker: ReturnType<typeof startWorker>;
-      }> = [];
+      const cases: Array<{ reason: string; job: Awaited<ReturnType<typeof enqueued>> }> = [];
       for (const [patch, reason] of [
         [{ stem: '../up' }, "$.originals[0].stem: a stem render makes: '/'-separated names"],
         [{ source: 'relative/photo.jpg' }, '$.originals[0].source: an absolute path or s3://bucket/key'],
       ] as const) {
-        const job = await enqueued();
+        // The cases on one queue, each a batch of its own: one worker refuses them in turn.
+        const job = await enqueued({ again: cases.length > 0 });
         Object.assign(job.data.originals[0], patch);
         await client.hset(job.key, 'data', JSON.stringify(job.data));
-        // Each case's worker (on its own queue) starts while the next case is enqueued.
-        cases.push({ reason, job, queue: name, worker: startWorker() });
+        cases.push({ reason, job });
       }
-      for (const { reason, job, queue, worker } of cases) {
-        name = queue;
-        await worker.said(/^refused\t/m);
+      const { refused } = await refusing(cases.length);
+      for (const { reason, job } of cases) {
         const said = `job ${job.id}\tnot a render job of content-api protocol ${job.data.protocol}: ${reason}`;
-        expect(
-          worker
-            .log()
-            .split('\n')
-            .filter((line) => line.startsWith('refused\t')),
-        ).toEqual([expect.stringContaining(`refused\t${said}`)]);
+        expect(refused.filter((line) => line.startsWith(`refused\tjob ${job.id}\t`))).toEqual([
+          expect.stringContaining(`refused\t${said}`),
+        ]);
         const report = await results(job.batch, true);
         expect(report.code).toBe(1);
         const { results: rendered, failures } = JSON.parse(report.stdout);
@@ -229,12 +233,7 @@ describe('job data from a hostile or faulty submitter', () => {
     'a job hash BullMQ cannot read (opts or progress not JSON, parent not an object) is taken out of active ' +
       'and refused, in one line naming the job and the field; the batch ends, its original failed with the reason',
     async () => {
-      const cases: Array<{
-        field: string;
-        job: Awaited<ReturnType<typeof enqueued>>;
-        queue: string;
-        worker: ReturnType<typeof startWorker>;
-      }> = [];
+      const cases: Array<{ field: string; job: Awaited<ReturnType<typeof enqueued>> }> = [];
       for (const [field, value] of [
         ['opts', 'not json'],
         ['opts', 'null'],
@@ -242,22 +241,17 @@ describe('job data from a hostile or faulty submitter', () => {
         ['parent', '{"id":'],
         ['parent', '5'],
       ] as const) {
-        const job = await enqueued();
+        // The cases on one queue, each a batch of its own: one worker refuses them in turn.
+        const job = await enqueued({ again: cases.length > 0 });
         await client.hset(job.key, field, value);
-        // Each case's worker (on its own queue) starts while the next case is enqueued.
-        cases.push({ field, job, queue: name, worker: startWorker() });
+        cases.push({ field, job });
       }
-      for (const { field, job, queue, worker } of cases) {
-        name = queue;
-        await worker.said(/^refused\t/m);
-        const refused = worker
-          .log()
-          .split('\n')
-          .filter((line) => line.startsWith('refused\t'));
-        expect(refused, worker.log()).toEqual([
+      const { refused, log } = await refusing(cases.length);
+      expect(log).not.toMatch(/warning|Redis:/);
+      for (const { field, job } of cases) {
+        expect(refused.filter((line) => line.startsWith(`refused\tjob ${job.id}\t`))).toEqual([
           expect.stringMatching(`^refused\tjob ${job.id}\ta job hash BullMQ cannot read: its field '${field}' `),
         ]);
-        expect(worker.log()).not.toMatch(/warning|Redis:/);
         const report = await results(job.batch);
         expect(report.code).toBe(1);
         expect(report.stderr).toContain(
