@@ -184,15 +184,17 @@ async function keptMemories(file, runs) {
     times.fresh.push(cpu(() => search(undefined)));
     times.kept.push(cpu(() => search(new WasmMemories())));
   }
-  const least = (list) => list.reduce((a, b) => (a.user + a.system <= b.user + b.system ? a : b));
+  const total = ({ user, system }) => user + system;
+  const least = (list) => list.reduce((a, b) => (total(a) <= total(b) ? a : b));
   const [fresh, kept] = [least(times.fresh), least(times.kept)];
   const show = ({ user, system }) =>
-    `${((user + system) / SEARCHES).toFixed(1)} ms CPU a reference (user ${user.toFixed(0)} ms, system ${system.toFixed(0)} ms)`;
+    `${(total({ user, system }) / SEARCHES).toFixed(1)} ms CPU a reference ` +
+    `(user ${user.toFixed(0)} ms, system ${system.toFixed(0)} ms)`;
   console.log(
     `metric: ${SEARCHES} search references of 512x512 in WebAssembly, each prepared, scored ${TRIALS} times and ` +
       `released, best of ${runs} alternating:\n` +
       `  a new memory each:       ${show(fresh)}\n` +
-      `  the memories kept:       ${show(kept)}: ${((fresh.user + fresh.system) / (kept.user + kept.system)).toFixed(2)}x`,
+      `  the memories kept:       ${show(kept)}: ${(total(fresh) / total(kept)).toFixed(2)}x`,
   );
   return { name: 'kept memories', fresh, kept };
 }

@@ -101,8 +101,8 @@ const KEEP_BYTES = 96 * 2 ** 20;
 /**
  * The memories of released references, kept for the next references a thread prepares. A new
  * memory's pages are the kernel's to find and zero, a page fault each, the first time they are
- * written: a prepared reference's 67 bytes a pixel cost as much system time as a third of its
- * preparation and scores (docs/performance.md). A memory kept has its pages already. Kept while
+ * written: for a search's reference (67 bytes a pixel), about a third of the CPU of its preparation
+ * and scores (docs/performance.md, The metric). A memory kept has its pages already. Kept while
  * their total is at most KEEP_BYTES (a memory larger than that is left to the garbage collector, as
  * without these); they go with their owner, a thread of the score pool.
  */
@@ -110,7 +110,7 @@ export class WasmMemories {
   /** Instances whose references were released, smallest memory first. */
   readonly #free: Instance[] = [];
 
-  /** An instance whose memory holds `bytes`: the smallest kept one that does, else the largest (to grow), else a new one. */
+  /** An instance for `bytes`: the smallest kept memory that holds them, else the largest (to grow), else a new one. */
   take(module: WasmModule, bytes: number): Instance {
     const fits = this.#free.findIndex((instance) => instance.memory.buffer.byteLength >= bytes);
     const [instance] = this.#free.splice(fits >= 0 ? fits : this.#free.length - 1, 1);

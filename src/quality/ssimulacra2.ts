@@ -116,7 +116,7 @@ export function prepareReleasable(reference: RawPixels, memories?: WasmMemories)
 
 /** A prepared reference that can give its memory back when done with (the score pool's threads do). */
 export interface ReleasableSsimulacra2 extends PreparedSsimulacra2 {
-  /** Gives the WebAssembly memory to the `WasmMemories` it was prepared with, for the next reference; it scores no more. */
+  /** Gives its WebAssembly memory to the `WasmMemories` it was prepared with, for the next; it scores no more. */
   release(): void;
 }
 

@@ -83,7 +83,7 @@ function startWorker() {
   };
 }
 
-/** A worker started on the queue once it has refused `count` jobs: its `refused` lines (exactly `count`) and its log. */
+/** A worker started on the queue, once it has refused `count` jobs: its `refused` lines (exactly `count`), its log. */
 async function refusing(count: number): Promise<{ refused: string[]; log: string }> {
   const worker = startWorker();
   await worker.said(new RegExp(`(^refused\t[^]*){${count}}`, 'm'));
