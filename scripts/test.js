@@ -18,7 +18,8 @@ function run(command, args, inherit) {
     child.stdout?.setEncoding('utf8').on('data', (chunk) => (output += chunk));
     child.stderr?.setEncoding('utf8').on('data', (chunk) => (output += chunk));
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+    // Killed by a signal, a child has no exit code: a failure.
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
   });
 }
 
