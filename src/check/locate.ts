@@ -1,9 +1,9 @@
 /**
- * The line and column of a JSON path in a page's text, found with jsonc-parser (the
+ * The line and column of JSON paths in a page's text, found with jsonc-parser (the
  * format-preserving parser `render --page` edits pages with), for annotations that point at
  * a line. A path that is not in the text (a missing key) points at its nearest ancestor.
  */
-import { findNodeAtLocation, type Node, parseTree } from 'jsonc-parser';
+import { type JSONPath, visit } from 'jsonc-parser';
 
 export interface TextPosition {
   /** 1-based. */
@@ -23,10 +23,40 @@ export function parseJsonPath(jsonPath: string): Array<string | number> {
   return parts;
 }
 
-/** A function from JSON path to position in `text`; null for a text that does not parse. */
-export function locator(text: string): ((jsonPath: string) => TextPosition) | null {
-  const root = parseTree(text);
-  if (!root) return null;
+/** A path's key among the offsets found. */
+const keyOf = (parts: JSONPath) => JSON.stringify(parts);
+
+/**
+ * A function from each of `jsonPaths` to its position in `text`; null for a text with no JSON value.
+ * One pass over the text that looks only inside the objects and arrays on the way to those paths
+ * (no tree of the whole page: a check's github and sarif reporters call it for each page with findings).
+ */
+export function locator(text: string, jsonPaths: readonly string[]): ((jsonPath: string) => TextPosition) | null {
+  const wanted = jsonPaths.map(parseJsonPath);
+  /** Whether `path` is on the way to (or is) a wanted path. */
+  const onTheWay = (path: JSONPath) =>
+    path.length === 0 || wanted.some((parts) => path.every((part, i) => parts[i] === part));
+  // The offset of every node on the way: a property's value at its key, where a reader looks.
+  const offsets = new Map<string, number>();
+  const found = (path: JSONPath, offset: number) => {
+    const key = keyOf(path);
+    if (!offsets.has(key) && onTheWay(path)) offsets.set(key, offset);
+  };
+  const container = (offset: number, _length: number, _line: number, _column: number, path: () => JSONPath) => {
+    const at = path();
+    found(at, offset);
+    return onTheWay(at);
+  };
+  visit(text, {
+    onObjectBegin: container,
+    onArrayBegin: container,
+    // jsonc-parser resumes calling back at the end of a container skipped, when it has an end to call.
+    onObjectEnd: () => {},
+    onArrayEnd: () => {},
+    onObjectProperty: (property, offset, _length, _line, _column, path) => found([...path(), property], offset),
+    onLiteralValue: (_value, offset, _length, _line, _column, path) => found(path(), offset),
+  });
+  if (!offsets.has(keyOf([]))) return null;
   const lineStarts = [0];
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
   const position = (offset: number): TextPosition => {
@@ -42,10 +72,8 @@ export function locator(text: string): ((jsonPath: string) => TextPosition) | nu
   return (jsonPath) => {
     const parts = parseJsonPath(jsonPath);
     for (let n = parts.length; n >= 0; n--) {
-      const node: Node | undefined = n === 0 ? root : findNodeAtLocation(root, parts.slice(0, n));
-      if (!node) continue;
-      // A property's value: point at its key, where a reader looks.
-      return position(node.parent?.type === 'property' ? node.parent.offset : node.offset);
+      const offset = offsets.get(keyOf(parts.slice(0, n)));
+      if (offset !== undefined) return position(offset);
     }
     return { line: 1, column: 1 };
   };

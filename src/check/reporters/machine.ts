@@ -128,7 +128,8 @@ export function githubReporter(): Reporter {
     page(page) {
       if (page.problems.length === 0) return '';
       const file = isFileSource(page.source);
-      const locate = file && page.text !== undefined ? locator(page.text) : null;
+      const paths = page.problems.map((p) => p.path);
+      const locate = file && page.text !== undefined ? locator(page.text, paths) : null;
       return page.problems
         .map((p) => {
           const at = locate?.(p.path);

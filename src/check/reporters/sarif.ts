@@ -82,7 +82,8 @@ export function sarifReporter(options: SarifOptions = {}): Reporter {
     },
     page(page) {
       if (page.problems.length + page.baselined.length === 0) return '';
-      const locate = page.text !== undefined && isFileSource(page.source) ? locator(page.text) : null;
+      const paths = [...page.problems, ...page.baselined].map((f) => f.path);
+      const locate = page.text !== undefined && isFileSource(page.source) ? locator(page.text, paths) : null;
       const results = [
         ...page.problems.map((f) => result(page, f, locate, options.baseline ? 'new' : null)),
         ...page.baselined.map((f) => result(page, f, locate, 'unchanged')),
