@@ -23,5 +23,8 @@ export function buildBaseline(root, commit = BASELINE_COMMIT) {
     cwd: dir,
     stdio: 'inherit',
   });
+  // The rest of `npm run build` where the commit has it: the queue's Lua beside its modules.
+  const copy = path.join(dir, 'scripts/copy-commands.js');
+  if (existsSync(copy)) execFileSync(process.execPath, [copy], { cwd: dir, stdio: 'inherit' });
   return dir;
 }

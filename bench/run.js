@@ -9,7 +9,8 @@
  * AVIF effort, one decode for three formats, bytes per format beside eleventy-img), figures printed side by
  * side; the archive as it grows (bench/archive.js: 1,000 to 100,000 originals). `npm run bench -- render`,
  * `-- storage`, `-- check`, `-- serve`, `-- queue`, `-- metric`, `-- encoders`, `-- quality`, `-- formats`,
- * `-- imports` (what importing each entry costs, bench/imports.js) or `-- archive` runs one of them.
+ * `-- imports` (what importing each entry costs, bench/imports.js), `-- startup` (what a start of the CLI
+ * costs, bench/startup.js) or `-- archive` runs one of them.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -30,6 +31,7 @@ import { metricBench } from './metric.js';
 import { queueBench } from './queue.js';
 import { renderBench } from './render.js';
 import { serveBench } from './serve.js';
+import { startupBench } from './startup.js';
 import { storageBench } from './storage.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,6 +54,7 @@ if (!only || only === 'storage') await storageBench(root, scratch, { concurrency
 if (!only || only === 'queue') await queueBench(root, scratch, { concurrency, runs });
 if (!only || only === 'metric') await metricBench(root, { runs });
 if (!only || only === 'imports') await importsBench(root);
+if (!only || only === 'startup') await startupBench(root);
 if (!only || only === 'encoders') {
   const corpus = await buildCorpus(path.join(root, '.bench'));
   const first = (folder, count) =>

@@ -333,7 +333,8 @@ function declaredExports(source: string): Map<string, 'value' | 'type'> {
 
 /**
  * The packages a fresh `node` loads with `import(specifier)`, by name (`sharp`, `bullmq`), and the
- * time the import took in ms: every module resolved is seen by a resolve hook (module.register).
+ * time the import took in ms: every module imported is seen by a resolve hook (module.register), every
+ * module required (src/packages/) is in require's cache.
  */
 async function loads(specifier: string): Promise<{ packages: string[]; ms: number }> {
   const hooks = `data:text/javascript,${encodeURIComponent(`
@@ -344,11 +345,16 @@ async function loads(specifier: string): Promise<{ packages: string[]; ms: numbe
       return resolved;
     }`)}`;
   const script = `
-    import { register } from 'node:module';
+    import { createRequire, register } from 'node:module';
     register(${JSON.stringify(hooks)});
     const started = performance.now();
     await import(${JSON.stringify(specifier)});
-    console.log(performance.now() - started);`;
+    const ms = performance.now() - started;
+    for (const file of Object.keys(createRequire(import.meta.url).cache)) {
+      const found = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(file);
+      if (found) process.stderr.write('package ' + found[1] + '\\n');
+    }
+    console.log(ms);`;
   const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
     cwd: ROOT,
   });

@@ -80,8 +80,8 @@ export interface PictureCheckOptions {
 
 /** What the rule needs beyond reading files, loaded on first use. */
 const load = async () => {
-  const [{ default: sharp }, { compareFingerprints, fingerprint, FingerprintError }] = await Promise.all([
-    import('sharp'),
+  const [{ sharp }, { compareFingerprints, fingerprint, FingerprintError }] = await Promise.all([
+    import('../packages/sharp.js'),
     import('../picture/index.js'),
   ]);
   return { sharp, compareFingerprints, fingerprint, FingerprintError };

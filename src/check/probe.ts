@@ -10,12 +10,13 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { imageSize } from 'image-size';
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { createDispatcher, fetchPrefix, type HttpOptions, type HttpResponse } from '../client/http.js';
 import { ContentApiError, InvalidArgumentError, oneLine, STORE_WIDE, StorageError } from '../errors.js';
 import { isInside } from '../fs/paths.js';
 import { openRegularFile } from '../fs/read-within.js';
 import { walkFiles } from '../fs/walk.js';
+import { undici } from '../packages/undici.js';
 import { mediaPath } from '../renditions/rules.js';
 import { LocalStore } from '../storage/local.js';
 import { openStore } from '../storage/location.js';
@@ -151,7 +152,7 @@ function emptyPlace(location: string): InvalidArgumentError {
 /** Any HTTP answer at the base URL, even a 404, shows the server is there. */
 async function assertReachable(source: Extract<FileSource, { kind: 'http' }>): Promise<void> {
   try {
-    const response = await request(source.base, { method: 'HEAD', dispatcher: source.dispatcher });
+    const response = await undici().request(source.base, { method: 'HEAD', dispatcher: source.dispatcher });
     await response.body.dump();
   } catch (error) {
     throw new MediaSourceError(`--verify-files ${source.base}: cannot reach the server (${oneLine(error)})`, {

@@ -10,7 +10,7 @@
  * own default on glibc Linux, for fewer malloc arenas. The cores are used by rendering
  * `--concurrency` originals at once, each with its sizes and formats encoded side by side.
  */
-import sharp from 'sharp';
+import { sharp } from '../packages/sharp.js';
 import { AVIF_THREADS } from '../renditions/settings.js';
 
 /** Sets sharp's threads for this process, once, before it renders. */

@@ -8,8 +8,9 @@
  * server controls escaped.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ContentApiError, escapeText } from '../errors.js';
+import { undici } from '../packages/undici.js';
 import { decodeUtf8, parseJsonText } from '../page/json-text.js';
 import { HTTP_DEFAULTS } from './defaults.js';
 
@@ -76,7 +77,11 @@ const RETRY_STATUSES = new Set([429, 502, 503, 504]);
  */
 export function createDispatcher(options: HttpOptions = {}): Dispatcher {
   const o = { ...HTTP_DEFAULTS, ...options };
-  return new Agent({ headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs, connect: { timeout: o.timeoutMs } });
+  return new (undici().Agent)({
+    headersTimeout: o.timeoutMs,
+    bodyTimeout: o.timeoutMs,
+    connect: { timeout: o.timeoutMs },
+  });
 }
 
 /** GETs `url` and parses its JSON body (UTF-8, as JSON must be). */
@@ -205,7 +210,7 @@ async function attempt1(
   let declared: number | undefined;
   let status: number | undefined;
   try {
-    const response = await request(url, { method: 'GET', headers, dispatcher, signal });
+    const response = await undici().request(url, { method: 'GET', headers, dispatcher, signal });
     status = response.statusCode;
     const length = Number(response.headers['content-length']);
     declared = Number.isSafeInteger(length) && length >= 0 ? length : undefined;

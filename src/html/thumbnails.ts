@@ -35,7 +35,7 @@ export async function makeThumbnails(
   read: (id: string) => Promise<ThumbnailSource>,
   budget: number,
 ): Promise<Thumbnails> {
-  const { default: sharp } = await import('sharp');
+  const { sharp } = await import('../packages/sharp.js');
   const thumbnails: Thumbnails = new Map();
   const limit = pLimit(4);
   let made = 0;

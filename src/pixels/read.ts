@@ -3,8 +3,8 @@
  * sRGB pixels that `ssimulacra2` scores and `fingerprint` reads, and the JPEG probe a sample of tiles
  * is chosen by. Here, so that quality/ never imports sharp.
  */
-import sharp from 'sharp';
 import { sourceErrorFromSharp } from '../errors.js';
+import { sharp } from '../packages/sharp.js';
 import { PROBE_QUALITY, type Probe, probeBlocks } from '../quality/auto.js';
 import type { RawPixels } from '../quality/linear.js';
 

@@ -11,20 +11,18 @@
  * read as BullMQ will read it before BullMQ sees it, and one it cannot read is refused (recorded
  * for its batch by the caller) and taken out of the queue, without ever reaching BullMQ.
  */
-import {
-  type BackendFactory,
-  createRedisBackend,
-  type IQueueBackend,
-  Job,
-  type JobJson,
-  type Processor,
-  type RedisQueueBackend,
-  raw2NextJobData,
+import type {
+  BackendFactory,
+  IQueueBackend,
+  JobJson,
+  Processor,
+  RedisQueueBackend,
   Worker,
-  type WorkerOptions,
+  WorkerOptions,
 } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { oneLine } from '../errors.js';
+import { bullmq } from '../packages/bullmq.js';
 import { commandsOn, type RunCommand } from './commands.js';
 
 /** A job whose hash BullMQ cannot read, as it was fetched: refused, then taken out of the queue. */
@@ -69,12 +67,12 @@ export function textDataWorker(
     return unreadable(worker, hash, id);
   };
   const backendFactory: BackendFactory<RedisQueueBackend> = (queueName, queueOpts, options) => {
-    const backend = createRedisBackend(queueName, queueOpts, options);
+    const backend = bullmq.createRedisBackend(queueName, queueOpts, options);
     refuseUnreadable(backend, reason, (job) => drop(backend, run, refuse, job));
     keepDataText(backend);
     return backend;
   };
-  worker = new Worker<string>(name, processor, opts, backendFactory);
+  worker = new bullmq.Worker<string>(name, processor, opts, backendFactory);
   return worker;
 }
 
@@ -141,7 +139,7 @@ function refuseUnreadable(
 }
 
 /** What BullMQ makes a job for: the worker. */
-type JobQueue = Parameters<typeof Job.fromJSON>[0];
+type JobQueue = Parameters<typeof bullmq.Job.fromJSON>[0];
 
 /**
  * Why BullMQ cannot read the hash (`[name, value, ...]`) of job `id` for `queue`, naming the field;
@@ -163,9 +161,9 @@ export function unreadable(queue: JobQueue, hash: unknown[], id: string): string
 /** What throws when BullMQ reads the hash as its worker does, or `parent` its scripts cannot read. */
 function problem(queue: JobQueue, hash: unknown[], id: string): string | undefined {
   try {
-    const [json] = raw2NextJobData([hash, id, 0, 0]) as [JobJson];
+    const [json] = bullmq.raw2NextJobData([hash, id, 0, 0]) as [JobJson];
     // As the worker makes a job of it (`Job.fromJSON`); its data is read apart, as text (keepDataText).
-    const job = Job.fromJSON(queue, { ...json, data: 'null' }, id);
+    const job = bullmq.Job.fromJSON(queue, { ...json, data: 'null' }, id);
     // Read again by BullMQ's scripts as a job finishes, which index it as an object.
     if (job.parent !== undefined && (typeof job.parent !== 'object' || job.parent === null)) return 'not a JSON object';
   } catch (error) {

@@ -4,9 +4,10 @@
  * a periodic pass over the batch's jobs catches what events missed (a Redis restart, a
  * trimmed event stream), and puts back once a job that is gone without a result.
  */
-import { type Queue, QueueEvents } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { escapeText, QueueError } from '../errors.js';
 import { parseJsonOrUndefined } from '../json.js';
+import { bullmq } from '../packages/bullmq.js';
 import { buildImageObject } from '../renditions/image-object.js';
 import type { RenderFailure, RenderOptions, RenderReport, RenderResult } from '../renditions/render.js';
 import { countsOf } from '../renditions/result.js';
@@ -106,7 +107,7 @@ export async function collectBatch(
   const pending = () => [...jobs.values()].filter((job) => !job.result);
   // BullMQ reads events on a connection of its own (a duplicate of this one), and closes it.
   const events =
-    options.wait === false ? null : new QueueEvents(queue.name, { connection: queue.redis, ...BULL_OPTIONS });
+    options.wait === false ? null : new bullmq.QueueEvents(queue.name, { connection: queue.redis, ...BULL_OPTIONS });
   return withBull(queue, async (bull) => {
     try {
       /** Jobs the events say have finished, to look up; and the wait for more. */

@@ -6,9 +6,11 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { escapeText, InvalidArgumentError, oneLine, QueueError } from '../errors.js';
+import { bullmq } from '../packages/bullmq.js';
+import { ioredis } from '../packages/ioredis.js';
 import { DEFAULT_QUEUE_NAME, JOB_ID, keysFor, PROTOCOL, type QueueKeys } from './protocol.js';
 
 export interface QueueOptions {
@@ -92,7 +94,7 @@ export async function connectQueue(options: QueueOptions, claim: boolean | 'look
   const label = options.urlFrom ? `${where} (${options.urlFrom})` : where;
   const keys = keysFor(name);
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const probe = new Redis(url, {
+  const probe = new ioredis.Redis(url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
@@ -134,7 +136,7 @@ export async function connectQueue(options: QueueOptions, claim: boolean | 'look
   }
   // From here on, Redis going away is waited out: commands queue up and resume on reconnect
   // (BullMQ reports the trouble on its objects; this connection's own errors say nothing more).
-  const redis = new Redis(url, {
+  const redis = new ioredis.Redis(url, {
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: null,
     keepAlive: 30_000,
@@ -160,7 +162,7 @@ export async function connectQueue(options: QueueOptions, claim: boolean | 'look
  * `look`: only read (`queue status`), so that looking at a name never used leaves no key behind.
  */
 export async function withBull<T>(queue: QueueConnection, use: (bull: Queue) => Promise<T>, look = false): Promise<T> {
-  const bull = new Queue(queue.name, { connection: queue.redis, ...BULL_OPTIONS, skipMetasUpdate: look });
+  const bull = new bullmq.Queue(queue.name, { connection: queue.redis, ...BULL_OPTIONS, skipMetasUpdate: look });
   bull.on('error', () => undefined); // the connection retries on its own
   try {
     return await use(bull);

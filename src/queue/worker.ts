@@ -10,8 +10,9 @@
  * and another worker runs them again (writes are idempotent, the manifest record comes last).
  */
 import { hostname } from 'node:os';
-import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+import type { Job } from 'bullmq';
 import { ContentApiError, InvalidArgumentError, oneLine, QueueError, someOf } from '../errors.js';
+import { bullmq } from '../packages/bullmq.js';
 import type { Batch } from '../renditions/session.js';
 import type { S3Options } from '../storage/s3-url.js';
 import { type TextDataWorker, textDataWorker, type UnreadableJob } from './bull-worker.js';
@@ -132,7 +133,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
         worker?.resume();
       }, ms);
     }
-    throw new DelayedError();
+    throw new bullmq.DelayedError();
   };
 
   /** Records a job refused for its batch (UNKNOWN_BATCH when its batch cannot be read), and says so. */
@@ -157,7 +158,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
     const read = readJobData(job.data);
     if ('refused' in read) {
       await refuse(job.id!, read.batch, read.refused, attempt, started);
-      throw new UnrecoverableError(`job ${job.id}: ${read.refused}`);
+      throw new bullmq.UnrecoverableError(`job ${job.id}: ${read.refused}`);
     }
     const { data } = read;
     const last = attempt >= (job.opts.attempts ?? 1);
@@ -186,7 +187,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
       const failures = data.originals.map(({ source }) => ({ source, code, error: `${source}: ${oneLine(error)}` }));
       await results.write(job.id!, data.batch, { results: [], failures, warnings: [], worker: name, attempt });
       event('failed', oneLine(error));
-      throw new UnrecoverableError(oneLine(error));
+      throw new bullmq.UnrecoverableError(oneLine(error));
     }
     for (const error of batch.errors) if (await waits(job, error)) return pause(job, token, error, event);
     pauses = 0;
@@ -210,7 +211,7 @@ export async function startWorker(options: WorkerOptions): Promise<RenderWorker>
       const errors = failures.map((failure) => failure.error);
       event('failed', `${someOf(errors, 3, '; ')}${errors.length > 3 ? ' (queue results lists them all)' : ''}`);
       // Failed for the original itself: said once, never retried.
-      throw new UnrecoverableError(failures[0]!.error);
+      throw new bullmq.UnrecoverableError(failures[0]!.error);
     }
     event('done', batch.results.map((result) => result.status).join(', '));
     return { results: batch.results.length };

@@ -3,8 +3,9 @@
  * pixels decoded as every rendition is made from them (orientation applied, 16-bit RGB as 8-bit
  * sRGB); raw pixels back into sharp, and out of it as the metric scores them.
  */
-import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
+import type { Metadata, Sharp, SharpOptions } from 'sharp';
 import { SourceError, sourceErrorFromSharp } from '../errors.js';
+import { sharp } from '../packages/sharp.js';
 import type { RawPixels } from '../quality/linear.js';
 import { isAnimationFormat, type SourceFormatInfo } from './formats.js';
 import { PNG_HEADER_LIMIT, pngHeaderExcess } from './png-chunks.js';

@@ -2,7 +2,8 @@
  * The sharp side of writing a rendition: each format's encoder with the batch's settings, a PNG's
  * palette chosen from its pixels, and the encoder `--quality auto` searches with.
  */
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
+import { sharp } from '../packages/sharp.js';
 import type { RawPixels } from '../quality/linear.js';
 import type { SearchEncoder } from '../quality/search.js';
 import { fromRaw, rawOf } from './decode.js';

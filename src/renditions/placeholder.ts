@@ -3,7 +3,7 @@
  * from its smallest rendition (at most 300 px, a few milliseconds to decode), so the layout keeps
  * the picture's colours instead of a blank box.
  */
-import sharp from 'sharp';
+import { sharp } from '../packages/sharp.js';
 import { PREVIEW_MAX_CHARS } from './rules.js';
 
 export { PREVIEW_MAX_CHARS };

@@ -4,11 +4,11 @@
  */
 import path from 'node:path';
 import pLimit from 'p-limit';
-import sharp from 'sharp';
 import { oneLine, SourceError } from '../errors.js';
 import { sweepStaleTempsIn } from '../fs/atomic.js';
 import { isInside } from '../fs/paths.js';
 import { walkFolders } from '../fs/walk.js';
+import { sharp } from '../packages/sharp.js';
 import { ScorePool } from '../quality/score-pool.js';
 import { LocalStore } from '../storage/local.js';
 import { openStore } from '../storage/location.js';

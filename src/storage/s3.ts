@@ -8,17 +8,9 @@
  */
 
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  type ListObjectsV2CommandOutput,
-  PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
+import type { ListObjectsV2CommandOutput, S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { escapeText, InvalidArgumentError, StorageError, type StorageErrorKind } from '../errors.js';
+import { awsS3 } from '../packages/aws-s3.js';
 import { type S3Location, type S3Options, s3Url } from './s3-url.js';
 import { assertKey, type MediaStore, type Staged, type Stamp, type StoredObject, type WriteOptions } from './store.js';
 
@@ -38,7 +30,7 @@ export class S3Store implements MediaStore {
     this.#bucket = where.bucket;
     this.#prefix = where.prefix;
     this.location = s3Url(where.bucket, where.prefix);
-    this.#client = new S3Client(clientConfig(options));
+    this.#client = new awsS3.S3Client(clientConfig(options));
     this.#endpoint = endpointName(options);
     this.#lookups = options.lookups ?? 'listing';
   }
@@ -55,7 +47,7 @@ export class S3Store implements MediaStore {
     // One listing proves the endpoint answers, the credentials are good and the bucket exists;
     // for writing, one small object written and removed proves the credentials may write.
     await this.#call(this.location, () =>
-      this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#prefix, MaxKeys: 1 })),
+      this.#client.send(new awsS3.ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#prefix, MaxKeys: 1 })),
     );
     if (!write) return;
     const probe = `.content-api-write-check-${process.pid}-${Date.now()}`;
@@ -81,7 +73,7 @@ export class S3Store implements MediaStore {
         ...(shallow && { Delimiter: '/' }),
       };
       const page: ListObjectsV2CommandOutput = await this.#call(this.describe(prefix), () =>
-        this.#client.send(new ListObjectsV2Command(request)),
+        this.#client.send(new awsS3.ListObjectsV2Command(request)),
       );
       for (const item of page.Contents ?? []) {
         const found = this.#object(item.Key, item.Size, item.ETag, item.LastModified);
@@ -92,7 +84,11 @@ export class S3Store implements MediaStore {
   }
 
   async readHead(key: string, length: number): Promise<Buffer | null> {
-    const command = new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key), Range: `bytes=0-${length - 1}` });
+    const command = new awsS3.GetObjectCommand({
+      Bucket: this.#bucket,
+      Key: this.#key(key),
+      Range: `bytes=0-${length - 1}`,
+    });
     let body: Readable;
     try {
       body = (await this.#client.send(command)).Body as Readable;
@@ -119,7 +115,7 @@ export class S3Store implements MediaStore {
 
   async read(key: string): Promise<{ body: Readable; stamp: Stamp }> {
     const response = await this.#call(this.describe(key), () =>
-      this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })),
+      this.#client.send(new awsS3.GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })),
     );
     const stamp = objectStamp(response.ContentLength ?? 0, response.ETag, response.LastModified);
     return { body: response.Body as Readable, stamp };
@@ -131,7 +127,7 @@ export class S3Store implements MediaStore {
   }
 
   async put(key: string, data: Uint8Array, options: WriteOptions = {}): Promise<void> {
-    const command = new PutObjectCommand({
+    const command = new awsS3.PutObjectCommand({
       Bucket: this.#bucket,
       Key: this.#key(key),
       Body: data,
@@ -145,7 +141,7 @@ export class S3Store implements MediaStore {
 
   async remove(key: string): Promise<void> {
     await this.#call(this.describe(key), () =>
-      this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })),
+      this.#client.send(new awsS3.DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })),
     );
     this.#remember(key, null);
   }
@@ -189,7 +185,7 @@ export class S3Store implements MediaStore {
   /** One object, as it is now (HEAD): what a long-lived store needs to see other machines' changes. */
   async #head(key: string): Promise<StoredObject | null> {
     try {
-      const found = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) }));
+      const found = await this.#client.send(new awsS3.HeadObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) }));
       return this.#object(this.#key(key), found.ContentLength, found.ETag, found.LastModified);
     } catch (error) {
       if (isMissingObject(error)) return null;

@@ -28,17 +28,17 @@ import { keysFor } from '../../src/queue/protocol.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BULLMQ = path.join(ROOT, 'node_modules/bullmq');
-/** BullMQ's compiled classes, as the worker runs them. */
-const compiled = (file: string) => readFileSync(path.join(BULLMQ, 'dist/esm/classes', file), 'utf8');
+/** BullMQ's compiled classes, as the worker runs them: the CommonJS build (src/packages/bullmq.ts). */
+const compiled = (file: string) => readFileSync(path.join(BULLMQ, 'dist/cjs/classes', file), 'utf8');
 const classes = () =>
-  readdirSync(path.join(BULLMQ, 'dist/esm/classes'))
+  readdirSync(path.join(BULLMQ, 'dist/cjs/classes'))
     .filter((file) => file.endsWith('.js'))
     .map(compiled)
     .join('\n');
 /** BullMQ's Lua scripts and their includes. */
 const bullScripts = () =>
   ['commands', 'commands/includes']
-    .map((dir) => path.join(BULLMQ, 'dist/esm', dir))
+    .map((dir) => path.join(BULLMQ, 'dist/cjs', dir))
     .flatMap((dir) =>
       readdirSync(dir)
         .filter((file) => file.endsWith('.lua'))
@@ -151,7 +151,7 @@ describe("BullMQ's surface the queue relies on", () => {
   it('fetches jobs through execCommand with the script names bull-worker.ts intercepts', () => {
     const called = new Set([...classes().matchAll(/execCommand\(\w+, '(\w+)'/g)].map((match) => match[1]));
     expect([...FETCHES].filter((name) => !called.has(name))).toEqual([]);
-    const scripts = readdirSync(path.join(BULLMQ, 'dist/esm/commands')).map((file) => file.replace(/-\d+\.lua$/, ''));
+    const scripts = readdirSync(path.join(BULLMQ, 'dist/cjs/commands')).map((file) => file.replace(/-\d+\.lua$/, ''));
     expect([...FETCHES].filter((name) => !scripts.includes(name))).toEqual([]);
   });
 

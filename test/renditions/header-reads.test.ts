@@ -4,8 +4,9 @@
  * asked that alone).
  */
 import path from 'node:path';
-import sharp from 'sharp';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+// The sharp the library runs on (src/packages/sharp.ts: its CommonJS build, not the ES one `import` gives).
+import { sharp } from '../../src/packages/sharp.js';
 import { renderOriginal } from '../../src/renditions/render.js';
 import { tempDir } from '../fixtures/tmp.js';
 
