@@ -4,6 +4,7 @@
  * Pure: strings in, a string out; no sharp, no I/O (docs/guides/markup.md).
  */
 import { escapeText, InvalidArgumentError } from '../errors.js';
+import { keepsAlpha, mediaTypeOf, OUTPUT_FORMATS } from '../renditions/formats.js';
 import type { ImageObject } from '../renditions/image-object.js';
 import { PLACEHOLDER_COLOR, PLACEHOLDER_PREVIEW, PREVIEW_MAX_CHARS, type RenditionKey } from '../renditions/rules.js';
 
@@ -196,7 +197,7 @@ export function pictureHtml(item: MarkupImage, options: PictureOptions = {}): st
 }
 
 /** Types that hold no transparency: a JPEG alternate of an image with transparency is flattened onto white. */
-const OPAQUE_TYPES = ['image/jpeg'];
+const OPAQUE_TYPES = OUTPUT_FORMATS.filter((format) => !keepsAlpha(format)).map(mediaTypeOf);
 
 /**
  * The formats a browser should prefer, smallest files first for the same look: it takes the first

@@ -2,6 +2,7 @@
  * Which format a rendition is written in, and with which settings. Pure: it works on the
  * facts sharp reads from an original's header, so `--dry-run` can plan without decoding.
  */
+import { MEDIA_TYPES } from '../storage/media-headers.js';
 
 /** The web's formats: what browsers show, and so what renditions are written in. */
 export const OUTPUT_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif'] as const;
@@ -27,6 +28,9 @@ export const FILE_EXTENSIONS: Readonly<Record<OutputFormat, string>> = {
   avif: 'avif',
   gif: 'gif',
 };
+
+/** A format's media type, as `<source type>`, an alternate's `type` and HTTP's Content-Type name it. */
+export const mediaTypeOf = (format: OutputFormat): string => MEDIA_TYPES[`.${FILE_EXTENSIONS[format]}`]!;
 
 /** Header facts about an original that decide its output. */
 export interface SourceFormatInfo {
@@ -77,10 +81,10 @@ export function outputFormatsFor(info: SourceFormatInfo, formats: readonly Forma
   return [...new Set(resolved)];
 }
 
-/** The formats whose frames are an animation, decoded together; other pages (a TIFF's) are not. */
 /** Whether `format` keeps transparency: every output format but JPEG, which is flattened onto white. */
 export const keepsAlpha = (format: OutputFormat): boolean => format !== 'jpeg';
 
+/** The formats whose frames are an animation, decoded together; other pages (a TIFF's) are not. */
 export const isAnimationFormat = (format: string | undefined): boolean => format === 'gif' || format === 'webp';
 
 /** The formats with an encoder quality, which `--quality auto` chooses; PNG and GIF are lossless. */

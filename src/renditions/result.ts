@@ -3,8 +3,7 @@
  * measured, removed and kept) and a batch's counts of them.
  */
 import type { Measured } from '../quality/auto.js';
-import { MEDIA_TYPES } from '../storage/media-headers.js';
-import { FILE_EXTENSIONS, type OutputFormat, stillOfAnimation } from './formats.js';
+import { mediaTypeOf, type OutputFormat, stillOfAnimation } from './formats.js';
 import { buildImageObject, type ImageObject, type RenditionFile, renditionUrls } from './image-object.js';
 import type { ManifestEntry } from './manifest.js';
 import type { Placeholder } from './placeholder.js';
@@ -143,7 +142,7 @@ function describeOutput(output: Output, recorded: Renditions | undefined) {
   ) as Record<RenditionKey, RenditionFile>;
   return {
     format: output.format,
-    type: MEDIA_TYPES[`.${FILE_EXTENSIONS[output.format]}`]!,
+    type: mediaTypeOf(output.format),
     files,
     bytes: distinct ? [...distinct.values()].reduce((sum, size) => sum + size, 0) : null,
     ...measuredOf(recorded),
