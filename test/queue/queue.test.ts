@@ -17,7 +17,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectQueue } from '../../src/queue/connection.js';
 import { enqueueRender } from '../../src/queue/enqueue.js';
-import { PROTOCOL } from '../../src/queue/protocol.js';
+import { keysFor, PROTOCOL, RESULT_TTL_SECONDS } from '../../src/queue/protocol.js';
 import { BIN, runCli, runInTerminal, startCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
 import { type RedisServer, startRedis } from '../fixtures/redis.js';
@@ -947,6 +947,47 @@ describe('content-api render --queue, worker, queue', () => {
       expect((await queue.redis.keys('*')).sort()).toEqual(before);
     } finally {
       await queue.close();
+      await full.stop();
+    }
+  }, 60_000);
+
+  it('a Redis that refuses the batch and then its deletes: said, and what stays expires with the batch', async () => {
+    nextQueue();
+    const full = await startRedis({ persist: false });
+    // A user that may do all but DEL: what the batch wrote cannot all be taken out once Redis refuses its jobs.
+    const admin = new Redis(full.url);
+    await admin.acl('SETUSER', 'nodel', 'on', '>secret', '~*', '&*', '+@all', '-del');
+    const url = new URL(full.url);
+    url.username = 'nodel';
+    url.password = 'secret';
+    const queue = await connectQueue({ url: url.href, name }, true);
+    try {
+      const dir = path.join(await tempDir(), 'many');
+      const pixel = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+        .jpeg()
+        .toBuffer();
+      await mkdir(dir);
+      await Promise.all(
+        [...Array(1_500).keys()].map((i) => writeFile(path.join(dir, `${'b'.repeat(96)}${i}.jpg`), pixel)),
+      );
+      // Room for the batch's record, not for its list of jobs (as in the test above).
+      const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
+      await admin.config('SET', 'maxmemory', String(used + 100_000));
+      const refused = await enqueueRender([dir], { outDir: await tempDir() }, queue).catch((error: Error) => error);
+      await admin.config('SET', 'maxmemory', '0');
+      expect(refused).toBeInstanceOf(Error);
+      expect((refused as Error).message).toMatch(
+        /Redis refused to enqueue the batch \(OOM .*\); what was enqueued could not all be taken out \(NOPERM .*'del'.*\): it expires with the batch$/,
+      );
+      // The batch's record stays, no longer listed among the batches, and expires as a batch does (7 days).
+      const keys = keysFor(name);
+      const left = (await admin.keys(keys.batch('*'))).filter((key) => !key.endsWith(':jobs'));
+      expect(left).toHaveLength(1);
+      expect(await admin.ttl(left[0]!)).toBeGreaterThan(RESULT_TTL_SECONDS - 60);
+      expect(await admin.zcard(keys.batches)).toBe(0);
+    } finally {
+      await queue.close();
+      admin.disconnect();
       await full.stop();
     }
   }, 60_000);
