@@ -95,8 +95,11 @@ async function* sizeBySize(
         .flatten(settings.format === 'jpeg' ? { background: WHITE } : false);
     const pipeline = sized(animated);
     const search = !animated && searches(settings, group.size);
-    // The pixels to fingerprint and score: an animation's first frame.
-    const own = isSmall(group.size) || search ? await rawOf(sized(false)) : undefined;
+    // A PNG's palette as the cascade chooses it (kept metadata once left every PNG truecolour).
+    const counts = settings.format === 'png' && settings.png.palette === 'auto';
+    // The pixels to fingerprint, score and count: an animation's first frame.
+    const own = isSmall(group.size) || search || counts ? await rawOf(sized(false)) : undefined;
+    const palette = settings.format === 'png' && paletteFor(settings.png.palette, own);
     prints.push(own && isSmall(group.size) ? fingerprint(own) : undefined);
     // Frames are not scored: an animation keeps the fixed quality.
     const auto = search
@@ -105,7 +108,7 @@ async function* sizeBySize(
     searched = auto ?? searched;
     // EXIF, XMP and IPTC kept; pixels converted to sRGB and tagged with its profile, as without.
     if (settings.keepMetadata) pipeline.withMetadata();
-    const data = await encode(pipeline, withQuality(settings, auto?.measured.quality)).toBuffer();
+    const data = await encode(pipeline, withQuality(settings, auto?.measured.quality), palette).toBuffer();
     done.push({ ...group, format: settings.format, data, ...(auto && { measured: auto.measured }) });
   }
   const filled = fillFingerprints(prints);
@@ -157,7 +160,7 @@ async function* cascade(
           searched[at]!.push(own);
           continue;
         }
-        const palette = format.format === 'png' && paletteFor(format.png.palette, own.data, own.info);
+        const palette = format.format === 'png' && paletteFor(format.png.palette, own);
         const encoded = encode(fromRaw(own.data, own.info), format, palette)
           .toBuffer()
           .then((data) => ({ ...group, format: format.format, data }));

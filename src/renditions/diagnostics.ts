@@ -148,20 +148,25 @@ export function flattenedAlternates(outputs: Output[], placeholder: Placeholder 
 
 /**
  * Why a PNG rendition at its PNG original's own pixel size came out larger than the original file,
- * if it did: the original was compressed harder than libpng does at these settings.
+ * if it did: the original was compressed harder than libpng does at these settings, or, with
+ * `keepMetadata`, the rendition carries metadata the original did not (an sRGB profile at least).
  */
 export function largerPng(
   info: SourceInfo,
   format: OutputFormat,
   written: ManifestEntry['renditions'],
   originalBytes: number | undefined,
+  keepMetadata: boolean,
 ): string | null {
   if (format !== 'png' || info.format !== 'png' || originalBytes === undefined) return null;
   const same = Object.values(written).find((f) => f.width === info.size.width && f.height === info.size.height);
   if (!same || same.bytes <= originalBytes) return null;
+  const why = keepMetadata
+    ? 'the metadata --keep-metadata keeps (its EXIF, and an sRGB profile whether the original had one or not) ' +
+      'or the original compressed harder than libpng at these settings; try without --keep-metadata, '
+    : 'the original is compressed harder than libpng at these settings; try ';
   return (
     `its ${same.width}x${same.height} PNG rendition (${same.bytes} bytes) is larger than the original file ` +
-    `(${originalBytes} bytes) at the same size: the original is compressed harder than libpng at these settings; ` +
-    'try --png-compression 9, --png-palette lossy, or --format webp'
+    `(${originalBytes} bytes) at the same size: ${why}--png-compression 9, --png-palette lossy, or --format webp`
   );
 }

@@ -50,15 +50,18 @@ export function encode(pipeline: Sharp, settings: EncodeSettings, palette: Palet
 /** How a PNG rendition is written: truecolour (false), a palette of its own colours, or quantised. */
 export type PaletteMode = false | 'exact' | 'lossy';
 
-/** `--png-palette` for these pixels: `auto` takes a palette only where it holds every colour. */
+/**
+ * `--png-palette` for these pixels: `auto` takes a palette only where it holds every colour (and so
+ * needs the pixels, 8-bit sRGB as encoded; the other settings do not look).
+ */
 export function paletteFor(
   setting: 'auto' | 'lossy' | 'off',
-  data: Uint8Array,
-  info: { channels: number },
+  pixels: { data: Uint8Array; info: { channels: number } } | undefined,
 ): PaletteMode {
   if (setting === 'off') return false;
   if (setting === 'lossy') return 'lossy';
-  return countColours(data, info.channels, 256) <= 256 ? 'exact' : false;
+  if (!pixels) throw new Error('--png-palette auto counts the colours of the pixels, and none were given');
+  return countColours(pixels.data, pixels.info.channels, 256) <= 256 ? 'exact' : false;
 }
 
 /**

@@ -184,7 +184,8 @@ export async function renderOne(
     const { size, ...header } = info;
     for (const [index, output] of todo.entries()) {
       const renditions = written[index]!;
-      const larger = largerPng(info, output.format, renditions, original.data?.length ?? stamp?.size);
+      const originalBytes = original.data?.length ?? stamp?.size;
+      const larger = largerPng(info, output.format, renditions, originalBytes, settings.keepMetadata);
       if (larger) context.warnings.push(`${original.source}: ${larger}`);
       const under = underTarget(settings, output.format, renditions);
       if (under) context.warnings.push(`${original.source}: ${under}`);

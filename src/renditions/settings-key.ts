@@ -28,6 +28,16 @@ import {
  */
 const PIPELINE_VERSIONS: Readonly<Record<OutputFormat, number>> = { jpeg: 1, png: 2, webp: 1, avif: 3, gif: 1 };
 
+/**
+ * The pipeline's version for `format` with `settings`: PIPELINE_VERSIONS', but where a change touched
+ * only the files of some settings, whose files alone are redone. PNG 3: with kept metadata, a palette
+ * too (`--png-palette` did nothing there, every such PNG was truecolour).
+ */
+function pipelineVersion(format: OutputFormat, settings: RenderSettings): number {
+  if (format === 'png' && settings.keepMetadata) return 3;
+  return PIPELINE_VERSIONS[format];
+}
+
 /** How a setting enters the manifest's settings key, which decides whether files made earlier are redone. */
 export interface KeyPolicy {
   /**
@@ -119,7 +129,7 @@ function computeKey(
   threads: number,
 ): string {
   const quality = format === 'jpeg' || format === 'webp' || format === 'avif' ? settings.quality[format] : '-';
-  const first = `v${PIPELINE_VERSIONS[format]} ${format} q${quality} ${settings.naming}`;
+  const first = `v${pipelineVersion(format, settings)} ${format} q${quality} ${settings.naming}`;
   const added = settingLeaves(schema)
     .map((leaf) => ({ leaf, policy: policyOf(leaf, policies) }))
     .filter(({ leaf, policy }) => policy.key === 'path=value' && appliesTo(leaf, policy, format))

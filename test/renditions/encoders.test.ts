@@ -3,7 +3,7 @@
  * nothing (or when asked), row filtering, mozjpeg, chroma subsampling, the JPEG quantisation table, WebP
  * and AVIF effort; each changes the manifest's key, so a change of setting renders again.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { copyFile, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import sharp, { type JpegOptions } from 'sharp';
 import { describe, expect, it } from 'vitest';
@@ -69,6 +69,18 @@ describe('PNG', () => {
       expect((await raw(file.file)).equals(await raw(truecolour.files[i]!.file)), file.key).toBe(true);
     }
     expect(exact.total).toBeLessThan(truecolour.total / 2);
+    // With its metadata kept (each size decoded from the original on its own), palettes too, the profile with them.
+    const [kept, keptTruecolour, keptLossy] = await Promise.all([
+      render(artwork, { keepMetadata: true }),
+      render(artwork, { keepMetadata: true, png: { palette: 'off' } }),
+      render(artwork, { keepMetadata: true, png: { palette: 'lossy' } }),
+    ]);
+    for (const [i, file] of kept.files.entries()) {
+      expect(file.meta, file.key).toMatchObject({ isPalette: true, hasProfile: true });
+      expect(keptTruecolour.files[i]!.meta, file.key).toMatchObject({ isPalette: false, hasProfile: true });
+      expect((await raw(file.file)).equals(await raw(keptTruecolour.files[i]!.file)), file.key).toBe(true);
+      expect(keptLossy.files[i]!.meta, file.key).toMatchObject({ isPalette: true, hasProfile: true });
+    }
 
     // 600x400: big enough for far more than 256 colours; libimagequant's lossy palette costs 8 s of CPU at 1200x800.
     const photograph = await writeImage(dir, 'photo.png', photo(600, 400));
@@ -108,6 +120,20 @@ describe('PNG', () => {
     // As the warning says, compression 9 does as well as the original (libpng's own best): nothing to say.
     const again = await renderOriginals([original], { outDir: path.join(dir, 'level9'), png: { compression: 9 } });
     expect(again.warnings).toEqual([]);
+
+    // A flat artwork of a few hundred bytes, written as its own rendition is: nothing to say of it, but
+    // --keep-metadata adds an sRGB profile and EXIF, which the warning names first.
+    const made = await render(await writeImage(dir, 'bands.png', bands(200, 150)));
+    const flat = path.join(dir, 'flat.png');
+    await copyFile(made.files[0]!.file, flat);
+    const plain = await renderOriginals([flat], { outDir: path.join(dir, 'flat') });
+    expect(plain.warnings).toEqual([]);
+    const kept = await renderOriginals([flat], { outDir: path.join(dir, 'kept'), keepMetadata: true });
+    expect(kept.warnings).toEqual([
+      expect.stringMatching(
+        /^.*flat\.png: its 200x150 PNG rendition .* at the same size: the metadata --keep-metadata keeps .*; try without --keep-metadata, --png-compression 9/,
+      ),
+    ]);
   });
 });
 

@@ -173,6 +173,9 @@ describe('one definition of the render settings', () => {
     expect(
       settingsKey(resolveSettings({ naming: 'underscore', keepMetadata: true, quality: { avif: 40 } }), 'avif'),
     ).toBe('v3 avif q40 underscore keep-metadata srgb');
+    // A kept-metadata PNG once ignored --png-palette: those files alone are redone, no other PNG's.
+    expect(settingsKey(resolveSettings({ keepMetadata: true }), 'png')).toBe('v3 png q- max keep-metadata srgb');
+    expect(settingsKey(resolveSettings({ keepMetadata: true }), 'jpeg')).toBe('v1 jpeg q80 max keep-metadata srgb');
     // AVIF's default effort became 0, then 1: its files made before are redone; one asking for 4 says so.
     expect(settingsKey(resolveSettings({ avif: { effort: 4 } }), 'avif')).toBe('v3 avif q50 max avif.effort=4');
     expect(settingsKey(resolveSettings({ avif: { effort: 0 } }), 'avif')).toBe('v3 avif q50 max avif.effort=0');
