@@ -119,6 +119,18 @@ const ORIGINALS = {
 } satisfies Record<string, { count: number; size: number; corrupt?: string[] }>;
 type OriginalsSet = keyof typeof ORIGINALS;
 
+/** `count` tiny originals with long names (about 100 characters), in a folder of their own: a batch of many large jobs. */
+async function longNamedOriginals(count: number): Promise<string> {
+  const dir = path.join(await tempDir(), 'many');
+  const pixel = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+    .jpeg()
+    .toBuffer();
+  await mkdir(dir);
+  const fileName = (i: number) => `${'a-long-name-'.repeat(8)}${i}.jpg`;
+  await Promise.all([...Array(count).keys()].map((i) => writeFile(path.join(dir, fileName(i)), pixel)));
+  return dir;
+}
+
 let originalsRoot: string | undefined;
 
 async function makeOriginals(): Promise<void> {
@@ -925,14 +937,8 @@ describe('content-api render --queue, worker, queue', () => {
     // Connected before the limit is set, so what decides where Redis refuses is the batch, not a connection.
     const queue = await connectQueue({ url: full.url, name }, true);
     try {
-      // 2,500 originals with long names: the batch's list of jobs is written 1,000 entries (about 400 KB) at a time.
-      const dir = path.join(await tempDir(), 'many');
-      const pixel = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
-        .jpeg()
-        .toBuffer();
-      await mkdir(dir);
-      const fileName = (i: number) => `${'a-long-name-'.repeat(8)}${i}.jpg`;
-      await Promise.all([...Array(2_500).keys()].map((i) => writeFile(path.join(dir, fileName(i)), pixel)));
+      // The batch's list of jobs is written 1,000 entries (about 400 KB) at a time.
+      const dir = await longNamedOriginals(2_500);
       const before = (await queue.redis.keys('*')).sort();
       // Room for the batch's record, not for its jobs: Redis refuses a write once over its limit, and then
       // every command of a MULTI too, DEL included; taking the batch out must do without one.
@@ -962,14 +968,7 @@ describe('content-api render --queue, worker, queue', () => {
     url.password = 'secret';
     const queue = await connectQueue({ url: url.href, name }, true);
     try {
-      const dir = path.join(await tempDir(), 'many');
-      const pixel = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
-        .jpeg()
-        .toBuffer();
-      await mkdir(dir);
-      await Promise.all(
-        [...Array(1_500).keys()].map((i) => writeFile(path.join(dir, `${'b'.repeat(96)}${i}.jpg`), pixel)),
-      );
+      const dir = await longNamedOriginals(1_500);
       // Room for the batch's record, not for its list of jobs (as in the test above).
       const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
       await admin.config('SET', 'maxmemory', String(used + 100_000));
