@@ -119,7 +119,7 @@ const ORIGINALS = {
 } satisfies Record<string, { count: number; size: number; corrupt?: string[] }>;
 type OriginalsSet = keyof typeof ORIGINALS;
 
-/** `count` tiny originals with long names (about 100 characters), in a folder of their own: a batch of many large jobs. */
+/** `count` tiny originals with long names (about 100 characters) in a folder of their own: a batch of large jobs. */
 async function longNamedOriginals(count: number): Promise<string> {
   const dir = path.join(await tempDir(), 'many');
   const pixel = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
@@ -976,7 +976,10 @@ describe('content-api render --queue, worker, queue', () => {
       await admin.config('SET', 'maxmemory', '0');
       expect(refused).toBeInstanceOf(Error);
       expect((refused as Error).message).toMatch(
-        /Redis refused to enqueue the batch \(OOM .*\); what was enqueued could not all be taken out \(NOPERM .*'del'.*\): it expires with the batch$/,
+        new RegExp(
+          /^.*Redis refused to enqueue the batch \(OOM .*\); /.source +
+            /what was enqueued could not all be taken out \(NOPERM .*'del'.*\): it expires with the batch$/.source,
+        ),
       );
       // The batch's record stays, no longer listed among the batches, and expires as a batch does (7 days).
       const keys = keysFor(name);
