@@ -40,6 +40,8 @@ const only = process.argv[2];
 const concurrency = availableParallelism();
 const runs = Number(process.env.BENCH_RUNS ?? 2);
 const scratch = mkdtempSync(path.join(tmpdir(), 'content-api-bench-'));
+// Removed however the run ends: a part that throws leaves no folder behind either.
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 // The parts that render in this process do it as render does: on libvips' threads as it sets them
 // (src/cli/threads.ts), with V8's flags as it sets them (src/cli/runtime.ts), before any WebAssembly.
 sharp.concurrency(AVIF_THREADS);
@@ -90,4 +92,3 @@ if (!only || only === 'serve') {
   console.error('bench: serve (then a 60 s soak)');
   await serveBench(root, scratch);
 }
-rmSync(scratch, { recursive: true, force: true });
