@@ -20,7 +20,7 @@ import {
 } from '../quality/search.js';
 import { isScorable } from '../quality/ssimulacra2.js';
 import { type Decode, flattenRaw, fromRaw, isRgb16, open, rawOf, type SourceInfo, WHITE } from './decode.js';
-import { type EncodeSettings, encode, paletteFor, searchEncoder, withQuality } from './encode.js';
+import { type EncodeSettings, encode, paletteFor, paletteOfImage, searchEncoder, withQuality } from './encode.js';
 import { isLossy, keepsAnimation, type OutputFormat } from './formats.js';
 import { type PixelSize, RENDITION_KEYS, type RenditionKey, renditionSizes } from './rules.js';
 import { qualityTarget, type RenderSettings } from './settings.js';
@@ -95,11 +95,14 @@ async function* sizeBySize(
         .flatten(settings.format === 'jpeg' ? { background: WHITE } : false);
     const pipeline = sized(animated);
     const search = !animated && searches(settings, group.size);
+    // The pixels to fingerprint and score: an animation's first frame.
+    const own = isSmall(group.size) || search ? await rawOf(sized(false)) : undefined;
     // A PNG's palette as the cascade chooses it (kept metadata once left every PNG truecolour).
-    const counts = settings.format === 'png' && settings.png.palette === 'auto';
-    // The pixels to fingerprint, score and count: an animation's first frame.
-    const own = isSmall(group.size) || search || counts ? await rawOf(sized(false)) : undefined;
-    const palette = settings.format === 'png' && paletteFor(settings.png.palette, own);
+    const palette =
+      settings.format === 'png' &&
+      (own
+        ? paletteFor(settings.png.palette, own)
+        : await paletteOfImage(settings.png.palette, () => sized(false), group.size));
     prints.push(own && isSmall(group.size) ? fingerprint(own) : undefined);
     // Frames are not scored: an animation keeps the fixed quality.
     const auto = search

@@ -8,6 +8,7 @@ import type { RawPixels } from '../quality/linear.js';
 import type { SearchEncoder } from '../quality/search.js';
 import { fromRaw, rawOf } from './decode.js';
 import type { OutputFormat } from './formats.js';
+import type { PixelSize } from './rules.js';
 import type { RenderSettings } from './settings.js';
 
 /** A batch's settings, with the format of the renditions being encoded. */
@@ -62,6 +63,25 @@ export function paletteFor(
   if (setting === 'lossy') return 'lossy';
   if (!pixels) throw new Error('--png-palette auto counts the colours of the pixels, and none were given');
   return countColours(pixels.data, pixels.info.channels, 256) <= 256 ? 'exact' : false;
+}
+
+/**
+ * `paletteFor` a size not decoded yet (one decoded from the original on its own): `auto` reads its
+ * first rows, and the whole of it only where those hold 256 colours or fewer, so that a photograph
+ * is told from 8 rows instead of a second decode of the size.
+ */
+export async function paletteOfImage(
+  setting: 'auto' | 'lossy' | 'off',
+  image: () => Sharp,
+  size: PixelSize,
+): Promise<PaletteMode> {
+  if (setting !== 'auto') return paletteFor(setting, undefined);
+  const rows = Math.min(size.height, 8);
+  const strip = await rawOf(image().extract({ left: 0, top: 0, width: size.width, height: rows }));
+  if (rows === size.height || countColours(strip.data, strip.info.channels, 256) > 256) {
+    return paletteFor(setting, strip);
+  }
+  return paletteFor(setting, await rawOf(image()));
 }
 
 /**

@@ -70,7 +70,8 @@ describe('PNG', () => {
     }
     expect(exact.total).toBeLessThan(truecolour.total / 2);
     // With its metadata kept (each size decoded from the original on its own), palettes too, the profile with them.
-    const smaller = await writeImage(dir, 'smaller.png', bands(600, 200));
+    // Its largest sizes over a megapixel, which are not decoded for a fingerprint: read for the palette alone.
+    const smaller = await writeImage(dir, 'smaller.png', bands(1500, 700));
     const [kept, keptTruecolour, keptLossy] = await Promise.all([
       render(smaller, { keepMetadata: true }),
       render(smaller, { keepMetadata: true, png: { palette: 'off' } }),
@@ -88,6 +89,21 @@ describe('PNG', () => {
     for (const file of (await render(photograph)).files) expect(file.meta.isPalette, file.key).toBe(false);
     const lossy = await render(photograph, { png: { palette: 'lossy' } });
     for (const file of lossy.files) expect(file.meta.isPalette, file.key).toBe(true);
+    // With its metadata kept, sizes over a megapixel: a photograph, and one under a flat band deeper than
+    // the rows read first (they decide alone only when they hold over 256 colours), both stay truecolour.
+    const large = await writeImage(dir, 'large.png', photo(1500, 700));
+    const banded = await writeImage(
+      dir,
+      'banded.png',
+      sharp({ create: { width: 1500, height: 700, channels: 3, background: '#3a6' } }).composite([
+        { input: await photo(1500, 500).png().toBuffer(), top: 200, left: 0 },
+      ]),
+    );
+    for (const source of [large, banded]) {
+      for (const file of (await render(source, { keepMetadata: true })).files) {
+        expect(file.meta, `${source} ${file.key}`).toMatchObject({ isPalette: false, hasProfile: true });
+      }
+    }
   });
 
   it('adaptive row filtering (the default) makes photographic PNGs smaller; compression 9 smaller still', async () => {
