@@ -182,9 +182,9 @@ export async function renderOne(
     for (const said of still) if (said) context.warnings.push(`${original.source}: ${said}`);
     const placeholder = await placeholderAfterWrite(context, outputs, todo, previous, smallest);
     const { size, ...header } = info;
+    const originalBytes = original.data?.length ?? stamp?.size;
     for (const [index, output] of todo.entries()) {
       const renditions = written[index]!;
-      const originalBytes = original.data?.length ?? stamp?.size;
       const larger = largerPng(info, output.format, renditions, originalBytes, settings.keepMetadata);
       if (larger) context.warnings.push(`${original.source}: ${larger}`);
       const under = underTarget(settings, output.format, renditions);
