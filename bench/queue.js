@@ -186,7 +186,7 @@ export async function queueBench(root, scratch, { runs }) {
     const [local, twoLocal, oneWorker, twoWorkers, oneJobPerStem] = contenders;
     const perJob = (r) => (1000 * r.seconds) / JOBS;
     console.log(
-      `\n## Queue: BullMQ ${bullmqVersion(root)} on redis-server ${redisVersion()} (loopback, no persistence)\n`,
+      `\n## Queue: BullMQ ${bullmqVersion(root)} on redis-server ${await redisVersion()} (loopback, no persistence)\n`,
     );
     console.log(
       `### Overhead per job: ${JOBS} jobs (one 1 KB JPEG each), a no-op render, the worker in this process\n`,

@@ -6,12 +6,11 @@
  * purpose. `content-api/model` loads no sharp and no client, the root entry neither bullmq nor
  * ioredis, each checked in a fresh process.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from './fixtures/launcher.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -355,7 +354,7 @@ async function loads(specifier: string): Promise<{ packages: string[]; ms: numbe
       if (found) process.stderr.write('package ' + found[1] + '\\n');
     }
     console.log(ms);`;
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+  const { stdout, stderr } = await execFile(process.execPath, ['--input-type=module', '-e', script], {
     cwd: ROOT,
   });
   const packages = [...stderr.matchAll(/^package (.+)$/gm)].map((match) => match[1]!);

@@ -5,7 +5,6 @@
  * that cannot be used (a FIFO, a link to /dev/zero, cut short, over the size cap), no place at
  * all, or a server (which lists no manifest). Real renders of small originals; a real s3rver.
  */
-import { execFileSync } from 'node:child_process';
 import { readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { MANIFEST_FILE, MANIFEST_RECORDS } from '../../src/renditions/manifest.j
 import { renderOriginals } from '../../src/renditions/render.js';
 import { runCli, runWithin } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { mkfifo } from '../fixtures/launcher.js';
 import { applyEnv, startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
 
@@ -237,7 +237,7 @@ describe('no archive to check: exit 2, one line, no report', () => {
   });
 
   it.each([
-    ['a FIFO', async (file: string) => execFileSync('mkfifo', [file]), /: a FIFO \(named pipe\), not a file\n$/],
+    ['a FIFO', async (file: string) => mkfifo(file), /: a FIFO \(named pipe\), not a file\n$/],
     ['a link to /dev/zero', (file: string) => symlink('/dev/zero', file), /: a device, not a file\n$/],
     [
       'over the size cap',
@@ -266,7 +266,7 @@ describe('no archive to check: exit 2, one line, no report', () => {
   it('a one-file manifest of an earlier version that is a FIFO', async () => {
     const media = await renderedFolder();
     const file = path.join(media, MANIFEST_FILE);
-    execFileSync('mkfifo', [file]);
+    await mkfifo(file);
     oneLine(
       await runWithin(['check', '--verify-files', media]),
       new RegExp(`^error: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: a FIFO \\(named pipe\\), not a file\n$`),

@@ -219,14 +219,9 @@ describe('targets, reporters and exit codes', () => {
     const defect = await check('101', '--base-url', api.base('defect'));
     expect(defect.code).toBe(1);
     expect(defect.stdout).toMatch(/error +\$\.presentation_stage\.thumbnail\.sizes\.md {2}\[image-aspect\]/);
-    const { spawnSync } = await import('node:child_process');
-    const { BIN } = await import('../cli/run-cli.js');
-    const piped = spawnSync(process.execPath, [BIN, 'check', '-'], {
-      input: await readFile(VALID),
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    expect(piped.status).toBe(0);
-    expect(piped.stdout.toString()).toMatch(/no findings/);
+    const piped = await runCli(['check', '-'], { input: await readFile(VALID, 'utf8') });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toMatch(/no findings/);
   });
 
   it('junit, github and json reporters; --output writes a file', async () => {

@@ -3,11 +3,11 @@
  * round 3): a FIFO, /dev/zero, either through a committed symlink. Each is one line naming it,
  * exit 2, before a byte is read. Each run is killed after a while, so a hang fails the test.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runWithin } from '../cli/run-cli.js';
+import { mkfifo } from '../fixtures/launcher.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { loadPage } from '../page/variants.js';
 
@@ -15,7 +15,7 @@ async function project() {
   const dir = await tempDir();
   await mkdir(path.join(dir, 'pages'));
   await writeFile(path.join(dir, 'pages', 'aspect.json'), JSON.stringify(loadPage('presentation-every-block.json')));
-  execFileSync('mkfifo', [path.join(dir, 'fifo.json')]);
+  await mkfifo(path.join(dir, 'fifo.json'));
   await symlink('/dev/zero', path.join(dir, 'zero.json'));
   return dir;
 }

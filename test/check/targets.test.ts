@@ -3,11 +3,11 @@
  * patches), a serve content folder with --base-url, folders that loop through symlinks or
  * hold special files, and many pages in a heap that cannot hold them all.
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { link, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../cli/run-cli.js';
+import { mkfifo, spawn } from '../fixtures/launcher.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { PAGES } from '../page/variants.js';
 
@@ -68,7 +68,7 @@ describe('folder walks', () => {
   it('a FIFO named like a page is not waited on', async () => {
     const dir = await tempDir();
     await link(VALID, path.join(dir, 'page.json'));
-    execFileSync('mkfifo', [path.join(dir, 'fifo.json')]);
+    await mkfifo(path.join(dir, 'fifo.json'));
     const result = await runCli(['check', dir]);
     expect(result.stdout).toBe('1 page(s), 18 image(s): no findings\n');
     expect(result.code).toBe(0);
@@ -99,8 +99,8 @@ describe('memory does not grow with the number of pages', () => {
       );
       let bytes = 0;
       let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk.slice(0, 2000)));
+      child.stdout!.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk.slice(0, 2000)));
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, bytes, stderr }));
     });

@@ -4,15 +4,15 @@
  * fills up mid-run. Each case: one line naming the thing and the reason, the rest completes,
  * nothing partial or stale is left, the report is printed.
  */
-import { execFileSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MANIFEST_RECORDS } from '../../src/renditions/manifest.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { execFile } from '../fixtures/launcher.js';
 import { readEntries } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { runCli, runInTerminal, startCli } from './run-cli.js';
@@ -122,17 +122,18 @@ describe('render in hostile surroundings', () => {
 });
 
 /** A tmpfs of `size`, where the system lets this process mount one (root on Linux); else null, and its tests skip. */
-function tmpfs(name: string, size: string): string | null {
+async function tmpfs(name: string, size: string): Promise<string | null> {
   const dir = path.join('/tmp', `content-api-${name}-${process.pid}`);
   try {
-    execFileSync('mkdir', ['-p', dir]);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+    await mkdir(dir, { recursive: true });
+    await execFile('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
   } catch {
+    await rmdir(dir).catch(() => undefined);
     return null;
   }
-  afterAll(() => {
-    execFileSync('umount', [dir]);
-    execFileSync('rmdir', [dir]);
+  afterAll(async () => {
+    await execFile('umount', [dir]);
+    await rmdir(dir);
   });
   return dir;
 }
@@ -165,7 +166,7 @@ function noisyOriginals(): Promise<string> {
   return noisy;
 }
 
-const tiny = tmpfs('tiny', '3m');
+const tiny = await tmpfs('tiny', '3m');
 
 describe.skipIf(tiny === null)('a disk that fills up mid-run', () => {
   it(
@@ -198,7 +199,7 @@ describe.skipIf(tiny === null)('a disk that fills up mid-run', () => {
 });
 
 /** A tmpfs to turn read-only mid-run. */
-const later = tmpfs('later', '64m');
+const later = await tmpfs('later', '64m');
 
 describe.skipIf(later === null)('an output folder that turns read-only mid-run', () => {
   it('the originals it stops fail with the reason, the report is printed, exit 1: never a stack (#22)', async () => {
@@ -211,10 +212,10 @@ describe.skipIf(later === null)('an output folder that turns read-only mid-run',
     // Refused (busy) while a file on it is open for writing: tried again until it takes, the run going on.
     for (let attempt = 1; ; attempt++) {
       try {
-        execFileSync('mount', ['-o', 'remount,ro', later!], { stdio: 'pipe' });
+        await execFile('mount', ['-o', 'remount,ro', later!]);
         break;
       } catch (error) {
-        if (attempt === 200 || !String((error as { stderr?: Buffer }).stderr).includes('busy')) throw error;
+        if (attempt === 200 || !String((error as { stderr?: string }).stderr).includes('busy')) throw error;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     }

@@ -5,12 +5,12 @@
  * loop or that is /proc (the temporary-file sweep ends), an input that is not there. Each run is
  * killed after a while, so a hang fails the test instead of stalling the suite.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { mkfifo } from '../fixtures/launcher.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { runWithin } from './run-cli.js';
 
@@ -24,7 +24,7 @@ describe('render and files that are not regular files', () => {
   it('a FIFO as --alt-text: one line naming it, exit 2', async () => {
     const { dir, inDir, out } = await oneOriginal();
     const fifo = path.join(dir, 'alt.json');
-    execFileSync('mkfifo', [fifo]);
+    await mkfifo(fifo);
     const result = await runWithin(['render', inDir, '--out', out, '--alt-text', fifo]);
     expect(result.signal).toBe(null);
     expect(result.code).toBe(2);
@@ -44,7 +44,7 @@ describe('render and files that are not regular files', () => {
     const { inDir, out } = await oneOriginal();
     await mkdir(out);
     const manifest = path.join(out, MANIFEST_FILE);
-    execFileSync('mkfifo', [manifest]);
+    await mkfifo(manifest);
     const result = await runWithin(['render', inDir, '--out', out]);
     expect(result.signal).toBe(null);
     expect(result.code).toBe(2);
@@ -85,7 +85,7 @@ describe('render and the output folder around it', () => {
   it('an original that is a FIFO, a device or a link to one: one failed line saying what it is; the rest render', async () => {
     const { dir, inDir, out } = await oneOriginal();
     const fifo = path.join(dir, 'pipe.jpg');
-    execFileSync('mkfifo', [fifo]);
+    await mkfifo(fifo);
     const zero = path.join(dir, 'zero.jpg');
     await symlink('/dev/zero', zero);
     const result = await runWithin(['render', inDir, fifo, zero, '/dev/zero', '--out', out]);

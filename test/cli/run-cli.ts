@@ -2,12 +2,13 @@
  * Runs the built command line as a user would, without colour and as in CI, and collects its exit
  * code and output: in this test process where the process itself is not what a test is about
  * (`runCli`), or as the binary in a process of its own, `node bin/content-api.js ...` (`startCli`,
- * `runWithin`, `runInTerminal`, and `runCli` where a process is needed).
+ * `runWithin`, `runInTerminal`, and `runCli` where a process is needed), started by the tests'
+ * launcher (test/fixtures/launcher.js).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type LaunchedProcess, spawn } from '../fixtures/launcher.js';
 
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/content-api.js');
 const RUN = pathToFileURL(path.resolve(path.dirname(BIN), '../dist/cli/run.js')).href;
@@ -32,7 +33,7 @@ export interface CliOptions {
 export function startCli(
   args: string[],
   options: CliOptions = {},
-): { child: ChildProcess; done: Promise<CliResult>; output: () => { stdout: string; stderr: string } } {
+): { child: LaunchedProcess; done: Promise<CliResult>; output: () => { stdout: string; stderr: string } } {
   const [program, ...before] = [...(options.wrapper ?? []), process.execPath];
   const child = spawn(program!, [...before, BIN, ...args], {
     cwd: options.cwd,
@@ -146,8 +147,8 @@ export function runInTerminal(args: string[], options: CliOptions = {}): Promise
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));

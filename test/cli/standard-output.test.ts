@@ -2,11 +2,10 @@
  * Where the CLI's output goes when it cannot go there: a reader that leaves early (`| true`), a full
  * disk (`> /dev/full`), a file named over what the command reads or checks.
  */
-import { execFile } from 'node:child_process';
 import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { execFile } from '../fixtures/launcher.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { PAGES } from '../page/variants.js';
 import { BIN, runCli } from './run-cli.js';
@@ -14,7 +13,7 @@ import { BIN, runCli } from './run-cli.js';
 /** `script` in bash, `$CLI` the built binary; its stdout (the last line: an exit code it echoes) and stderr. */
 async function bash(script: string, cwd: string): Promise<{ stdout: string; stderr: string }> {
   const env = { ...process.env, NO_COLOR: '1', CLI: `${process.execPath} ${BIN}` };
-  return promisify(execFile)('bash', ['-c', script], { cwd, env });
+  return execFile('bash', ['-c', script], { cwd, env });
 }
 
 /** Pages with a finding each, enough that their report is written after its reader has gone. */

@@ -3,8 +3,7 @@
  * alike), bytes that are not UTF-8, a page nested 200,000 levels deep. Each is one line, and
  * nothing is read without bound.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { loadPage, pageUrl } from '../../src/client/pages.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { readStreamWithin } from '../../src/fs/read-within.js';
 import { runCli } from '../cli/run-cli.js';
+import { mkfifo } from '../fixtures/launcher.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { httpServer, type TestServer } from './misbehaving-server.js';
 
@@ -34,7 +34,7 @@ describe('special files given as pages are refused before a byte is read', () =>
   it('a FIFO with no writer (opening it would wait forever)', async () => {
     const dir = await tempDir();
     const fifo = path.join(dir, 'page.json');
-    execFileSync('mkfifo', [fifo]);
+    await mkfifo(fifo);
     expect(await refusal(fifo)).toBe(`${fifo}: a FIFO (named pipe), not a file`);
   });
 
@@ -46,7 +46,7 @@ describe('special files given as pages are refused before a byte is read', () =>
   it('a folder, and a symlink loop', async () => {
     const dir = await tempDir();
     await mkdir(path.join(dir, 'pages.json'));
-    execFileSync('ln', ['-s', 'loop.json', path.join(dir, 'loop.json')]);
+    await symlink('loop.json', path.join(dir, 'loop.json'));
     expect(await refusal(path.join(dir, 'pages.json'))).toBe(`${path.join(dir, 'pages.json')}: a folder, not a file`);
     expect(await refusal(path.join(dir, 'loop.json'))).toBe(`${path.join(dir, 'loop.json')}: cannot read (ELOOP)`);
   });

@@ -4,8 +4,8 @@
  * folders each batch writes (a worker killed mid-job leaves nothing for good), never a live
  * writer's temporary file.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -14,15 +14,17 @@ import { sweepStaleTemps, sweepStaleTempsIn } from '../../src/fs/atomic.js';
 import { discoverOriginals } from '../../src/renditions/discover.js';
 import { openRenderSession } from '../../src/renditions/session.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { execFile, type LaunchedProcess, spawn } from '../fixtures/launcher.js';
 import { tempDir } from '../fixtures/tmp.js';
 
 const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 /** A temporary name for `target` as a process with this pid writes it. */
 const tempName = (target: string, pid: number) => `.${target}.tmp-${HOST}-${pid}-0badcafe`;
 /** The pid of a process that has ended. */
-const deadPid = () => Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']));
+const deadPid = async () =>
+  Number((await execFile(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'])).stdout);
 
-const live: ChildProcess[] = [];
+const live: LaunchedProcess[] = [];
 afterEach(() => {
   for (const child of live.splice(0)) child.kill('SIGKILL');
 });
@@ -36,7 +38,7 @@ describe('sweepStaleTemps', () => {
     await symlink('..', path.join(out, 'x', 'up1'));
     await symlink('..', path.join(out, 'x', 'up2'));
     await symlink(path.join(dir, 'elsewhere'), path.join(out, 'out-link'));
-    const pid = deadPid();
+    const pid = await deadPid();
     await writeFile(path.join(out, 'x', tempName('a.jpg', pid)), 'x');
     await writeFile(path.join(dir, 'elsewhere', tempName('b.jpg', pid)), 'x');
     expect(await sweepStaleTemps(out)).toEqual([path.join(out, 'x', tempName('a.jpg', pid))]);
@@ -45,7 +47,7 @@ describe('sweepStaleTemps', () => {
 
   it('stops once aborted', async () => {
     const dir = await tempDir();
-    await writeFile(path.join(dir, tempName('a.jpg', deadPid())), 'x');
+    await writeFile(path.join(dir, tempName('a.jpg', await deadPid())), 'x');
     expect(await sweepStaleTemps(dir, { signal: AbortSignal.abort() })).toEqual([]);
     expect(await sweepStaleTempsIn([dir], { signal: AbortSignal.abort() })).toEqual([]);
     expect(await sweepStaleTempsIn([dir])).toHaveLength(1);
@@ -54,7 +56,7 @@ describe('sweepStaleTemps', () => {
   it('sweepStaleTempsIn looks only in the folders named, not below them (/proc ends at once)', async () => {
     const dir = await tempDir();
     await mkdir(path.join(dir, 'below'));
-    const pid = deadPid();
+    const pid = await deadPid();
     await writeFile(path.join(dir, 'below', tempName('a.jpg', pid)), 'x');
     expect(await sweepStaleTempsIn([dir, path.join(dir, 'missing')])).toEqual([]);
     expect(await sweepStaleTempsIn(['/proc', '/'])).toEqual([]);
@@ -73,12 +75,13 @@ describe('a render session', () => {
       // Since the session opened: a worker SIGKILLed while it staged a rendition, and one still writing.
       const sleeper = spawn('sleep', ['60']);
       live.push(sleeper);
+      await once(sleeper, 'spawn');
       const folder = path.join(out, 'landscapes');
-      const dead = tempName('photo.max-600x600.jpg', deadPid());
+      const dead = tempName('photo.max-600x600.jpg', await deadPid());
       const writing = tempName('photo.max-300x300.jpg', sleeper.pid!);
       await writeFile(path.join(folder, dead), 'half a rendition');
       await writeFile(path.join(folder, writing), 'half a rendition');
-      await writeFile(path.join(out, tempName('.content-api-manifest.json', deadPid())), '{');
+      await writeFile(path.join(out, tempName('.content-api-manifest.json', await deadPid())), '{');
       const rerun = await session.render(originals);
       expect(rerun.warnings).toContain('removed 2 temporary file(s) left by an interrupted run');
       expect((await readdir(folder)).filter((name) => name.includes('.tmp-'))).toEqual([writing]);

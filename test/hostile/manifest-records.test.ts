@@ -4,13 +4,13 @@
  * (the record is named, its original rendered again); a fingerprint that cannot be read is a
  * finding on its file in `check`, not the end of the run.
  */
-import { execFileSync } from 'node:child_process';
 import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MANIFEST_FILE } from '../../src/renditions/manifest.js';
 import { runCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { mkfifo } from '../fixtures/launcher.js';
 import { recordFile } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
 
@@ -106,7 +106,7 @@ describe('a hostile manifest record', () => {
       'a FIFO',
       async (file: string) => {
         await rm(file);
-        execFileSync('mkfifo', [file]);
+        await mkfifo(file);
       },
     ],
     ['nested 200,000 deep', (file: string) => writeFile(file, '['.repeat(200_000))],

@@ -8,14 +8,14 @@
  * in this process (runCli) otherwise; `openOutput` in-process for a link put in a file's place as it
  * is written.
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { lstat, open, readdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openOutput } from '../../src/fs/atomic.js';
 import { BIN, runCli, runWithin, startCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { mkfifo, spawn } from '../fixtures/launcher.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { PAGES } from '../page/variants.js';
 
@@ -34,24 +34,19 @@ interface Run {
 /** Runs the CLI as `content-api ... > stdout.txt` would (standard output a regular file), killed after 30 s. */
 async function runToFile(args: string[], dir: string): Promise<Run> {
   const file = path.join(dir, 'stdout.txt');
-  const handle = await open(file, 'w');
-  try {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, NO_COLOR: '1', CI: '1', FORCE_COLOR: undefined },
-      stdio: ['ignore', handle.fd, 'pipe'],
-    });
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (exit, killed) => resolve([exit, killed]));
-    });
-    clearTimeout(timer);
-    return { code, signal, stdout: await readFile(file, 'utf8'), stderr };
-  } finally {
-    await handle.close();
-  }
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, NO_COLOR: '1', CI: '1', FORCE_COLOR: undefined },
+    stdio: ['ignore', { file }, 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (exit, killed) => resolve([exit, killed]));
+  });
+  clearTimeout(timer);
+  return { code, signal, stdout: await readFile(file, 'utf8'), stderr };
 }
 
 /** A link in `dir` to `/proc/self/fd/1`: the process that opens it reaches its own standard output (as /dev/stdout does). */
@@ -152,10 +147,10 @@ describe('a pipe, a FIFO or a device is written through', () => {
   it('check --output to a FIFO: its reader gets the report, the FIFO stays a FIFO', async () => {
     const dir = await tempDir();
     const fifo = path.join(dir, 'report.fifo');
-    execFileSync('mkfifo', [fifo]);
+    await mkfifo(fifo);
     const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
     let read = '';
-    reader.stdout.setEncoding('utf8').on('data', (chunk: string) => (read += chunk));
+    reader.stdout!.setEncoding('utf8').on('data', (chunk: string) => (read += chunk));
     const readerDone = new Promise<void>((resolve) => reader.on('close', () => resolve()));
     try {
       const run = await runCli(['check', PAGE, '--reporter', 'json', '--output', fifo]);
@@ -175,7 +170,7 @@ describe('a pipe, a FIFO or a device is written through', () => {
   it('check --output to a FIFO nobody reads yet: says it waits for a reader, then its reader gets the report', async () => {
     const dir = await tempDir();
     const fifo = path.join(dir, 'report.fifo');
-    execFileSync('mkfifo', [fifo]);
+    await mkfifo(fifo);
     const { child, done, output } = startCli(['check', PAGE, '--reporter', 'json', '--output', fifo]);
     try {
       // The notice comes while the run is held at the FIFO: no reader has opened it yet.

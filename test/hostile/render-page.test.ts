@@ -4,13 +4,13 @@
  * silently changed beyond their sizes and srcset (a duplicate key, a byte that is not
  * UTF-8) are refused, not rewritten.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.js';
 import { httpServer } from '../client/misbehaving-server.js';
+import { mkfifo } from '../fixtures/launcher.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { PAGES } from '../page/variants.js';
 
@@ -87,7 +87,7 @@ describe('render --page refuses pages it could not rewrite faithfully', () => {
 describe('render --page reads nothing without bound', () => {
   it('a FIFO and /dev/zero given as the page', async () => {
     const fifo = path.join(await tempDir(), 'page.json');
-    execFileSync('mkfifo', [fifo]);
+    await mkfifo(fifo);
     expect(await refused(fifo)).toBe(`error: ${fifo}: a FIFO (named pipe), not a file`);
     expect(await refused('/dev/zero')).toBe('error: /dev/zero: a device, not a file');
   });

@@ -6,13 +6,12 @@
  * cannot be reserved: a fatal OOM of the whole process, not an error. `render --quality auto` must
  * measure its original as it does without them, or say once why it scores on one core.
  */
-import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, runWithin } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { execFile, spawn } from '../fixtures/launcher.js';
 import { readEntries } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
 
@@ -92,13 +91,13 @@ describe('the score pool under an address-space limit', () => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const closed = once(child, 'close');
-    while (!stdout.includes('\n')) await once(child.stdout, 'data');
+    while (!stdout.includes('\n')) await once(child.stdout!, 'data');
     const limit = Number(stdout.trim()) * 1024 + 256 * 2 ** 20;
-    await promisify(execFile)('prlimit', [`--pid=${child.pid}`, `--as=${limit}`]);
-    child.stdin.write('go\n');
+    await execFile('prlimit', [`--pid=${child.pid}`, `--as=${limit}`]);
+    child.stdin!.write('go\n');
     const [code, signal] = await closed;
     const [, scores, notices] = stdout.trim().split('\n');
     expect({ code, signal, scores }, stderr).toEqual({ code: 0, signal: null, scores: '100 100' });

@@ -3,7 +3,6 @@
  * the tests run), or in the calling thread when asked (`threads: 0`, as the TypeScript sources,
  * which have no compiled worker, are tested); a compiled worker missing is an error.
  */
-import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { InvalidArgumentError } from '../../src/errors.js';
 import { rawPixels } from '../../src/pixels/read.js';
 import { ScorePool } from '../../src/quality/score-pool.js';
 import { ssimulacra2 } from '../../src/quality/ssimulacra2.js';
+import { execFile, spawn } from '../fixtures/launcher.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/quality');
 const WORKER = new URL('../../dist/quality/score-worker.js', import.meta.url);
@@ -65,12 +65,8 @@ describe('ScorePool', () => {
       await pool.prepare(pixels);
       await pool.prepare(pixels);
       console.log(JSON.stringify({ wasm: wasmCompiles(), notices: [pool.takeNotices(), pool.takeNotices()] }));`;
-    const run = (setFlags: boolean) =>
-      new Promise<{ wasm: boolean; notices: string[][] }>((resolve, reject) => {
-        execFile(process.execPath, ['--input-type=module', '-e', script(setFlags)], (error, stdout) =>
-          error ? reject(error) : resolve(JSON.parse(stdout)),
-        );
-      });
+    const run = async (setFlags: boolean): Promise<{ wasm: boolean; notices: string[][] }> =>
+      JSON.parse((await execFile(process.execPath, ['--input-type=module', '-e', script(setFlags)])).stdout);
     const [bare, flagged] = await Promise.all([run(false), run(true)]);
     const notice =
       'SSIMULACRA2 scores in TypeScript, about 3.5 times slower than its WebAssembly: this Node needs ' +
@@ -109,11 +105,7 @@ describe('ScorePool', () => {
       const open = await (await mine.prepare(grey)).score(grey);
       console.log(JSON.stringify({ own, ownClosed, given, givenClosed, open }));
       await mine.close();`;
-    const stdout = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, ['--input-type=module', '-e', script], (error, out) =>
-        error ? reject(error) : resolve(out),
-      );
-    });
+    const { stdout } = await execFile(process.execPath, ['--input-type=module', '-e', script]);
     expect(JSON.parse(stdout)).toEqual({ own: 1, ownClosed: 1, given: 1, givenClosed: 0, open: 100 });
   });
 
@@ -141,7 +133,7 @@ describe('ScorePool', () => {
       console.log(await reference.score(pixels));`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
     let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk;
     });
     const started = Date.now();

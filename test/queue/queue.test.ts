@@ -4,7 +4,7 @@
  * (SIGKILL to the whole process group). `render --queue` and `queue` run in the test's process
  * (runCli) but where a signal is sent to them or a terminal draws them.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -20,13 +20,14 @@ import { enqueueRender } from '../../src/queue/enqueue.js';
 import { keysFor, PROTOCOL, RESULT_TTL_SECONDS } from '../../src/queue/protocol.js';
 import { BIN, runCli, runInTerminal, startCli } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { type LaunchedProcess, spawn } from '../fixtures/launcher.js';
 import { type RedisServer, startRedis } from '../fixtures/redis.js';
 import { startS3, type TestS3 } from '../fixtures/s3.js';
 import { tempDir } from '../fixtures/tmp.js';
 
 /** A worker process, in a process group of its own; its stderr (one line per job) as it comes. */
 interface WorkerProcess {
-  child: ChildProcess;
+  child: LaunchedProcess;
   log: () => string;
   /** Resolves once the log has `count` lines naming a finished job (rendered, skipped or failed). */
   finished(count: number): Promise<void>;

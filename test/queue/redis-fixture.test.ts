@@ -102,7 +102,7 @@ describe('the Redis fixture', () => {
     await server.start();
     expect(server.pid).toBeGreaterThan(0);
     expect(server.pid).not.toBe(first);
-    expect(redisVersion()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(await redisVersion()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   it('keeps its folder under `parent` when given one, and removes it on stop()', async () => {

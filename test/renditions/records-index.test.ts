@@ -5,7 +5,6 @@
  * as without an index. An index missing, stale or not one costs reads, never a wrong answer; a dry
  * run and `check` write none.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -13,6 +12,7 @@ import { z } from 'zod';
 import { INDEX_FILE, RecordsIndex } from '../../src/renditions/records-index.js';
 import { type RenderOptions, renderOriginals } from '../../src/renditions/render.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { mkfifo } from '../fixtures/launcher.js';
 import { readEntries, recordFile } from '../fixtures/manifest.js';
 import { tempDir } from '../fixtures/tmp.js';
 
@@ -160,7 +160,7 @@ describe('records folder index', () => {
       }
       // Not a file: a FIFO is not opened to wait for a writer; the index is written in its place.
       await rm(indexOf(out));
-      execFileSync('mkfifo', [indexOf(out)]);
+      await mkfifo(indexOf(out));
       expect((await run()).counts).toMatchObject({ rendered: 0, skipped: 3 });
       expect((await stat(indexOf(out))).isFile()).toBe(true);
     },

@@ -4,12 +4,12 @@
  * one nested 200,000 levels deep, one not UTF-8, one past the size cap (sparse), two files
  * for one page, a symlink to a file outside the folder, a symlink loop among the folders.
  */
-import { execFileSync } from 'node:child_process';
 import { cp, mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_RECORD_BYTES } from '../../src/server/content.js';
 import { runCli } from '../cli/run-cli.js';
+import { mkfifo } from '../fixtures/launcher.js';
 import { tempDir } from '../fixtures/tmp.js';
 import { PAGES } from '../page/variants.js';
 
@@ -21,7 +21,7 @@ describe('serve: faulty content folders give listed problems and exit 2', () => 
     const content = path.join(dir, 'content');
     await cp(CONTENT, content, { recursive: true });
     const pages = path.join(content, 'pages');
-    execFileSync('mkfifo', [path.join(pages, '300.json')]);
+    await mkfifo(path.join(pages, '300.json'));
     await mkdir(path.join(pages, '301.json'));
     await writeFile(path.join(pages, '302.json'), 'null');
     await writeFile(path.join(pages, '303.json'), `{"id": 303, "x": ${'['.repeat(200_000)}${']'.repeat(200_000)}}`);

@@ -2,11 +2,11 @@
  * The AWS SDK is loaded only for s3:// locations: `render --help` and a local render never
  * load it (seen from Node's own module cache at exit, in the built binary).
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../cli/run-cli.js';
 import { photo, writeImage } from '../fixtures/images.js';
+import { spawn } from '../fixtures/launcher.js';
 import { tempDir } from '../fixtures/tmp.js';
 
 /** Prints, at exit, how many modules from @aws-sdk the process had loaded. */
@@ -21,7 +21,7 @@ function run(args: string[]): Promise<string> {
     env: { ...process.env, NO_COLOR: '1' },
   });
   let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve) => child.on('close', () => resolve(stderr)));
 }
 
