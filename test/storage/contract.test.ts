@@ -2,7 +2,9 @@
  * One contract, every driver: the local folder and an S3 bucket (a real s3rver on loopback)
  * must behave the same for everything render, check and the manifest ask of a store.
  */
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,4 +130,20 @@ describe('S3 bucket', () => {
       cacheControl: 'public, max-age=31536000, immutable',
     });
   });
+});
+
+describe('the test S3 server (test/fixtures/s3rver-process.js)', () => {
+  it('goes on after a client dies mid-upload: the puts and deletes after it are answered', async () => {
+    // A put that promised 1,000 bytes, sent 10, and lost its connection, as a render killed mid-upload.
+    const { port } = new URL(s3.endpoint);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write('PUT /contract/cut/short.jpg HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n0123456789');
+    while (!s3.requests.includes('PUT /contract/cut/short.jpg')) await s3.sync();
+    socket.destroy();
+    await s3.put('contract', 'cut/after.jpg', Buffer.from('whole'));
+    await s3.remove('contract', 'cut/after.jpg');
+    await s3.put('contract', 'cut/again.jpg', Buffer.from('whole'));
+    expect((await s3.objects('contract', 'cut/')).get('cut/again.jpg')).toBe(5);
+  }, 10_000);
 });
