@@ -45,9 +45,9 @@ beforeAll(async () => {
     expect(result.code, `content-api ${args.join(' ')} --help: ${result.stderr}`).toBe(0);
     return helpFlags(result.stdout);
   };
-  const all = await Promise.all([run([]), ...COMMANDS.map((command) => run(command.split(' ')))]);
-  help.set('global', all[0] ?? []);
-  for (const [i, command] of COMMANDS.entries()) help.set(command, all[i + 1] ?? []);
+  // One after another: each runs in this process (runCli), where commands at once would be a process each.
+  help.set('global', await run([]));
+  for (const command of COMMANDS) help.set(command, await run(command.split(' ')));
 });
 
 const flagsOf = (command: CommandName | 'global') => new Set(help.get(command));
